@@ -1,0 +1,21 @@
+# Set-up is part of every target: the first run makes .venv and installs the project.
+PYTHON ?= python3
+VENV ?= .venv
+BIN := $(VENV)/bin
+
+$(BIN)/.installed: pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+	# torch first: 2.13.0 is a CPU build on the project machines' disk; other versions download GBs.
+	$(BIN)/pip install --quiet torch==2.13.0
+	$(BIN)/pip install --quiet -e ".[dev]"
+	touch $@
+
+.PHONY: setup tournament test
+setup: $(BIN)/.installed
+
+tournament: $(BIN)/.installed  ## the main job: a tournament of the shipped agents, printing the leaderboard
+	$(BIN)/newmarket tournament
+
+test: $(BIN)/.installed  ## the whole test suite, on 2 processes
+	$(BIN)/python -m pytest -n 2

@@ -1,0 +1,9 @@
+"""Agents: baselines, search and trained-agent wrappers behind one registry.
+
+Installed as ``newmarket_env.agents``; the folder is ``agents/`` in the repo.
+"""
+
+from newmarket_env.agents.registry import available_agents, load_agent, register_agent
+from newmarket_env.agents.base import Agent
+
+__all__ = ["Agent", "available_agents", "load_agent", "register_agent"]

@@ -1,0 +1,1 @@
+"""Tournaments and benchmarks (installed as ``newmarket_env.eval``)."""

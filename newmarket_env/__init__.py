@@ -1,0 +1,52 @@
+"""newmarket-env: the stops card games (Newmarket, Michigan, Newbury, ...) for reinforcement learning.
+
+>>> from newmarket_env import env
+>>> e = env(variant="michigan", num_players=5)
+>>> e.reset(seed=7)
+>>> e.agent_selection in e.agents
+True
+"""
+
+from __future__ import annotations
+
+from newmarket_env import actions
+from newmarket_env.actions import BID_BASE, EXCHANGE, KEEP, NUM_ACTIONS, PASS, STAKE_BASE
+from newmarket_env.engine import Decision, Game, IllegalActionError, Phase
+from newmarket_env.env import ENV_NAME, env, raw_env
+from newmarket_env.rules import VARIANTS, Rules, make_rules
+
+__version__ = "0.1.0"
+
+
+def available_agents() -> list[str]:
+    """Every name :func:`load_agent` accepts: baselines and shipped trained agents."""
+    from newmarket_env.agents import available_agents as _available
+
+    return _available()
+
+
+def load_agent(name_or_path: str, env=None, seed: int | None = None, **kwargs):
+    """An agent by name (see :func:`available_agents`) or from a saved trained-agent file."""
+    from newmarket_env.agents import load_agent as _load
+
+    return _load(name_or_path, env=env, seed=seed, **kwargs)
+
+
+def _register_with_pettingzoo() -> None:
+    """Make ``pettingzoo.make("aec", "stops/newmarket_v0", variant=...)`` work."""
+    try:
+        from pettingzoo.env_registry.registration import aec_registry, register
+    except ImportError:  # older PettingZoo without a registry
+        return
+    env_id = f"stops/{ENV_NAME}"
+    if env_id not in aec_registry:
+        register("aec", env_id, entry_point="newmarket_env:env")
+
+
+_register_with_pettingzoo()
+
+__all__ = [
+    "env", "raw_env", "make_rules", "Rules", "VARIANTS", "Game", "Decision", "Phase", "IllegalActionError",
+    "available_agents", "load_agent", "actions", "NUM_ACTIONS", "KEEP", "EXCHANGE", "PASS", "BID_BASE",
+    "STAKE_BASE",
+]

@@ -1,0 +1,168 @@
+"""The PettingZoo AEC environment: a thin adapter over :class:`~newmarket_env.engine.Game`.
+
+Whose turn it is comes from the engine (the holder of the next card, the
+dealer, the bidder), never from a fixed cycle. Rewards are chip changes: at
+every step each agent is rewarded with the change of its balance, so the sum of
+an agent's rewards over a session is its final balance minus its start.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from gymnasium import spaces
+from pettingzoo import AECEnv
+
+from newmarket_env import actions as A
+from newmarket_env.engine.game import Game
+from newmarket_env.engine.record import session_record
+from newmarket_env.engine.types import IllegalActionError
+from newmarket_env.observation.encode import ENCODINGS, encode_flat, flat_to_planes, static_part
+from newmarket_env.observation.layout import CHIP_CLIP
+from newmarket_env.rules import make_rules
+
+ENV_NAME = "newmarket_v0"
+
+
+class raw_env(AECEnv):
+    """Newmarket, Michigan, Newbury and their historic rule sets as a PettingZoo AEC env.
+
+    ``variant`` names a preset of RULES.md; ``num_players`` and any rules
+    parameter may be given as keywords. Env options (not rules):
+    ``observation`` (``"flat"`` or ``"planes"``), ``present_forced`` (also ask
+    agents for decisions with a single legal action) and ``render_mode``.
+    """
+
+    metadata = {"render_modes": ["human", "ansi"], "name": ENV_NAME, "is_parallelizable": False}
+
+    def __init__(
+        self,
+        variant: str = "newmarket",
+        num_players: int | None = None,
+        render_mode: str | None = None,
+        observation: str = "flat",
+        present_forced: bool = False,
+        **overrides: Any,
+    ) -> None:
+        super().__init__()
+        self.rules = make_rules(variant, num_players, **overrides)
+        self.variant = variant
+        if observation not in ENCODINGS:
+            raise ValueError(f"observation={observation!r} is unknown; allowed: {', '.join(ENCODINGS)}")
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(f"render_mode={render_mode!r} is unknown; allowed: None, 'human', 'ansi'")
+        self.observation_kind = observation
+        self.present_forced = bool(present_forced)
+        self.render_mode = render_mode
+        self.possible_agents = [f"player_{i}" for i in range(self.rules.num_players)]
+        self._seat = {agent: i for i, agent in enumerate(self.possible_agents)}
+        self._static = static_part(self.rules)
+        shape = ENCODINGS[observation]
+        obs_box = spaces.Box(low=-CHIP_CLIP, high=CHIP_CLIP, shape=shape, dtype=np.float32)
+        mask_box = spaces.Box(low=0, high=1, shape=(A.NUM_ACTIONS,), dtype=np.int8)
+        self.observation_spaces = {
+            a: spaces.Dict({"observation": obs_box, "action_mask": mask_box}) for a in self.possible_agents
+        }
+        self.action_spaces = {a: spaces.Discrete(A.NUM_ACTIONS) for a in self.possible_agents}
+        self.game: Game | None = None
+
+    def observation_space(self, agent: str) -> spaces.Space:
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent: str) -> spaces.Space:
+        return self.action_spaces[agent]
+
+    # ------------------------------------------------------------------ reset
+    def reset(self, seed: int | None = None, options: dict | None = None) -> None:
+        """Start a session; ``options={"deals": [...]}`` fixes the cards (CONTRACT.md)."""
+        # Like Gymnasium envs, other option keys are ignored (PettingZoo's api_test passes some).
+        deals = (options or {}).get("deals") or ()
+        if isinstance(deals, dict):
+            raise ValueError("reset option 'deals' must be a list of deals, e.g. [{'dealer': 0, 'hands': ..., 'dead': ...}]")
+        # Build the new game first: a bad deal raises here and leaves the env as it was.
+        game = Game(self.rules, seed=seed, deals=deals, present_forced=self.present_forced)
+        self.game = game
+        self.agents = list(self.possible_agents)
+        self._seen_balances = [self.rules.starting_chips] * game.n
+        self.rewards = {a: 0.0 for a in self.agents}
+        self._cumulative_rewards = {a: 0.0 for a in self.agents}
+        self.terminations = {a: False for a in self.agents}
+        self.truncations = {a: False for a in self.agents}
+        self.infos = {a: {} for a in self.agents}
+        self._obs_cache: dict[str, dict[str, np.ndarray]] = {}
+        # Stakes paid while resetting reach the rewards at the first step: PettingZoo
+        # expects zero rewards right after reset.
+        self._after_change(reward=False)
+
+    # ------------------------------------------------------------------ step
+    def step(self, action: int | None) -> None:
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        if action is None or isinstance(action, bool) or not isinstance(action, (int, np.integer)):
+            legal = ", ".join(f"{a} ({A.action_text(a)})" for a in self.game.legal)
+            raise IllegalActionError(f"action {action!r} for {agent} is not an action id; legal actions: {legal}")
+        self.game.apply(int(action))  # raises IllegalActionError with the game unchanged
+        self._cumulative_rewards[agent] = 0.0
+        self._after_change()
+        if self.render_mode == "human":
+            self.render()
+
+    def _after_change(self, reward: bool = True) -> None:
+        game = self.game
+        if reward:
+            for seat, agent in enumerate(self.possible_agents):
+                self.rewards[agent] = float(game.balances[seat] - self._seen_balances[seat])
+            self._seen_balances = list(game.balances)
+        self._obs_cache = {}
+        if game.over:
+            for agent in self.agents:
+                self.terminations[agent] = True
+        else:
+            self.agent_selection = self.possible_agents[game.to_act]
+        for agent in self.agents:
+            self.infos[agent] = {"action_mask": self._mask(agent)}
+        if reward:
+            self._accumulate_rewards()
+
+    # ------------------------------------------------------------------ observing
+    def _mask(self, agent: str) -> np.ndarray:
+        mask = np.zeros(A.NUM_ACTIONS, dtype=np.int8)
+        game = self.game
+        if not game.over and game.to_act == self._seat[agent]:
+            mask[game.legal] = 1
+        return mask
+
+    def observe(self, agent: str) -> dict[str, np.ndarray]:
+        cached = self._obs_cache.get(agent)
+        if cached is None:
+            flat = encode_flat(self.game, self._seat[agent], self._static)
+            obs = flat if self.observation_kind == "flat" else flat_to_planes(flat)
+            cached = {"observation": obs, "action_mask": self.infos[agent]["action_mask"]}
+            self._obs_cache[agent] = cached
+        return cached
+
+    # ------------------------------------------------------------------ extras
+    def record(self) -> dict[str, Any]:
+        """The JSON-serialisable record of the session so far (CONTRACT.md)."""
+        return session_record(self.game, self.variant)
+
+    def render(self) -> str | None:
+        if self.render_mode is None:
+            import gymnasium
+
+            gymnasium.logger.warn("render() called without a render_mode; pass render_mode='ansi' or 'human'")
+            return None
+        from newmarket_env.render import render_table
+
+        viewer = self._seat[self.agent_selection] if self.agent_selection in self._seat else 0
+        text = render_table(self.game, viewer)
+        if self.render_mode == "human":
+            print(text)
+            return None
+        return text
+
+    def close(self) -> None:
+        pass

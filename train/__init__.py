@@ -1,0 +1,1 @@
+"""Training from configs (installed as ``newmarket_env.train``)."""
