@@ -1,0 +1,1 @@
+"""Scenario and property tests of the rules engine against RULES.md."""
