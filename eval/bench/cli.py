@@ -1,0 +1,55 @@
+"""``python -m newmarket_env.eval.bench`` (also ``newmarket bench``): run the benchmark, print the tables."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from newmarket_env.eval.bench.peers import PEER_NAMES
+from newmarket_env.eval.bench.report import markdown, print_report
+from newmarket_env.eval.bench.suite import BenchConfig, run_benchmark
+from newmarket_env.rules import VARIANTS
+
+
+def build_parser(parser: argparse.ArgumentParser | None = None) -> argparse.ArgumentParser:
+    """The benchmark's options (added to ``parser`` when one is given, e.g. a sub-command)."""
+    parser = parser or argparse.ArgumentParser(prog="python -m newmarket_env.eval.bench", description=__doc__)
+    parser.add_argument("--repeats", type=int, default=5, help="timed runs per workload; the median is shown")
+    parser.add_argument("--seconds", type=float, default=2.0, help="seconds of play per timed run")
+    parser.add_argument("--presets", nargs="+", default=list(VARIANTS), choices=list(VARIANTS), metavar="PRESET",
+                        help=f"presets to measure (default all: {', '.join(VARIANTS)})")
+    parser.add_argument("--peers", nargs="*", default=list(PEER_NAMES), choices=list(PEER_NAMES), metavar="PEER",
+                        help=f"peers to measure (default all: {', '.join(PEER_NAMES)})")
+    parser.add_argument("--no-planes", action="store_true", help="skip the observation='planes' rows")
+    parser.add_argument("--no-extras", action="store_true", help="skip the single-agent and tournament rows")
+    parser.add_argument("--memory-envs", type=int, default=50, help="envs built for the memory figure (0: skip)")
+    parser.add_argument("--seed", type=int, default=0, help="seed of the first session")
+    parser.add_argument("--json", metavar="PATH", help="also write the results as JSON")
+    parser.add_argument("--markdown", metavar="PATH", help="also write the tables as markdown")
+    return parser
+
+
+def config_from_args(args: argparse.Namespace) -> BenchConfig:
+    return BenchConfig(seconds=args.seconds, repeats=args.repeats, presets=tuple(args.presets),
+                       planes=not args.no_planes, extras=not args.no_extras, peers=tuple(args.peers),
+                       memory_envs=args.memory_envs, seed=args.seed)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the benchmark; 0 on success, 2 on bad options."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        config = config_from_args(args)
+    except ValueError as err:
+        parser.error(str(err))  # exits with status 2
+    result = run_benchmark(config, progress=lambda name: print(f"measuring {name} ...", file=sys.stderr))
+    print_report(result)
+    if args.json:
+        with open(args.json, "w", encoding="utf-8") as fh:
+            json.dump(result.to_dict(), fh, indent=1)
+    if args.markdown:
+        with open(args.markdown, "w", encoding="utf-8") as fh:
+            fh.write(markdown(result))
+    return 0

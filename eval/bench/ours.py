@@ -1,0 +1,51 @@
+"""Workloads of newmarket-env: the engine alone, the AEC env, the single-agent view, a tournament."""
+
+from __future__ import annotations
+
+import importlib
+import random
+from typing import Callable
+
+from newmarket_env.engine.game import Game
+from newmarket_env.eval.bench.drivers import aec_random_player
+from newmarket_env.eval.bench.timing import SessionPlayer
+from newmarket_env.rules import make_rules
+
+PLAYERS = 4  # every preset is measured with 4 players (Newbury allows only 4)
+
+
+def engine_player(variant: str, num_players: int = PLAYERS, record_events: bool = True) -> SessionPlayer:
+    """Random legal play straight on the engine (no observations): one session per call."""
+    rules = make_rules(variant, num_players)
+
+    def play(seed: int) -> int:
+        rng = random.Random(seed)
+        game = Game(rules, seed=seed, record_events=record_events)
+        decisions = 0
+        while not game.over:
+            game.apply(rng.choice(game.legal))
+            decisions += 1
+        return decisions
+
+    return play
+
+
+def aec_player(variant: str, observation: str = "flat", num_players: int = PLAYERS) -> SessionPlayer:
+    """Random legal play through the PettingZoo API of the wrapped env."""
+    from newmarket_env import env
+
+    return aec_random_player(lambda: env(variant=variant, num_players=num_players, observation=observation))
+
+
+def optional_module(name: str):
+    """Import ``name`` or return None when that part of the project does not exist (yet)."""
+    try:
+        return importlib.import_module(name)
+    except ModuleNotFoundError as err:
+        if err.name and name.startswith(err.name):
+            return None
+        raise
+
+
+OptionalWorkload = tuple[str, "SessionPlayer | None", str]  # (row name, player or None, note)
+OptionalFactory = Callable[[], OptionalWorkload]

@@ -1,0 +1,69 @@
+"""Peer workloads: PettingZoo classic texas_holdem_v4 and connect_four_v3, OpenSpiel hearts.
+
+Each peer is driven like ours (a random legal action at every decision, one
+episode per session) and returns ``None`` with a note when its package is
+missing, so the benchmark still runs.
+"""
+
+from __future__ import annotations
+
+import random
+
+from newmarket_env.eval.bench.drivers import aec_random_player
+from newmarket_env.eval.bench.timing import SessionPlayer
+
+PEER_NAMES = ("texas_holdem_v4", "connect_four_v3", "hearts", "hearts+tensor")
+PeerWorkload = tuple["SessionPlayer | None", str]  # (player or None when unavailable, note)
+
+
+def texas_holdem() -> PeerWorkload:
+    """PettingZoo classic Texas Hold'em (limit, 2 players; needs rlcard)."""
+    try:
+        from pettingzoo.classic import texas_holdem_v4
+    except ImportError as err:
+        return None, f"skipped: {err} (pip install 'newmarket-env[bench]')"
+    return aec_random_player(texas_holdem_v4.env), "PettingZoo classic, rlcard, 2 players; session = one hand"
+
+
+def connect_four() -> PeerWorkload:
+    """PettingZoo classic Connect Four (pure numpy)."""
+    try:
+        from pettingzoo.classic import connect_four_v3
+    except ImportError as err:
+        return None, f"skipped: {err} (pip install 'newmarket-env[bench]')"
+    return aec_random_player(connect_four_v3.env), "PettingZoo classic, 2 players; session = one game"
+
+
+def hearts(with_tensor: bool) -> PeerWorkload:
+    """OpenSpiel hearts played at random through pyspiel (C++), optionally building the info-state tensor."""
+    try:
+        import pyspiel
+    except ImportError as err:
+        return None, f"skipped: {err} (pip install open-spiel)"
+    game = pyspiel.load_game("hearts")
+
+    def play(seed: int) -> int:
+        rng = random.Random(seed)
+        state = game.new_initial_state()
+        decisions = 0
+        while not state.is_terminal():
+            if state.is_chance_node():
+                outcomes = state.chance_outcomes()
+                state.apply_action(outcomes[rng.randrange(len(outcomes))][0])
+                continue
+            if with_tensor:
+                state.information_state_tensor(state.current_player())
+            state.apply_action(rng.choice(state.legal_actions()))
+            decisions += 1
+        return decisions
+
+    what = "with information_state_tensor" if with_tensor else "no tensors"
+    return play, f"OpenSpiel C++ via pyspiel, 4 players, {what}; session = one deal"
+
+
+PEERS = {
+    "texas_holdem_v4": texas_holdem,
+    "connect_four_v3": connect_four,
+    "hearts": lambda: hearts(False),
+    "hearts+tensor": lambda: hearts(True),
+}

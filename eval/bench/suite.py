@@ -1,0 +1,143 @@
+"""The whole benchmark: configuration, the ordered list of workloads, results with ratios and targets."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from newmarket_env.eval.bench.extras import EXTRAS
+from newmarket_env.eval.bench.memory import MemoryFigure, memory_per_env
+from newmarket_env.eval.bench.ours import PLAYERS, aec_player, engine_player
+from newmarket_env.eval.bench.peers import PEER_NAMES, PEERS
+from newmarket_env.eval.bench.timing import Measurement, measure
+from newmarket_env.rules import VARIANTS
+
+REFERENCE_PEERS = ("texas_holdem_v4", "connect_four_v3", "hearts")  # ratio columns of the table
+
+
+@dataclass
+class BenchConfig:
+    """What to measure and for how long."""
+
+    seconds: float = 2.0        # timed play per repeat of each workload
+    repeats: int = 5            # repeats per workload; the median is reported
+    presets: tuple[str, ...] = tuple(VARIANTS)  # variants measured (engine and AEC, 4 players)
+    planes: bool = True         # also measure the AEC env with observation="planes"
+    extras: bool = True         # single-agent view and tournament, where those modules exist
+    peers: tuple[str, ...] = PEER_NAMES
+    memory_envs: int = 50       # envs built for the memory figure (0: skip)
+    seed: int = 0               # first session seed; each session takes the next one
+
+    def __post_init__(self) -> None:
+        unknown = [p for p in self.presets if p not in VARIANTS]
+        if unknown:
+            raise ValueError(f"unknown preset {unknown[0]!r}; allowed: {', '.join(VARIANTS)}")
+        bad_peers = [p for p in self.peers if p not in PEERS]
+        if bad_peers:
+            raise ValueError(f"unknown peer {bad_peers[0]!r}; allowed: {', '.join(PEERS)}")
+        if self.seconds <= 0 or self.repeats < 1 or self.memory_envs < 0:
+            raise ValueError("seconds must be > 0, repeats >= 1 and memory_envs >= 0")
+
+
+@dataclass
+class Target:
+    """One goal of the benchmark, checked on figures of the same run."""
+
+    name: str
+    value: float
+    goal: str
+    met: bool
+
+
+@dataclass
+class BenchResult:
+    """Every measurement of one run, in table order."""
+
+    config: BenchConfig
+    rows: list[Measurement] = field(default_factory=list)
+    memory: list[MemoryFigure] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+    def row(self, name: str) -> Measurement | None:
+        return next((r for r in self.rows if r.name == name), None)
+
+    def ratio(self, row: Measurement, peer: str) -> float | None:
+        """``row``'s decisions/s over the peer's, or None when the peer was not measured."""
+        other = self.row(peer)
+        return row.decisions_per_s / other.decisions_per_s if other else None
+
+    def targets(self) -> list[Target]:
+        """The goals of issue 6 that this run can check."""
+        found = []
+        aec = self.row("aec newmarket flat")
+        if aec and self.row("texas_holdem_v4"):
+            value = self.ratio(aec, "texas_holdem_v4")
+            found.append(Target("AEC newmarket 4p flat / texas_holdem_v4", value, ">= 10x", value >= 10))
+        engine = self.row("engine newmarket")
+        if engine and self.row("hearts"):
+            value = self.ratio(engine, "hearts")
+            found.append(Target("engine newmarket / OpenSpiel hearts (no tensors)", value, ">= 1x", value >= 1))
+        for figure in self.memory:
+            if figure.name.startswith("newmarket"):
+                mb = figure.bytes_per_env / 1e6
+                found.append(Target(f"memory per env, {figure.name}", mb, "< 1 MB", mb < 1))
+        return found
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready: config, rows with their ratios, memory, targets, notes."""
+        rows = []
+        for r in self.rows:
+            ratios = {peer: self.ratio(r, peer) for peer in REFERENCE_PEERS if self.row(peer)}
+            rows.append({**asdict(r), "ratios": ratios})
+        return {"config": asdict(self.config), "rows": rows, "memory": [asdict(m) for m in self.memory],
+                "targets": [asdict(t) for t in self.targets()], "notes": self.notes}
+
+
+def run_benchmark(config: BenchConfig = BenchConfig(), progress=None) -> BenchResult:
+    """Measure every workload of ``config`` in this process; ``progress(name)`` is called before each."""
+    result = BenchResult(config)
+    for name, group, make, note in _workloads(config):
+        if progress:
+            progress(name)
+        player, why = make()
+        if player is None:
+            result.notes.append(f"{name}: {why}")
+            continue
+        result.rows.append(measure(name, group, player, config.seconds, config.repeats, config.seed, why or note))
+    if config.memory_envs:
+        result.memory = _memory(config)
+    return result
+
+
+def _workloads(config: BenchConfig):
+    """(row name, group, factory returning (player or None, note), note) in table order."""
+    for preset in config.presets:
+        yield f"engine {preset}", "engine", _ready(engine_player, preset), f"{PLAYERS} players"
+    encodings = ("flat", "planes") if config.planes else ("flat",)
+    for encoding in encodings:
+        for preset in config.presets:
+            yield f"aec {preset} {encoding}", "aec", _ready(aec_player, preset, encoding), f"{PLAYERS} players"
+    if config.extras:
+        for name, (group, factory) in EXTRAS.items():
+            yield name, group, factory, ""
+    for peer in config.peers:
+        yield peer, "peer", PEERS[peer], ""
+
+
+def _ready(build, *args):
+    return lambda: (build(*args), "")
+
+
+def _memory(config: BenchConfig) -> list[MemoryFigure]:
+    from newmarket_env import env
+
+    figures = [memory_per_env(f"newmarket {PLAYERS}p flat", lambda: env(num_players=PLAYERS), config.memory_envs),
+               memory_per_env(f"newmarket {PLAYERS}p planes",
+                              lambda: env(num_players=PLAYERS, observation="planes"), config.memory_envs)]
+    if "texas_holdem_v4" in config.peers:
+        try:
+            from pettingzoo.classic import texas_holdem_v4
+        except ImportError:
+            return figures
+        figures.append(memory_per_env("texas_holdem_v4", texas_holdem_v4.env, config.memory_envs))
+    return figures
