@@ -1,0 +1,133 @@
+"""The options of ``newmarket play`` and ``newmarket replay``, and what runs them."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import textwrap
+
+from newmarket_env.rules import PARAMETER_NAMES, VARIANTS
+
+PLAY_EPILOG = """\
+examples:
+  newmarket play                                   a 4-player Newmarket session against 3 random agents
+  newmarket play --variant michigan --players 5 --seed 7
+  newmarket play --set num_deals=1 --set widow=dealer_buy --save game.json
+  newmarket play --set boodles=AS,KS,QS,JS --agents random,random,random
+
+at a decision, answer with the number of a choice or its words ("2", "4C", "pass", "bid 3");
+"?" shows the table again, "q" stops the session (Ctrl-D and Ctrl-C stop it too).
+
+rules parameters for --set (RULES.md; use --players for the number of players):
+  {params}
+"""
+
+REPLAY_EPILOG = """\
+examples:
+  newmarket play --save game.json && newmarket replay game.json
+  newmarket replay game.json --all              print every deal at once
+  newmarket replay game.json --deal 2 --verify  only deal 2, after checking the record replays exactly
+"""
+
+
+def _known_agents() -> str:
+    """The agent names for the help text; the help must show even if an agent module fails to import."""
+    from newmarket_env import available_agents
+
+    try:
+        return ", ".join(available_agents())
+    except Exception as err:  # noqa: BLE001 - any import error of an agent module
+        return f"see newmarket_env.available_agents() (could not list them: {err})"
+
+
+def add_play_parser(commands: argparse._SubParsersAction) -> None:
+    parser = commands.add_parser(
+        "play", help="play a session in the terminal against agents",
+        description="Play a session of a stops game in the terminal against agents.\nThe environment "
+                    "(newmarket_env.env) runs the rules, exactly as agents play them.",
+        epilog=PLAY_EPILOG.format(params=textwrap.fill(
+            ", ".join(p for p in PARAMETER_NAMES if p != "num_players"), width=100, subsequent_indent="  ")),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("--variant", default="newmarket", choices=list(VARIANTS), metavar="NAME",
+                        help=f"the rules preset: {', '.join(VARIANTS)} (default: newmarket)")
+    parser.add_argument("--players", type=int, default=None, metavar="N",
+                        help="number of players, 3-8 (newbury: 4); default: the variant's default, 4")
+    parser.add_argument("--seat", type=int, default=0, metavar="K",
+                        help="your seat, 0..N-1; seat 0 deals first (default: 0)")
+    parser.add_argument("--seed", type=int, default=None, metavar="S",
+                        help="seed of the shuffles and the agents; the same seed and answers give the same "
+                             "session (default: a fresh seed, printed at the start)")
+    parser.add_argument("--agents", default="random", metavar="LIST",
+                        help="the other players: one agent name for every other seat, or one name per other "
+                             "seat in seat order, comma-separated (default: random; known: %(known)s)"
+                             % {"known": _known_agents()})
+    parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", dest="settings",
+                        help="override a rules parameter of the preset, e.g. num_deals=1, widow=dealer_buy, "
+                             "boodles=AS,KS,QS,JS, ace_high=yes; repeat for several")
+    parser.add_argument("--save", default=None, metavar="FILE",
+                        help="write the session record (JSON) to FILE at the end, for 'newmarket replay FILE'")
+    parser.set_defaults(run=run_play)
+
+
+def add_replay_parser(commands: argparse._SubParsersAction) -> None:
+    parser = commands.add_parser(
+        "replay", help="step through a saved session record, deal by deal",
+        description="Show a saved session record (from 'newmarket play --save FILE' or\n"
+                    "newmarket_env.engine.record.save_record) deal by deal: every hand as dealt, the dead hand,\n"
+                    "every event in words and the chips after each deal. Press Enter for the next deal.",
+        epilog=REPLAY_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("file", metavar="FILE", help="the session record, a JSON file")
+    parser.add_argument("--all", action="store_true", help="print every deal at once, without waiting for Enter")
+    parser.add_argument("--deal", type=int, default=None, metavar="K",
+                        help="show only deal K (counted from 1)")
+    parser.add_argument("--verify", action="store_true",
+                        help="first check that replaying the record's decisions through the engine gives back "
+                             "the same record")
+    parser.set_defaults(run=run_replay)
+
+
+def _error(command: str, message: str) -> int:
+    print(f"newmarket {command}: error: {message}", file=sys.stderr)
+    return 2
+
+
+def run_play(args: argparse.Namespace) -> int:
+    """``newmarket play``: check every option first, then play."""
+    from newmarket_env.play.options import parse_agents, parse_settings
+    from newmarket_env.play.session import PlayOptions, play, prepare
+
+    try:
+        options = PlayOptions(variant=args.variant, num_players=args.players, seat=args.seat, seed=args.seed,
+                              agents=parse_agents(args.agents), overrides=parse_settings(args.settings),
+                              save=args.save)
+        table = prepare(options)
+    except ValueError as err:
+        return _error("play", str(err))
+    try:
+        return play(table)
+    except OSError as err:  # the record could not be written after all
+        return _error("play", f"cannot save the record: {err}")
+
+
+def run_replay(args: argparse.Namespace) -> int:
+    """``newmarket replay``: load and check the record, then show it."""
+    from newmarket_env.play.replay import load_session, show_record, verify
+
+    try:
+        record, rules = load_session(args.file)
+        deals = record["deals"]
+        if args.deal is not None and not 1 <= args.deal <= len(deals):
+            raise ValueError(f"--deal {args.deal}: the record has deals 1..{len(deals)}")
+        if args.verify and not verify(record):
+            raise ValueError(f"{args.file}: replaying its decisions does not give back the same record")
+    except (ValueError, KeyError, TypeError) as err:
+        return _error("replay", str(err) if isinstance(err, ValueError) else f"{args.file}: malformed record ({err!r})")
+    if args.deal is not None:
+        record = {**record, "deals": record["deals"][args.deal - 1: args.deal]}
+    try:
+        show_record(record, rules, step=not args.all and args.deal is None, read=input, write=print)
+    except EOFError:
+        print()
+    return 0

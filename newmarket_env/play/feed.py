@@ -1,0 +1,62 @@
+"""Tells a live session's record as it grows: new events, deal headers, chips after each deal."""
+
+from __future__ import annotations
+
+from typing import Any, Mapping, Sequence
+
+from newmarket_env.play.events import chips_line, describe_events
+from newmarket_env.play.words import Names, hand_text
+from newmarket_env.rules import Rules
+
+
+def deal_header(index: int, deal: Mapping[str, Any], rules: Rules, names: Names) -> str:
+    eldest = (deal["dealer"] + 1) % rules.num_players
+    return (f"==== deal {index + 1} of {rules.num_deals} ==== dealer: {names(deal['dealer'])}, "
+            f"eldest: {names(eldest)}")
+
+
+def deal_footer(index: int, chips: Sequence[int], before: Sequence[int], names: Names) -> str:
+    return f"chips after deal {index + 1}: {chips_line(chips, before, names)}"
+
+
+class RecordFeed:
+    """Reads ``deals`` (a record's list, possibly still growing) from where it left off.
+
+    With a viewer in ``names``, that seat's hand is told once the cards are dealt.
+    """
+
+    def __init__(self, deals: list[dict[str, Any]], rules: Rules, names: Names, reveal: bool = False) -> None:
+        self.deals, self.rules, self.names, self.reveal = deals, rules, names, reveal
+        self._deal, self._event, self._headed, self._hand_told = 0, 0, False, False
+        self._chips_before = [rules.starting_chips] * rules.num_players
+
+    def new_lines(self) -> list[str]:
+        """Lines for everything recorded since the last call."""
+        lines: list[str] = []
+        while self._deal < len(self.deals):
+            deal = self.deals[self._deal]
+            if not self._headed:
+                lines.append(deal_header(self._deal, deal, self.rules, self.names))
+                self._headed = True
+            lines.extend(self._deal_events(deal))
+            if not deal["chips"]:  # the deal is still being played
+                break
+            lines.append(deal_footer(self._deal, deal["chips"], self._chips_before, self.names))
+            self._chips_before = list(deal["chips"])
+            self._deal, self._event, self._headed, self._hand_told = self._deal + 1, 0, False, False
+        return lines
+
+    def _deal_events(self, deal: Mapping[str, Any]) -> list[str]:
+        """New events of ``deal``; the viewer's hand goes in after the stakes, when it is dealt."""
+        events = deal["events"][self._event:]
+        self._event += len(events)
+        viewer = self.names.viewer
+        if viewer is None or self._hand_told or not deal["hands"]:
+            return describe_events(events, self.rules, self.names, self.reveal)
+        stakes = 0
+        while stakes < len(events) and events[stakes]["type"] == "stake":
+            stakes += 1
+        self._hand_told = True
+        hand = "your hand as dealt: " + hand_text(deal["hands"][viewer], self.rules.ace_high)
+        return (describe_events(events[:stakes], self.rules, self.names, self.reveal) + [hand]
+                + describe_events(events[stakes:], self.rules, self.names, self.reveal))

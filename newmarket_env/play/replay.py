@@ -1,0 +1,88 @@
+"""Stepping through a saved session record, deal by deal (``newmarket replay FILE``).
+
+A record (CONTRACT.md) holds every hand as dealt and every event, so the
+replay shows everything: all hands, the dead hand, every discard.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Callable, Mapping
+
+from newmarket_env.engine.record import replay as rebuild_game
+from newmarket_env.engine.record import session_record
+from newmarket_env.play.events import chips_line, describe_events
+from newmarket_env.play.feed import deal_footer, deal_header
+from newmarket_env.play.words import Names, hand_text
+from newmarket_env.rules import VARIANTS, Rules, rules_from_dict
+
+_DEAL_KEYS = ("dealer", "hands", "dead", "events", "chips")
+
+
+def load_session(path: str) -> tuple[dict[str, Any], Rules]:
+    """The record in ``path`` and its rules; ``ValueError`` saying what is wrong with the file."""
+    try:
+        with open(path, encoding="utf-8") as fh:
+            record = json.load(fh)
+    except OSError as err:
+        raise ValueError(f"cannot read {path}: {err.strerror}") from None
+    except (json.JSONDecodeError, UnicodeDecodeError) as err:
+        raise ValueError(f"{path} is not a JSON session record: {err}") from None
+    return record, _check_record(record, path)
+
+
+def _check_record(record: Any, path: str) -> Rules:
+    if not isinstance(record, dict) or not {"variant", "rules", "deals"} <= set(record):
+        raise ValueError(f"{path} is not a session record: it needs 'variant', 'rules' and 'deals' "
+                         "(save one with newmarket play --save FILE)")
+    if record["variant"] not in VARIANTS:
+        raise ValueError(f"{path}: variant {record['variant']!r} is unknown; allowed: {', '.join(VARIANTS)}")
+    if not isinstance(record["rules"], dict):
+        raise ValueError(f"{path}: 'rules' must be a mapping of rules parameters")
+    rules = rules_from_dict(record["rules"], VARIANTS[record["variant"]].players)
+    deals = record["deals"]
+    if not isinstance(deals, list) or not all(isinstance(d, dict) and set(_DEAL_KEYS) <= set(d) for d in deals):
+        raise ValueError(f"{path}: every deal needs {', '.join(_DEAL_KEYS)}")
+    return rules
+
+
+def verify(record: Mapping[str, Any]) -> bool:
+    """True if replaying the record's decisions through the engine gives back the same record."""
+    game = rebuild_game(record)
+    return session_record(game, record["variant"]) == record
+
+
+def deal_lines(index: int, deal: Mapping[str, Any], rules: Rules, before: list[int]) -> list[str]:
+    """One deal told in full: hands as dealt, events, chips after it."""
+    names = Names(rules.num_players)
+    lines = [deal_header(index, deal, rules, names)]
+    for seat, hand in enumerate(deal["hands"]):
+        lines.append(f"  {names(seat):<9} {hand_text(hand, rules.ace_high)}")
+    if deal["dead"]:
+        lines.append(f"  {'dead hand':<9} {hand_text(deal['dead'], rules.ace_high)}")
+    lines.extend("  " + line for line in describe_events(deal["events"], rules, names, reveal=True))
+    if deal["chips"]:
+        lines.append(deal_footer(index, deal["chips"], before, names))
+    else:
+        lines.append(f"deal {index + 1} was not finished when the record was saved")
+    return lines
+
+
+def show_record(record: Mapping[str, Any], rules: Rules, step: bool, read: Callable[[str], str],
+                write: Callable[[str], None]) -> None:
+    """Write every deal; with ``step``, wait for Enter between deals (``q`` stops)."""
+    write(f"session record: variant {record['variant']}, {rules.num_players} players, "
+          f"{len(record['deals'])} of {rules.num_deals} deal(s), aces {'high' if rules.ace_high else 'low'}, "
+          f"boodles {' '.join(rules.boodles)}")
+    before = [rules.starting_chips] * rules.num_players
+    for index, deal in enumerate(record["deals"]):
+        if step and index and read("-- Enter: next deal, q: quit -- ").strip().lower() in ("q", "quit"):
+            return
+        for line in deal_lines(index, deal, rules, before):
+            write(line)
+        before = list(deal["chips"]) or before
+    final = record["deals"][-1]["chips"] if record["deals"] else []
+    if final:
+        names = Names(rules.num_players)
+        start = [rules.starting_chips] * rules.num_players
+        write(f"final balances (each started with {rules.starting_chips}): {chips_line(final, start, names)}")

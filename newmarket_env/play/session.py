@@ -1,0 +1,168 @@
+"""A person plays one session in the terminal against agents, through the env.
+
+The env (``newmarket_env.env``) runs the rules; this module only shows the
+table, tells the record's events as they happen and asks for decisions.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from newmarket_env import load_agent
+from newmarket_env.engine.record import save_record
+from newmarket_env.engine.types import Decision
+from newmarket_env.env import env as make_env
+from newmarket_env.play.events import chips_line
+from newmarket_env.play.feed import RecordFeed
+from newmarket_env.play.prompt import Choices, QuitSession, ask
+from newmarket_env.play.table import table_lines
+from newmarket_env.play.words import Names
+
+Write = Callable[[str], None]
+Read = Callable[[str], str]
+
+
+@dataclass
+class PlayOptions:
+    """What ``newmarket play`` was asked for."""
+
+    variant: str = "newmarket"
+    num_players: int | None = None
+    seat: int = 0                                   # the person's seat
+    seed: int | None = None                         # None: a fresh seed, printed so the table can be replayed
+    agents: list[str] = field(default_factory=lambda: ["random"])  # one name for all, or one per other seat
+    overrides: dict[str, Any] = field(default_factory=dict)       # rules parameters (RULES.md names)
+    save: str | None = None                         # where to write the session record
+
+
+class Table:
+    """The env, the opponents and the person's seat, ready to play."""
+
+    def __init__(self, options: PlayOptions) -> None:
+        self.options = options
+        self.env = make_env(variant=options.variant, num_players=options.num_players, **options.overrides)
+        self.rules = self.env.unwrapped.rules
+        n = self.rules.num_players
+        if not 0 <= options.seat < n:
+            raise ValueError(f"--seat {options.seat} is not a seat of this {n}-player table; allowed: 0..{n - 1}")
+        self.seat = options.seat
+        self.seed = random.randrange(10**6) if options.seed is None else options.seed
+        others = [s for s in range(n) if s != self.seat]
+        names = _agent_names(options.agents, len(others))
+        self.opponents = {s: load_agent(name, env=self.env, seed=self.seed + 1 + s) for s, name in zip(others, names)}
+        self.labels = {s: f"player_{s} ({name})" for s, name in zip(others, names)}
+
+    def start(self) -> None:
+        for agent in self.opponents.values():
+            agent.reset()
+        self.env.reset(seed=self.seed)
+
+
+def _agent_names(agents: list[str], others: int) -> list[str]:
+    if len(agents) == 1:
+        return agents * others
+    if len(agents) != others:
+        raise ValueError(f"--agents names {len(agents)} agents; give 1 (for every other seat) or {others} "
+                         f"(one per other seat, in seat order)")
+    return list(agents)
+
+
+def check_save_path(path: str | None) -> None:
+    """Fail before the game, not after it, when the record could not be written."""
+    if path is not None and not os.path.isdir(os.path.dirname(os.path.abspath(path))):
+        raise ValueError(f"--save {path}: the folder {os.path.dirname(os.path.abspath(path))} does not exist")
+
+
+def prepare(options: PlayOptions) -> Table:
+    """The table for ``options``; ``ValueError`` names what is wrong with them, before anything is played."""
+    check_save_path(options.save)
+    return Table(options)
+
+
+def play(table: Table, read: Read = input, write: Write = print) -> int:
+    """Play one session at ``table``; returns the exit code (0 when finished or stopped on purpose)."""
+    options = table.options
+    table.start()
+    game = table.env.unwrapped.game
+    names = Names(table.rules.num_players, viewer=table.seat)
+    _intro(table, names, options, write)
+    feed = RecordFeed(game.deals, table.rules, names)
+    try:
+        _play_loop(table, feed, names, read, write)
+    except (QuitSession, EOFError) as stop:
+        write("" if isinstance(stop, QuitSession) else "\n(input ended)")
+        write(f"session stopped in deal {min(game.deal_index + 1, table.rules.num_deals)} of {table.rules.num_deals}")
+    else:
+        _write_all(feed.new_lines(), write)
+        _final(game.balances, table.rules.starting_chips, Names(table.rules.num_players, table.seat), write)
+    if options.save:
+        save_record(table.env.unwrapped.record(), options.save)
+        write(f"record saved to {options.save} (watch it with: newmarket replay {options.save})")
+    return 0
+
+
+def _play_loop(table: Table, feed: RecordFeed, names: Names, read: Read, write: Write) -> None:
+    env, game = table.env, table.env.unwrapped.game
+    while not game.over:
+        agent = env.agent_selection
+        seat = int(agent.split("_")[1])
+        if seat == table.seat:
+            # Told only now, so a run of agents' moves reads as whole lines (e.g. "discards 3 cards").
+            _write_all(feed.new_lines(), write)
+            action = _human_turn(game, table.seat, names, read, write)
+        else:
+            action = table.opponents[seat].act(env.observe(agent))
+        env.step(int(action))
+
+
+def _human_turn(game, seat: int, names: Names, read: Read, write: Write) -> int:
+    choices = Choices(game.legal, game.decision, game.rules)
+
+    def show_table() -> None:
+        write("")
+        _write_all(table_lines(game, seat, names), write)
+
+    show_table()
+    write(_question(game, seat))
+    _write_all(choices.lines(), write)
+    return ask(choices, show_table, read, write)
+
+
+def _question(game, seat: int) -> str:
+    rules, left = game.rules, game.pending_for(seat)
+    questions = {
+        Decision.STAKE: f"Place a stake chip on a boodle ({left} to place).",
+        Decision.DISCARD: f"Discard a card face down into the dead hand ({left} to discard).",
+        Decision.WIDOW: "You are the dealer: keep your hand, or take the widow unseen.",
+        Decision.BUY: f"You are the dealer: keep your hand, or buy the dead hand unseen for {rules.widow_fee} chips.",
+        Decision.BID: "Auction for the widow: bid, or pass and be out of the auction.",
+        Decision.LEAD: "Your lead: it starts a run.",
+    }
+    return questions[game.decision]
+
+
+def _intro(table: Table, names: Names, options: PlayOptions, write: Write) -> None:
+    rules = table.rules
+    write(f"newmarket play -- variant {options.variant}, {rules.num_players} players, {rules.num_deals} deal(s), "
+          f"seed {table.seed}")
+    write("you are player_{0}; the others: {1}".format(table.seat, ", ".join(table.labels.values())))
+    write("cards are rank + suit: TH is the ten of hearts, AS the ace of spades; "
+          f"aces are {'high' if rules.ace_high else 'low'}")
+    write(f"boodles (pay cards): {' '.join(rules.boodles)}; each starts with {rules.starting_chips} chips")
+    write("")
+
+
+def _final(balances: list[int], start: int, names: Names, write: Write) -> None:
+    write("")
+    write(f"final balances (each started with {start}): {chips_line(balances, [start] * len(balances), names)}")
+    best = max(balances)
+    winners = [names(s) for s, chips in enumerate(balances) if chips == best]
+    write(f"most chips: {' and '.join(winners)} with {best}")
+
+
+def _write_all(lines: list[str], write: Write) -> None:
+    for line in lines:
+        write(line)

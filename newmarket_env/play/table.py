@@ -1,0 +1,72 @@
+"""The table as one seat sees it, for a person about to decide.
+
+Only what that seat may know is shown (RULES.md "What the players know"):
+their own hand, public play, stacks and balances, and the cards they know
+are dead.
+"""
+
+from __future__ import annotations
+
+from newmarket_env.cards import SUIT_NAMES, card_text, iter_cards
+from newmarket_env.engine.game import NOBODY, Game
+from newmarket_env.engine.types import Phase
+from newmarket_env.order import order_key
+from newmarket_env.play.words import Names, hand_lines, stop_reason
+
+def table_lines(game: Game, viewer: int, names: Names) -> list[str]:
+    """Everything ``viewer`` may see of the table, one fact per line."""
+    rules = game.rules
+    deal = min(game.deal_index + 1, rules.num_deals)
+    lines = [f"-- deal {deal} of {rules.num_deals} -- dealer: {names(game.dealer)} -- you are player_{viewer} --"]
+    stacks = "  ".join(f"{card}: {chips}" for card, chips in zip(rules.boodles, game.boodle_stacks))
+    lines.append(f"layout    {stacks}    pot: {game.pot}")
+    lines.extend(_seat_lines(game, names))
+    lines.extend(_play_lines(game, names))
+    if game.phase is Phase.AUCTION and game.high_bidder != NOBODY:
+        lines.append(f"auction   standing bid {game.high_bid} by {names(game.high_bidder)}")
+    known = game.public_dead | game.known_dead[viewer]
+    if known:
+        lines.append("known dead  " + " ".join(_in_order(known, rules.ace_high)))
+    lines.append("your hand")
+    lines.extend("  " + line for line in hand_lines(iter_cards(game.hands[viewer]), rules.ace_high) or ["(empty)"])
+    return lines
+
+
+def _seat_lines(game: Game, names: Names) -> list[str]:
+    lines = []
+    for seat in range(game.n):
+        mark = "  (dealer)" if seat == game.dealer else ""
+        lines.append(f"  {names(seat):<9} {game.hands[seat].bit_count():>2} cards  {game.balances[seat]:>4} chips{mark}")
+    return lines
+
+
+def _play_lines(game: Game, names: Names) -> list[str]:
+    """Cards played this deal by suit, and the last run: its last card and why it stopped."""
+    if not game.played:
+        return []
+    lines = ["played this deal"]
+    for suit, name in enumerate(SUIT_NAMES):
+        cards = [c for c in _in_order(game.played, game.rules.ace_high) if c[1] == "CDHS"[suit]]
+        if cards:
+            lines.append(f"  {name:<9} {' '.join(c[0] for c in cards)}")
+    last = game.last_played
+    if last is not None:
+        line = f"last card {card_text(last)} by {names(game.played_by[last])}"
+        stop = _last_stop(game)
+        if stop is not None and stop["card"] == card_text(last):
+            line += " -- the run stopped: " + stop_reason(stop)
+        lines.append(line)
+    return lines
+
+
+def _last_stop(game: Game) -> dict | None:
+    events = game.deals[-1]["events"] if game.deals else []
+    for event in reversed(events):
+        if event["type"] in ("stop", "play"):
+            return event if event["type"] == "stop" else None
+    return None
+
+
+def _in_order(mask: int, ace_high: bool) -> list[str]:
+    return [card_text(c) for c in sorted(iter_cards(mask), key=lambda c: (c // 13, order_key(c, ace_high)))]
+

@@ -1,0 +1,101 @@
+"""Cards, hands, seats and choices in plain words for people at a terminal.
+
+>>> from newmarket_env.rules import make_rules
+>>> from newmarket_env.engine import Decision
+>>> rules = make_rules("newmarket")
+>>> choice_text(3, Decision.LEAD, rules)
+'lead 4 of clubs (4C)'
+>>> choice_text(75, Decision.STAKE, rules)
+'stake a chip on AS'
+>>> hand_lines(["KH", "2C", "AH", "TC"], ace_high=False)
+['clubs     2 T', 'hearts    A K']
+>>> hand_text(["KH", "2C", "AH", "TC"], ace_high=True)
+'clubs 2 T | hearts K A'
+"""
+
+from __future__ import annotations
+
+from typing import Iterable
+
+from newmarket_env import actions as A
+from newmarket_env.cards import SUIT_NAMES, card_from_text, card_name, card_text
+from newmarket_env.engine.types import Decision
+from newmarket_env.order import order_key
+from newmarket_env.rules import Rules
+
+# Verbs whose "you" form is not the third-person form minus its final "s".
+_IRREGULAR = {"passes": "pass", "is": "are", "has": "have", "goes": "go"}
+
+
+class Names:
+    """How seats are called: ``you`` for the viewer, ``player_k`` for everyone else."""
+
+    def __init__(self, num_players: int, viewer: int | None = None, labels: dict[int, str] | None = None) -> None:
+        self.viewer = viewer
+        self._labels = {s: f"player_{s}" for s in range(num_players)}
+        self._labels.update(labels or {})
+        if viewer is not None:
+            self._labels[viewer] = "you"
+
+    def __call__(self, seat: int | None) -> str:
+        return "nobody" if seat is None else self._labels[seat]
+
+    def says(self, seat: int, verb: str) -> str:
+        """``"player_2 leads"`` or ``"you lead"``: the subject and its verb agreeing."""
+        if seat != self.viewer:
+            return f"{self(seat)} {verb}"
+        return f"you {_IRREGULAR.get(verb, verb[:-1] if verb.endswith('s') else verb)}"
+
+
+def hand_lines(cards: Iterable[str | int], ace_high: bool) -> list[str]:
+    """One line per suit, ranks in playing order (``T`` is the ten)."""
+    ids = sorted((c if isinstance(c, int) else card_from_text(c) for c in cards),
+                 key=lambda c: (c // 13, order_key(c, ace_high)))
+    lines = []
+    for suit, name in enumerate(SUIT_NAMES):
+        ranks = [card_text(c)[0] for c in ids if c // 13 == suit]
+        if ranks:
+            lines.append(f"{name:<9} {' '.join(ranks)}")
+    return lines
+
+
+_STOP_WHY = {
+    "top": "{card} is the top card",
+    "dead": "{next} is in the dead hand",
+    "removed": "{next} was taken out of the pack",
+    "played": "{next} was played already",
+}
+
+
+def stop_reason(stop: dict) -> str:
+    """Why a run stopped, from its ``stop`` event: ``"6C is in the dead hand"``."""
+    return _STOP_WHY[stop["cause"]].format(card=stop["card"], next=stop["next"])
+
+
+def hand_text(cards: Iterable[str | int], ace_high: bool) -> str:
+    """A hand on one line: ``clubs 2 T | hearts A K``."""
+    return " | ".join(" ".join(line.split()) for line in hand_lines(cards, ace_high)) or "(no cards)"
+
+
+def boodle_text(rules: Rules, boodle: int) -> str:
+    return rules.boodles[boodle]
+
+
+def choice_text(action: int, decision: Decision, rules: Rules) -> str:
+    """What taking ``action`` at ``decision`` means, in words."""
+    if A.is_card(action):
+        verb = "discard" if decision is Decision.DISCARD else "lead"
+        return f"{verb} {card_name(action)} ({card_text(action)})"
+    if A.is_stake(action):
+        return f"stake a chip on {boodle_text(rules, action - A.STAKE_BASE)}"
+    if A.is_bid(action):
+        return f"bid {A.bid_amount(action)}"
+    if action == A.PASS:
+        return "pass"
+    return _widow_choice_text(action, decision, rules)
+
+
+def _widow_choice_text(action: int, decision: Decision, rules: Rules) -> str:
+    if decision is Decision.BUY:
+        return "keep your hand" if action == A.KEEP else f"buy the dead hand for {rules.widow_fee} chips"
+    return "keep your hand" if action == A.KEEP else "take the widow"
