@@ -1,0 +1,112 @@
+"""``run_tournament(TournamentConfig(...)) -> TournamentResult``: check, schedule, play, summarise."""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+from dataclasses import dataclass
+from typing import Any, Callable
+
+import numpy as np
+
+from newmarket_env.eval.tournament.config import TournamentConfig
+from newmarket_env.eval.tournament.entrants import Entrant, check_entrant, default_agent_specs, make_entrants
+from newmarket_env.eval.tournament.play import GameResult, TableSetup
+from newmarket_env.eval.tournament.runner import play_schedule
+from newmarket_env.eval.tournament.schedule import GameSpec, build_schedule, derive_seed, meetings, seatings
+from newmarket_env.eval.tournament.summary import speed, standings
+from newmarket_env.rules import make_rules
+
+_RESAMPLE_TAG = 4  # the bootstrap's seed stream, apart from deals and agents
+
+
+@dataclass
+class Plan:
+    """A checked tournament, ready to play: nothing in it can fail for bad input any more."""
+
+    config: TournamentConfig
+    setup: TableSetup
+    rules: dict[str, Any]
+    lineups: list[tuple[int, ...]]
+    seatings: int
+    specs: list[GameSpec]
+
+    @property
+    def labels(self) -> list[str]:
+        return [e.label for e in self.setup.entrants]
+
+
+@dataclass
+class TournamentResult:
+    """Every session played and the figures drawn from them."""
+
+    plan: Plan
+    games: list[GameResult]
+    standings: list[dict[str, Any]]  # one row per agent, best mean chips per deal first
+    pairwise: list[dict[str, Any]]  # row agent minus opponent, chips per deal, paired over blocks
+    speed: dict[str, Any]  # timings: the only part that differs between runs
+
+    @property
+    def entrants(self) -> tuple[Entrant, ...]:
+        return self.plan.setup.entrants
+
+
+def plan_tournament(config: TournamentConfig) -> Plan:
+    """Check every input and build the schedule; raises ValueError (one line) before any game is played."""
+    _check_numbers(config)
+    rules = make_rules(config.variant, config.players, **dict(config.rules))
+    players = rules.num_players
+    specs = list(config.agents) or default_agent_specs(players)
+    entrants = make_entrants(specs, config.agent_options)
+    _check_options_used(config, entrants)
+    setup = TableSetup(config.variant, players, dict(config.rules), tuple(entrants))
+    tables, games = build_schedule(len(entrants), players, config.blocks, config.seed, config.permutations,
+                                   config.max_lineups)
+    env = setup.make_env()
+    for entrant in {(e.spec, tuple(sorted(e.options.items()))): e for e in entrants}.values():
+        check_entrant(entrant, env)
+    return Plan(config, setup, rules.to_dict(), tables, len(seatings(players, config.permutations)), games)
+
+
+def _check_numbers(config: TournamentConfig) -> None:
+    for name, low in (("blocks", 1), ("workers", 1), ("resamples", 1), ("max_lineups", 1)):
+        value = getattr(config, name)
+        if isinstance(value, bool) or not isinstance(value, int) or value < low:
+            raise ValueError(f"{name}={value!r} is out of range; allowed: an int >= {low}")
+    if isinstance(config.seed, bool) or not isinstance(config.seed, int) or config.seed < 0:
+        raise ValueError(f"seed={config.seed!r} is out of range; allowed: an int >= 0")
+
+
+def _check_options_used(config: TournamentConfig, entrants: list[Entrant]) -> None:
+    names = {e.spec for e in entrants} | {e.label for e in entrants}
+    for agent in config.agent_options:
+        if agent not in names:
+            raise ValueError(f"agent options for {agent!r} match no agent of this tournament; "
+                             f"agents: {', '.join(e.label for e in entrants)}")
+
+
+def run_tournament(config: TournamentConfig, progress: Callable[[GameResult], None] | None = None,
+                   plan: Plan | None = None) -> TournamentResult:
+    """Play a tournament and compute its figures (figures do not depend on ``config.workers``)."""
+    plan = plan or plan_tournament(config)
+    start = time.perf_counter()
+    games = play_schedule(plan.setup, plan.specs, config.workers, progress)
+    wall = time.perf_counter() - start
+    rows, pairs = standings(games, plan.labels, config.blocks, config.resamples,
+                            seed=derive_seed(config.seed, _RESAMPLE_TAG))
+    return TournamentResult(plan, games, rows, pairs, speed(games, plan.labels, wall))
+
+
+def config_dict(config: TournamentConfig) -> dict[str, Any]:
+    """The config as JSON-ready data (tuples become lists)."""
+    data = dataclasses.asdict(config)
+    data["agents"] = list(config.agents)
+    data["rules"] = {k: list(v) if isinstance(v, tuple) else v for k, v in dict(config.rules).items()}
+    return data
+
+
+def meeting_counts(plan: Plan) -> dict[str, int]:
+    """Fewest and most line-ups that seat a pair of agents together (equal when fully balanced)."""
+    count = meetings(plan.lineups, len(plan.labels))
+    off = count[~np.eye(len(count), dtype=bool)]
+    return {"min": int(off.min()), "max": int(off.max())}

@@ -1,0 +1,127 @@
+"""Command line: ``python -m newmarket_env.eval.tournament`` and ``newmarket tournament``.
+
+``build_parser()`` and ``main(argv) -> int`` are what the ``newmarket`` command calls.
+Bad input ends with one line on stderr and exit code 2, before any game is played.
+"""
+
+from __future__ import annotations
+
+import argparse
+import shlex
+import sys
+from typing import Sequence
+
+from newmarket_env.eval.tournament.api import Plan, TournamentResult, plan_tournament, run_tournament
+from newmarket_env.eval.tournament.config import (
+    DEFAULT_BLOCKS, DEFAULT_PLAYERS, DEFAULT_RESAMPLES, DEFAULT_VARIANT, DEFAULT_WORKERS, TournamentConfig,
+    parse_agent_options, parse_set_options,
+)
+
+EXIT_BAD_INPUT = 2
+EXIT_FAILED = 1
+
+
+class OneLineParser(argparse.ArgumentParser):
+    """An argument parser whose errors are one line (no usage block)."""
+
+    def error(self, message: str):  # type: ignore[override]
+        self.exit(EXIT_BAD_INPUT, f"error: {message} (see --help)\n")
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
+    """Add the tournament options to ``parser`` (for a ``newmarket tournament`` sub-command)."""
+    add = parser.add_argument
+    add("--agents", default="", help="comma-separated agent names or saved-agent paths; repeats allowed "
+        "(e.g. greedy,random,random,random). Default: every non-oracle agent")
+    add("--variant", default=DEFAULT_VARIANT, help=f"rules preset (default {DEFAULT_VARIANT})")
+    add("--players", type=int, default=DEFAULT_PLAYERS, help=f"seats at the table (default {DEFAULT_PLAYERS})")
+    add("--blocks", type=int, default=DEFAULT_BLOCKS, help=f"deal blocks (seeded sessions, default {DEFAULT_BLOCKS})")
+    add("--seed", type=int, default=0, help="master seed (default 0)")
+    add("--workers", type=int, default=DEFAULT_WORKERS, help=f"worker processes; 1 = this process "
+        f"(default {DEFAULT_WORKERS}); figures do not depend on it")
+    add("--out", default=None, help="output folder (default results/tournament-VARIANT-Np-seedS)")
+    add("--set", action="append", default=[], metavar="KEY=VALUE", help="rules override, repeatable "
+        "(e.g. --set widow=dealer_buy --set boodles=AS,KS,QS,JS)")
+    add("--permutations", action="store_true", help="seat each line-up in every order (up to 4 seats), "
+        "not just its rotations")
+    add("--agent-option", action="append", default=[], metavar="AGENT:KEY=VALUE",
+        help="keyword option for one agent, repeatable (e.g. search:budget=50)")
+    add("--resamples", type=int, default=DEFAULT_RESAMPLES, help="bootstrap resamples")
+    add("--quiet", action="store_true", help="no progress bar and no table; just write the files")
+    return parser
+
+
+def build_parser(prog: str = "python -m newmarket_env.eval.tournament") -> argparse.ArgumentParser:
+    """The tournament's argument parser."""
+    parser = OneLineParser(prog=prog, description="Duplicate tournament: the same seeded deals replayed "
+                           "with every agent in every seat; leaderboard with bootstrap intervals.")
+    return add_arguments(parser)
+
+
+def config_from_args(args: argparse.Namespace) -> TournamentConfig:
+    """A :class:`TournamentConfig` from parsed arguments (ValueError on a bad --set or --agent-option)."""
+    agents = tuple(name.strip() for name in args.agents.split(",")) if args.agents.strip() else ()
+    return TournamentConfig(agents=agents, variant=args.variant, players=args.players,
+                            rules=parse_set_options(args.set), blocks=args.blocks, seed=args.seed,
+                            workers=args.workers, permutations=args.permutations,
+                            agent_options=parse_agent_options(args.agent_option), resamples=args.resamples)
+
+
+def reproduce_command(plan: Plan) -> str:
+    """The explicit command that replays this plan (every default spelled out)."""
+    cfg = plan.config
+    words = ["newmarket", "tournament", "--agents", ",".join(e.spec for e in plan.setup.entrants),
+             "--variant", cfg.variant, "--players", str(plan.setup.players), "--blocks", str(cfg.blocks),
+             "--seed", str(cfg.seed)]
+    for key, value in dict(cfg.rules).items():
+        text = ",".join(value) if isinstance(value, tuple) else str(value)
+        words += ["--set", f"{key}={text}"]
+    for agent, options in dict(cfg.agent_options).items():
+        words += [w for k, v in options.items() for w in ("--agent-option", f"{agent}:{k}={v}")]
+    if cfg.permutations:
+        words.append("--permutations")
+    return shlex.join(words)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run a tournament from the command line; returns the exit code."""
+    try:
+        args = build_parser().parse_args(argv)
+    except SystemExit as stop:  # --help, or a one-line argument error already printed
+        return int(stop.code or 0)
+    try:
+        plan = plan_tournament(config_from_args(args))
+    except ValueError as err:
+        print(f"error: {err}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    folder = args.out or f"results/tournament-{args.variant}-{plan.setup.players}p-seed{args.seed}"
+    try:
+        result = _run_with_progress(plan, quiet=args.quiet)
+    except RuntimeError as err:
+        print(f"error: {err}", file=sys.stderr)
+        return EXIT_FAILED
+    return _finish(result, folder, reproduce_command(plan), quiet=args.quiet)
+
+
+def _run_with_progress(plan: Plan, quiet: bool) -> TournamentResult:
+    if quiet:
+        return run_tournament(plan.config, plan=plan)
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn, TimeRemainingColumn
+
+    columns = ("[progress.description]{task.description}", BarColumn(), MofNCompleteColumn(),
+               TimeElapsedColumn(), TimeRemainingColumn())
+    with Progress(*columns, transient=True) as bar:
+        task = bar.add_task(f"{plan.config.variant}: sessions", total=len(plan.specs))
+        return run_tournament(plan.config, progress=lambda _: bar.advance(task), plan=plan)
+
+
+def _finish(result: TournamentResult, folder: str, command: str, quiet: bool) -> int:
+    from newmarket_env.eval.tournament.report import write_outputs
+
+    paths = write_outputs(result, folder, command)
+    if not quiet:
+        from newmarket_env.eval.tournament.table import print_leaderboard
+
+        print_leaderboard(result, command)
+        print(f"wrote {', '.join(paths)}")
+    return 0

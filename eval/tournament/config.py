@@ -1,0 +1,104 @@
+"""What a tournament plays: the config dataclass, its defaults and parsing of ``--set`` values.
+
+The default size lives in named constants so it is easy to tune in one place.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Mapping
+
+# --- defaults (tune here) ---------------------------------------------------------------------------
+#: Deal blocks of a default run. Every block replays its seeded deals with every line-up in every
+#: seating, so a run plays ``blocks * line-ups * seatings`` sessions; 12 blocks of the shipped agents
+#: finish in a few minutes on 2 cores.
+DEFAULT_BLOCKS = 12
+DEFAULT_VARIANT = "newmarket"
+DEFAULT_PLAYERS = 4
+DEFAULT_WORKERS = 2
+#: Bootstrap resamples for every interval (over deal blocks).
+DEFAULT_RESAMPLES = 2000
+#: Above this many line-ups per block (all combinations of agents into seats), a balanced subset is drawn.
+MAX_LINEUPS = 35
+#: Keyword options for slow agents in every run, unless the caller gives its own for that agent.
+#: Keys are registered agent names; values are keyword arguments of load_agent(name, ...).
+SLOW_AGENT_OPTIONS: dict[str, dict[str, Any]] = {}
+#: Agent names starting with this read hidden state; a default run leaves them out.
+ORACLE_PREFIX = "oracle"
+#: Agent used to fill seats when a default run has fewer agents than seats.
+FILLER_AGENT = "random"
+
+
+@dataclass
+class TournamentConfig:
+    """Everything that decides a tournament; two runs with equal configs give equal figures."""
+
+    agents: tuple[str, ...] = ()
+    """Registered agent names or paths of saved agents; repeats allowed (``("greedy", "random", "random", "random")``).
+    Empty: every available agent that is not an oracle, padded with ``random`` up to the seat count."""
+    variant: str = DEFAULT_VARIANT
+    """Rules preset of RULES.md (``newmarket``, ``michigan``, ``newbury``, ``hoyle1885``, ``arnold2011``)."""
+    players: int | None = DEFAULT_PLAYERS
+    """Seats at the table; None takes the preset's default."""
+    rules: Mapping[str, Any] = field(default_factory=dict)
+    """Rules overrides by their RULES.md names, e.g. ``{"widow": "dealer_buy"}``."""
+    blocks: int = DEFAULT_BLOCKS
+    """Deal blocks: seeded sessions, each replayed with every line-up in every seating."""
+    seed: int = 0
+    """Master seed; every deal, lot and agent seed derives from it."""
+    workers: int = 1
+    """Worker processes; 1 plays in this process. Figures do not depend on it."""
+    permutations: bool = False
+    """Seat every line-up in all orders (up to 4 seats) instead of its rotations only."""
+    agent_options: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+    """Keyword arguments for ``load_agent`` by agent name or path, e.g. ``{"search": {"budget": 50}}``."""
+    resamples: int = DEFAULT_RESAMPLES
+    """Bootstrap resamples for the intervals."""
+    max_lineups: int = MAX_LINEUPS
+    """More line-ups than this per block: play a balanced subset instead of all combinations."""
+
+
+def parse_set_value(text: str) -> Any:
+    """Turn the text of ``--set key=value`` into an int, bool, tuple of texts or string.
+
+    >>> parse_set_value("4"), parse_set_value("yes"), parse_set_value("AS,KS,QS,JS")
+    (4, True, ('AS', 'KS', 'QS', 'JS'))
+    >>> parse_set_value("dealer_buy"), parse_set_value("()")
+    ('dealer_buy', ())
+    """
+    value = text.strip()
+    if value.lower() in ("true", "yes", "on"):
+        return True
+    if value.lower() in ("false", "no", "off"):
+        return False
+    try:
+        return int(value)
+    except ValueError:
+        pass
+    bare = value.strip("()[]")
+    if bare != value or "," in value or " " in value:
+        return tuple(part for part in bare.replace(",", " ").split() if part)
+    return value
+
+
+def parse_set_options(items: list[str] | tuple[str, ...]) -> dict[str, Any]:
+    """``["widow=dealer_buy", "widow_fee=2"]`` -> ``{"widow": "dealer_buy", "widow_fee": 2}``."""
+    out: dict[str, Any] = {}
+    for item in items:
+        key, sep, value = item.partition("=")
+        if not sep or not key.strip() or not value.strip():
+            raise ValueError(f"--set {item!r} is not key=value, e.g. --set widow=dealer_buy or --set boodles=AS,KS,QS,JS")
+        out[key.strip()] = parse_set_value(value)
+    return out
+
+
+def parse_agent_options(items: list[str] | tuple[str, ...]) -> dict[str, dict[str, Any]]:
+    """``["search:budget=50"]`` -> ``{"search": {"budget": 50}}`` (values parsed like ``--set``)."""
+    out: dict[str, dict[str, Any]] = {}
+    for item in items:
+        agent, sep, rest = item.partition(":")
+        key, eq, value = rest.partition("=")
+        if not sep or not eq or not agent.strip() or not key.strip():
+            raise ValueError(f"--agent-option {item!r} is not AGENT:KEY=VALUE, e.g. --agent-option search:budget=50")
+        out.setdefault(agent.strip(), {})[key.strip()] = parse_set_value(value)
+    return out

@@ -1,0 +1,77 @@
+"""Who plays: turning agent names and paths into labelled entrants, checked before any game."""
+
+from __future__ import annotations
+
+import os
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any, Mapping
+
+from newmarket_env import available_agents, load_agent
+from newmarket_env.eval.tournament.config import FILLER_AGENT, ORACLE_PREFIX, SLOW_AGENT_OPTIONS
+
+_AGENT_FILE_SUFFIXES = (".npz", ".json", ".pt", ".zip", ".pth")
+
+
+@dataclass(frozen=True)
+class Entrant:
+    """One competitor: a unique label, what ``load_agent`` is given, and its keyword options."""
+
+    label: str
+    spec: str
+    options: Mapping[str, Any] = field(default_factory=dict)
+
+    def load(self, env: Any, seed: int):
+        """A fresh agent seeded with ``seed``, for one session."""
+        return load_agent(self.spec, env=env, seed=seed, **dict(self.options))
+
+
+def default_agent_specs(players: int) -> list[str]:
+    """Every available agent that is not an oracle, padded with ``random`` copies up to ``players``."""
+    names = [name for name in available_agents() if not name.startswith(ORACLE_PREFIX)]
+    while len(names) < players:
+        names.append(FILLER_AGENT)
+    return names
+
+
+def _label_of(spec: str) -> str:
+    if spec in available_agents():
+        return spec
+    return os.path.splitext(os.path.basename(spec))[0] or spec
+
+
+def make_entrants(specs: list[str] | tuple[str, ...], options: Mapping[str, Mapping[str, Any]]) -> list[Entrant]:
+    """Label the specs (repeats become ``random``, ``random#2``, ...) and attach their options."""
+    seen: Counter[str] = Counter()
+    entrants = []
+    for spec in specs:
+        spec = str(spec).strip()
+        if not spec:
+            raise ValueError("an agent name is empty; give names separated by commas, e.g. --agents greedy,random")
+        base = _label_of(spec)
+        seen[base] += 1
+        label = base if seen[base] == 1 else f"{base}#{seen[base]}"
+        chosen = options.get(spec, options.get(base, SLOW_AGENT_OPTIONS.get(spec, {})))
+        entrants.append(Entrant(label, spec, dict(chosen)))
+    return entrants
+
+
+def check_entrant(entrant: Entrant, env: Any) -> None:
+    """Load the entrant once so a bad name, file or option stops the run before any game."""
+    spec = entrant.spec
+    if spec not in available_agents() and _looks_like_path(spec) and not os.path.isfile(spec):
+        raise ValueError(f"agent file {spec!r} does not exist; known agents: {', '.join(available_agents())}")
+    try:
+        entrant.load(env, seed=0)
+    except ValueError as err:
+        raise ValueError(_one_line(str(err))) from None
+    except Exception as err:  # a broken file or a bad option: say which agent, on one line
+        raise ValueError(f"agent {spec!r} could not be loaded ({type(err).__name__}: {_one_line(str(err))})") from None
+
+
+def _looks_like_path(spec: str) -> bool:
+    return os.sep in spec or "/" in spec or spec.lower().endswith(_AGENT_FILE_SUFFIXES)
+
+
+def _one_line(text: str) -> str:
+    return " ".join(text.split())

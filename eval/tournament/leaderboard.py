@@ -1,0 +1,51 @@
+"""The leaderboard as rows of text, shared by the terminal table and the Markdown file."""
+
+from __future__ import annotations
+
+from typing import Any, Mapping
+
+HEADERS = ("#", "agent", "chips/deal [95% CI]", "won %", "boodles", "pot", "cards", "stakes", "other",
+           "mu ± sigma", "decisions/s")
+
+
+def signed(value: float | None, digits: int = 2) -> str:
+    return "-" if value is None else f"{value:+.{digits}f}"
+
+
+def interval_text(interval: Mapping[str, float | None], digits: int = 2) -> str:
+    """``+0.53 [+0.21, +0.85]``, or just the mean when there is no interval."""
+    mean = signed(interval["mean"], digits)
+    if interval["low"] is None:
+        return mean
+    return f"{mean} [{signed(interval['low'], digits)}, {signed(interval['high'], digits)}]"
+
+
+def leaderboard_rows(standings: list[dict[str, Any]], speed: Mapping[str, Any]) -> list[tuple[str, ...]]:
+    """One row of text per agent, in standings order."""
+    rows = []
+    for rank, row in enumerate(standings, start=1):
+        parts = row["parts_per_deal"]
+        rate = speed["agents"][row["agent"]]["decisions_per_second"]
+        rows.append((
+            str(rank), row["agent"], interval_text(row["chips_per_deal"]),
+            f"{100 * row['won_share']['mean']:.1f}",
+            signed(parts["boodles"]), signed(parts["pot"]), signed(parts["cards"]), signed(parts["stakes"]),
+            signed(parts["widow"] + parts["leftover"]),
+            f"{row['rating']['mu']:.1f}±{row['rating']['sigma']:.1f}",
+            "-" if rate is None else f"{rate:,.0f}",
+        ))
+    return rows
+
+
+def pairwise_matrix(standings: list[dict[str, Any]], pairwise: list[dict[str, Any]]) -> list[list[str]]:
+    """Row agent minus column agent in chips per deal; ``*`` marks intervals that exclude zero."""
+    order = [row["agent"] for row in standings]
+    cell = {(p["agent"], p["opponent"]): p for p in pairwise}
+    matrix = []
+    for a in order:
+        line = [a]
+        for b in order:
+            p = cell.get((a, b))
+            line.append("" if p is None else signed(p["difference"]["mean"]) + ("*" if p["separated"] else ""))
+        matrix.append(line)
+    return matrix

@@ -1,0 +1,108 @@
+"""Playing one scheduled session with freshly seeded agents and summing up what happened."""
+
+from __future__ import annotations
+
+import random
+import time
+from dataclasses import dataclass
+from typing import Any, Mapping
+
+from newmarket_env import raw_env
+from newmarket_env.cards import cards_to_text
+from newmarket_env.engine.dealing import shuffled_deal
+from newmarket_env.eval.tournament.accounting import check_parts, chip_parts
+from newmarket_env.eval.tournament.entrants import Entrant
+from newmarket_env.eval.tournament.schedule import GameSpec
+from newmarket_env.rules import Rules
+
+
+@dataclass(frozen=True)
+class TableSetup:
+    """What every session of a tournament shares: the rules and the entrants."""
+
+    variant: str
+    players: int
+    overrides: Mapping[str, Any]
+    entrants: tuple[Entrant, ...]
+
+    def make_env(self):
+        return raw_env(variant=self.variant, num_players=self.players, **dict(self.overrides))
+
+
+@dataclass
+class GameResult:
+    """The outcome of one session, per seat."""
+
+    spec: GameSpec
+    deals: int
+    chips: list[int]  # final minus starting balance
+    parts: list[dict[str, int]]  # chips by source (accounting.PARTS)
+    outs: list[int]  # deals this seat went out first
+    decisions: list[int]
+    think_seconds: list[float]  # time spent in act(); the only figure that varies between runs
+
+    @property
+    def key(self) -> tuple[int, int, int]:
+        return self.spec.block, self.spec.lineup, self.spec.seating
+
+
+def block_deals(rules: Rules, seed: int) -> list[dict[str, Any]]:
+    """The deals of a block as CONTRACT.md ``DEAL`` dicts: shuffled from ``seed``, dealer rotating from seat 0."""
+    rng = random.Random(seed)
+    deals = []
+    for index in range(rules.num_deals):
+        dealt = shuffled_deal(rules, index % rules.num_players, rng)
+        deals.append({"dealer": dealt.dealer, "hands": [cards_to_text(h) for h in dealt.hands],
+                      "dead": cards_to_text(dealt.dead)})
+    return deals
+
+
+class TablePlayer:
+    """Plays sessions of one setup, keeping the env and the deals of the last block."""
+
+    def __init__(self, setup: TableSetup) -> None:
+        self.setup = setup
+        self.env = setup.make_env()
+        self._deals_seed: int | None = None
+        self._deals: list[dict[str, Any]] = []
+
+    def deals_for(self, seed: int) -> list[dict[str, Any]]:
+        if seed != self._deals_seed:
+            self._deals_seed, self._deals = seed, block_deals(self.env.rules, seed)
+        return self._deals
+
+    def play(self, spec: GameSpec) -> GameResult:
+        """Play ``spec``'s session: block deals, lots from the block seed, agents seeded per seat."""
+        env = self.env
+        agents = [self.setup.entrants[e].load(env, seed) for e, seed in zip(spec.seats, spec.agent_seeds)]
+        for agent in agents:
+            agent.reset()
+        env.reset(seed=spec.game_seed, options={"deals": self.deals_for(spec.game_seed)})
+        decisions, think = self._run(env, agents, spec)
+        return self._result(spec, decisions, think)
+
+    def _run(self, env, agents, spec: GameSpec) -> tuple[list[int], list[float]]:
+        game = env.game
+        decisions, think = [0] * game.n, [0.0] * game.n
+        while not game.over:
+            seat = game.to_act
+            observation = env.observe(env.agent_selection)
+            start = time.perf_counter()
+            action = agents[seat].act(observation)
+            think[seat] += time.perf_counter() - start
+            decisions[seat] += 1
+            try:
+                env.step(int(action))
+            except Exception as err:
+                label = self.setup.entrants[spec.seats[seat]].label
+                raise RuntimeError(f"agent {label!r} (seat {seat}, block {spec.block}, line-up {spec.lineup}, "
+                                   f"seating {spec.seating}) made a bad move: {err}") from err
+        return decisions, think
+
+    def _result(self, spec: GameSpec, decisions: list[int], think: list[float]) -> GameResult:
+        game = self.env.game
+        start = self.env.rules.starting_chips
+        chips = [balance - start for balance in game.balances]
+        parts, outs = chip_parts(self.env.record())
+        check_parts(parts, chips)
+        return GameResult(spec, len(game.deals), chips, parts, outs, decisions, think)
