@@ -1,0 +1,196 @@
+"""Saved trained agents: weights and plain metadata in one ``.npz``, rebuilt in numpy.
+
+File format (``FORMAT``, version ``FORMAT_VERSION``), written by :func:`save_policy`:
+
+======================  =====================================================
+``layer{i}.weight``     float32 ``(out, in)`` of the i-th linear layer (the last one gives the 79 action logits)
+``layer{i}.bias``       float32 ``(out,)``
+``metadata``            uint8: UTF-8 JSON text (format, version, variant, rules,
+                        observation, obs_size, num_actions, layers, activation, training)
+======================  =====================================================
+
+Loading uses ``np.load(..., allow_pickle=False)``: no code stored in a file ever runs.
+The policy is a multilayer perceptron: hidden layers with ``activation``, then
+a linear layer of action logits; illegal actions are masked before the argmax
+(or before sampling with ``sample=True``).
+
+Shipped agents live in ``agents/trained/<name>.npz`` and are registered under
+``<name>`` (e.g. ``ppo-newmarket``); they load only for the rules they were trained with.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import zipfile
+from pathlib import Path
+from typing import Any, Mapping, Sequence
+
+import numpy as np
+
+from newmarket_env.actions import NUM_ACTIONS
+from newmarket_env.agents.base import Agent
+from newmarket_env.observation.layout import FLAT_SIZE
+from newmarket_env.rules import Rules
+
+FORMAT = "newmarket_env.saved_agent"
+FORMAT_VERSION = 1
+ACTIVATIONS = {
+    "tanh": np.tanh,
+    "relu": lambda x: np.maximum(x, 0.0),
+}
+TRAINED_DIR = Path(__file__).resolve().parent / "trained"
+
+
+def save_policy(path: str | os.PathLike, layers: Sequence[tuple[np.ndarray, np.ndarray]], rules: Rules,
+                variant: str, activation: str, training: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """Write ``layers`` [(weight (out, in), bias (out,)), ...] and metadata to ``path``; return the metadata."""
+    if activation not in ACTIVATIONS:
+        raise ValueError(f"activation={activation!r} is unknown; allowed: {', '.join(ACTIVATIONS)}")
+    sizes = [int(layers[0][0].shape[1])] + [int(w.shape[0]) for w, _ in layers]
+    metadata = {
+        "format": FORMAT, "version": FORMAT_VERSION, "variant": variant, "rules": rules.to_dict(),
+        "observation": "flat", "obs_size": FLAT_SIZE, "num_actions": NUM_ACTIONS, "layers": sizes,
+        "activation": activation, "training": dict(training or {}),
+    }
+    arrays = {}
+    for i, (weight, bias) in enumerate(layers):
+        arrays[f"layer{i}.weight"] = np.asarray(weight, dtype=np.float32)
+        arrays[f"layer{i}.bias"] = np.asarray(bias, dtype=np.float32)
+    arrays["metadata"] = np.frombuffer(json.dumps(metadata, sort_keys=True).encode(), dtype=np.uint8)
+    Path(path).parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "wb") as handle:  # a file object keeps np.savez from appending ".npz"
+        np.savez_compressed(handle, **arrays)
+    return metadata
+
+
+def read_saved(path: str | os.PathLike) -> tuple[dict[str, Any], list[tuple[np.ndarray, np.ndarray]]]:
+    """Metadata and layers of a saved-agent file; ``ValueError`` if it is not a valid one."""
+    where = f"{os.fspath(path)!r} is not a valid newmarket_env saved agent"
+    try:
+        with np.load(path, allow_pickle=False) as data:
+            arrays = {key: data[key] for key in data.files}
+    except (OSError, ValueError, EOFError, zipfile.BadZipFile) as err:
+        raise ValueError(f"{where}: cannot read it as an .npz file ({err})") from None
+    if not isinstance(arrays, dict) or "metadata" not in arrays:
+        raise ValueError(f"{where}: it has no 'metadata' entry")
+    metadata = _parse_metadata(arrays.pop("metadata"), where)
+    return metadata, _layers(arrays, metadata, where)
+
+
+def _parse_metadata(raw: np.ndarray, where: str) -> dict[str, Any]:
+    try:
+        metadata = json.loads(raw.astype(np.uint8).tobytes().decode())
+    except (ValueError, UnicodeDecodeError) as err:
+        raise ValueError(f"{where}: its metadata is not JSON ({err})") from None
+    if not isinstance(metadata, dict) or metadata.get("format") != FORMAT:
+        raise ValueError(f"{where}: metadata 'format' must be {FORMAT!r}")
+    if metadata.get("version") != FORMAT_VERSION:
+        raise ValueError(f"{where}: format version {metadata.get('version')!r} is unsupported; allowed: {FORMAT_VERSION}")
+    if metadata.get("activation") not in ACTIVATIONS:
+        raise ValueError(f"{where}: activation {metadata.get('activation')!r} is unknown; allowed: {', '.join(ACTIVATIONS)}")
+    if metadata.get("observation") != "flat" or metadata.get("obs_size") != FLAT_SIZE:
+        raise ValueError(f"{where}: it reads observation {metadata.get('observation')!r} of size "
+                         f"{metadata.get('obs_size')!r}; this package encodes 'flat' of size {FLAT_SIZE}")
+    if metadata.get("num_actions") != NUM_ACTIONS or not isinstance(metadata.get("rules"), dict):
+        raise ValueError(f"{where}: num_actions must be {NUM_ACTIONS} and 'rules' a dict of parameters")
+    return metadata
+
+
+def _layers(arrays: dict[str, np.ndarray], metadata: dict[str, Any], where: str):
+    sizes = metadata.get("layers")
+    if not isinstance(sizes, list) or len(sizes) < 2 or sizes[0] != FLAT_SIZE or sizes[-1] != NUM_ACTIONS:
+        raise ValueError(f"{where}: 'layers' must run from {FLAT_SIZE} inputs to {NUM_ACTIONS} actions; got {sizes!r}")
+    expected = {f"layer{i}.{part}" for i in range(len(sizes) - 1) for part in ("weight", "bias")}
+    if set(arrays) != expected:
+        raise ValueError(f"{where}: arrays {sorted(arrays)} do not match 'layers' {sizes}")
+    layers = []
+    for i in range(len(sizes) - 1):
+        weight, bias = arrays[f"layer{i}.weight"], arrays[f"layer{i}.bias"]
+        if weight.shape != (sizes[i + 1], sizes[i]) or bias.shape != (sizes[i + 1],) or weight.dtype.kind != "f":
+            raise ValueError(f"{where}: layer {i} has shape {weight.shape} / {bias.shape}, "
+                             f"expected float ({sizes[i + 1]}, {sizes[i]}) / ({sizes[i + 1]},)")
+        if not (np.isfinite(weight).all() and np.isfinite(bias).all()):
+            raise ValueError(f"{where}: layer {i} holds non-finite numbers")
+        layers.append((weight.astype(np.float32), bias.astype(np.float32)))
+    return layers
+
+
+def rules_mismatch(saved_rules: Mapping[str, Any], rules: Rules) -> list[str]:
+    """The parameters where ``rules`` differ from those a saved agent was trained with."""
+    current = rules.to_dict()
+    keys = sorted(set(saved_rules) | set(current))
+    return [f"{k} (trained {saved_rules.get(k)!r}, here {current.get(k)!r})"
+            for k in keys if saved_rules.get(k) != current.get(k)]
+
+
+class SavedAgent(Agent):
+    """A trained policy network run in numpy: masked greedy (or sampled) actions."""
+
+    def __init__(self, rules: Rules, seed: int | None, metadata: dict[str, Any],
+                 layers: list[tuple[np.ndarray, np.ndarray]], sample: bool = False, name: str = "saved") -> None:
+        super().__init__(rules, seed)
+        self.metadata = metadata
+        self.layers = layers
+        self.activation = ACTIVATIONS[metadata["activation"]]
+        self.sample = bool(sample)
+        self.name = name
+
+    def logits(self, observation: np.ndarray) -> np.ndarray:
+        """Unmasked action logits for one flat observation (or a batch)."""
+        x = np.asarray(observation, dtype=np.float32)
+        for i, (weight, bias) in enumerate(self.layers):
+            x = x @ weight.T + bias
+            if i < len(self.layers) - 1:
+                x = self.activation(x)
+        return x
+
+    def act(self, observation: dict[str, Any]) -> int:
+        mask = np.asarray(observation["action_mask"]).astype(bool)
+        logits = np.where(mask, self.logits(observation["observation"]), -np.inf)
+        if not self.sample:
+            return int(np.argmax(logits))
+        probs = np.exp(logits - logits.max())
+        return int(self.rng.choice(len(probs), p=probs / probs.sum()))
+
+
+def load_saved_agent(path: str | os.PathLike, rules: Rules, seed: int | None = None, sample: bool = False,
+                     allow_rules_mismatch: bool = False, name: str | None = None) -> SavedAgent:
+    """Rebuild the agent saved at ``path`` for ``rules``; ``ValueError`` if broken or trained for other rules."""
+    metadata, layers = read_saved(path)
+    diff = rules_mismatch(metadata["rules"], rules)
+    if diff and not allow_rules_mismatch:
+        raise ValueError(f"saved agent {os.fspath(path)!r} was trained for {metadata.get('variant')!r} with "
+                         f"other rules; differing parameters: {'; '.join(diff)}")
+    return SavedAgent(rules, seed, metadata, layers, sample=sample, name=name or Path(path).stem)
+
+
+def shipped_agents(rules: Rules | None = None) -> list[str]:
+    """Names of the shipped trained agents; with ``rules``, only those trained for exactly these rules."""
+    names = []
+    for path in sorted(TRAINED_DIR.glob("*.npz")):
+        if rules is None or _shipped_matches(path, rules):
+            names.append(path.stem)
+    return names
+
+
+def _shipped_matches(path: Path, rules: Rules) -> bool:
+    sidecar = path.with_suffix(".json")
+    try:
+        saved_rules = json.loads(sidecar.read_text())["rules"] if sidecar.exists() else read_saved(path)[0]["rules"]
+    except (ValueError, KeyError, OSError):
+        return False
+    return not rules_mismatch(saved_rules, rules)
+
+
+def register_shipped() -> None:
+    """Register every ``agents/trained/*.npz`` under its file name (loaded lazily)."""
+    from newmarket_env.agents.registry import register_agent
+
+    for name in shipped_agents():
+        path = TRAINED_DIR / f"{name}.npz"
+
+        def factory(rules: Rules, seed: int | None = None, _path=path, _name=name, **kwargs: Any) -> SavedAgent:
+            return load_saved_agent(_path, rules=rules, seed=seed, name=_name, **kwargs)
+
+        register_agent(name, factory)

@@ -1,0 +1,189 @@
+"""A Gymnasium view of the AEC env for one learner; the other seats are played by an opponent pool.
+
+The learner holds one seat per session (drawn at random, rotated, or fixed).
+Every other seat is filled, per session, by an opponent drawn from the pool:
+registered baseline names (``load_agent`` names) and frozen snapshots of the
+learner (paths of saved-agent files). Opponents move inside :meth:`step`, so
+each Gymnasium step is one decision of the learner.
+
+The reward of a step is the learner's chip change since its previous decision
+(the first step also counts the stakes paid before it), so the return of an
+episode is exactly the learner's session result, even when the session ends on
+another seat's move. ``action_masks()`` serves sb3-contrib's MaskablePPO.
+
+>>> from newmarket_env.env.single_agent import SingleAgentEnv
+>>> e = SingleAgentEnv(variant="newmarket", num_players=4, opponents=["random"])
+>>> obs, info = e.reset(seed=1)
+>>> obs.shape == e.observation_space.shape and e.action_masks().any()
+True
+"""
+
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+import gymnasium as gym
+import numpy as np
+
+from newmarket_env.env.aec import raw_env
+
+SEAT_MODES = ("random", "rotate")
+_MAX_EMPTY_SESSIONS = 100  # sessions in which the learner never decides are skipped, up to this many
+
+
+class SingleAgentEnv(gym.Env):
+    """One learner seat against an opponent pool; see the module docstring.
+
+    Parameters: ``variant``, ``num_players`` and rules ``overrides`` as for
+    :func:`newmarket_env.env`; ``opponents`` (baseline names, at least one);
+    ``snapshots`` (saved-agent paths of earlier learners); ``snapshot_fraction``
+    (chance that an opponent seat is a snapshot when there are any); ``seat``
+    (``"random"``, ``"rotate"`` or a seat number); ``reward_scale`` (chips are
+    multiplied by it). An action that is not legal is replaced by the lowest
+    legal one and flagged with ``info["illegal_action"]`` (Gymnasium's checkers
+    send unmasked actions).
+    """
+
+    metadata = {"render_modes": ["ansi"]}
+
+    def __init__(
+        self,
+        variant: str = "newmarket",
+        num_players: int | None = None,
+        opponents: Sequence[str] = ("random",),
+        snapshots: Sequence[str] = (),
+        snapshot_fraction: float = 0.0,
+        seat: str | int = "random",
+        reward_scale: float = 1.0,
+        render_mode: str | None = None,
+        **overrides: Any,
+    ) -> None:
+        super().__init__()
+        self.aec = raw_env(variant=variant, num_players=num_players, observation="flat", **overrides)
+        self.rules = self.aec.rules
+        self.variant = variant
+        self.n = self.rules.num_players
+        self._check_options(opponents, snapshot_fraction, seat, reward_scale, render_mode)
+        self.opponents = list(opponents)
+        self.snapshots = list(snapshots)
+        self.snapshot_fraction = float(snapshot_fraction)
+        self.seat_mode = seat
+        self.reward_scale = float(reward_scale)
+        self.render_mode = render_mode
+        agent_space = self.aec.observation_space("player_0")
+        self.observation_space = agent_space["observation"]
+        self.action_space = self.aec.action_space("player_0")
+        self._agents: dict[tuple[str, int], Any] = {}
+        self._sessions = 0
+        self.learner = 0
+        self.table: list[str | None] = []
+
+    def _check_options(self, opponents, fraction, seat, scale, render_mode) -> None:
+        if isinstance(opponents, str) or not opponents:
+            raise ValueError(f"opponents={opponents!r} must be a non-empty list of agent names, e.g. ['random']")
+        if not 0.0 <= float(fraction) <= 1.0:
+            raise ValueError(f"snapshot_fraction={fraction!r} is out of range; allowed: 0.0..1.0")
+        if seat not in SEAT_MODES and not (isinstance(seat, int) and 0 <= seat < self.n):
+            raise ValueError(f"seat={seat!r} is unknown; allowed: {', '.join(SEAT_MODES)} or a seat 0..{self.n - 1}")
+        if not float(scale) > 0:
+            raise ValueError(f"reward_scale={scale!r} is out of range; allowed: a number > 0")
+        if render_mode not in (None, "ansi"):
+            raise ValueError(f"render_mode={render_mode!r} is unknown; allowed: None, 'ansi'")
+
+    # ------------------------------------------------------------------ the pool
+    def set_snapshots(self, paths: Sequence[str]) -> None:
+        """Replace the self-play snapshots (saved-agent paths); used from training callbacks."""
+        self.snapshots = list(paths)
+        live = set(self.opponents) | set(self.snapshots)
+        self._agents = {key: agent for key, agent in self._agents.items() if key[0] in live}
+
+    def _draw_opponent(self) -> str:
+        if self.snapshots and self.np_random.random() < self.snapshot_fraction:
+            return self.snapshots[int(self.np_random.integers(len(self.snapshots)))]
+        return self.opponents[int(self.np_random.integers(len(self.opponents)))]
+
+    def _agent(self, spec: str, seat: int):
+        """One agent per (spec, seat), built once: agents may keep state within a session."""
+        key = (spec, seat)
+        if key not in self._agents:
+            from newmarket_env.agents import load_agent
+
+            self._agents[key] = load_agent(spec, env=self.aec, seed=int(self.np_random.integers(2**31)))
+        return self._agents[key]
+
+    # ------------------------------------------------------------------ gymnasium API
+    def reset(self, seed: int | None = None, options: dict | None = None):
+        super().reset(seed=seed)
+        if seed is not None:
+            self._agents = {}  # rebuilt from the new seed, so a seeded reset replays exactly
+        for _ in range(_MAX_EMPTY_SESSIONS):
+            self._start_session(options)
+            self._play_opponents()
+            if not self.aec.game.over:
+                return self._obs(), self._info()
+            options = None  # fixed deals gave the learner no decision: go on with shuffled ones
+        raise RuntimeError(f"the learner had no decision in {_MAX_EMPTY_SESSIONS} sessions in a row")
+
+    def _start_session(self, options: dict | None) -> None:
+        if self.seat_mode == "random":
+            self.learner = int(self.np_random.integers(self.n))
+        elif self.seat_mode == "rotate":
+            self.learner = self._sessions % self.n
+        else:
+            self.learner = int(self.seat_mode)
+        self._sessions += 1
+        self.table = [None if s == self.learner else self._draw_opponent() for s in range(self.n)]
+        for seat, spec in enumerate(self.table):
+            if spec is not None:
+                self._agent(spec, seat).reset()
+        self.aec.reset(seed=int(self.np_random.integers(2**31)), options=options)
+        self._last_balance = self.rules.starting_chips
+
+    def step(self, action):
+        game = self.aec.game
+        if game.over:
+            raise RuntimeError("step() called after the session ended; call reset()")
+        illegal = int(action) not in game.legal
+        self.aec.step(min(game.legal) if illegal else int(action))
+        self._play_opponents()
+        balance = self.aec.game.balances[self.learner]
+        reward = (balance - self._last_balance) * self.reward_scale
+        self._last_balance = balance
+        info = self._info()
+        info["illegal_action"] = illegal
+        return self._obs(), float(reward), bool(self.aec.game.over), False, info
+
+    def _play_opponents(self) -> None:
+        """Let the other seats move until the learner decides or the session ends."""
+        aec, game = self.aec, self.aec.game
+        while not game.over and game.to_act != self.learner:
+            seat = game.to_act
+            agent = self._agent(self.table[seat], seat)
+            aec.step(int(agent.act(aec.observe(f"player_{seat}"))))
+
+    def action_masks(self) -> np.ndarray:
+        """Boolean mask of the learner's legal actions (sb3-contrib's MaskablePPO reads it)."""
+        mask = np.zeros(self.action_space.n, dtype=bool)
+        game = self.aec.game
+        if game is not None and not game.over:
+            mask[game.legal] = True
+        return mask
+
+    def _obs(self) -> np.ndarray:
+        return self.aec.observe(f"player_{self.learner}")["observation"]
+
+    def _info(self) -> dict[str, Any]:
+        game = self.aec.game
+        info: dict[str, Any] = {"seat": self.learner, "action_mask": self.action_masks()}
+        if game.over:
+            info["chips"] = float(game.balances[self.learner] - self.rules.starting_chips)
+            info["deals"] = self.rules.num_deals
+            info["opponents"] = [spec for spec in self.table if spec is not None]
+        return info
+
+    def render(self) -> str | None:
+        if self.render_mode != "ansi":
+            return None
+        from newmarket_env.render import render_table
+
+        return render_table(self.aec.game, self.learner)

@@ -1,0 +1,219 @@
+"""Training configs: YAML files validated on load into :class:`TrainConfig`.
+
+Each field carries its doc, and its allowed values or range; an unknown key or a
+bad value raises ``ValueError`` with ONE line naming the key and the allowed
+values. ``python -m newmarket_env.train --describe`` prints every field.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Mapping
+
+SEAT_CHOICES = ("random", "rotate")
+VEC_ENVS = ("dummy", "subproc")
+ACTIVATIONS = ("tanh", "relu")
+
+
+def spec(default: Any, doc: str, kind: type | tuple = (), choices: tuple = (), low: float | None = None,
+         high: float | None = None, items: type | None = None) -> Any:
+    """A dataclass field with its documentation and validation rule in the metadata."""
+    meta = {"doc": doc, "kind": kind, "choices": choices, "low": low, "high": high, "items": items}
+    if isinstance(default, (list, dict)):
+        return field(default_factory=lambda d=default: type(d)(d), metadata=meta)
+    return field(default=default, metadata=meta)
+
+
+@dataclass
+class EnvSection:
+    """The game the learner plays (``SingleAgentEnv``)."""
+
+    variant: str = spec("newmarket", "rules preset (RULES.md)", str,
+                        choices=("newmarket", "michigan", "newbury", "hoyle1885", "arnold2011"))
+    num_players: int = spec(4, "players at the table", int, low=3, high=8)
+    rules: dict = spec({}, "rules overrides by their RULES.md names, e.g. {num_deals: 2}", dict)
+    seat: str = spec("random", "learner seat per session", str, choices=SEAT_CHOICES)
+    reward_scale: float = spec(0.1, "chips are multiplied by this before PPO sees them", float, low=1e-6)
+
+
+@dataclass
+class OpponentSection:
+    """The opponent pool: baselines by name plus frozen snapshots of the learner."""
+
+    baselines: list = spec(["random"], "registered agent names (see available_agents())", list, items=str)
+    snapshot_every: int = spec(0, "env steps between self-play snapshots; 0 = no self-play", int, low=0)
+    max_snapshots: int = spec(5, "the most recent snapshots kept in the pool", int, low=1)
+    snapshot_fraction: float = spec(0.3, "chance an opponent seat is a snapshot (when any exist)", float,
+                                    low=0.0, high=1.0)
+
+
+@dataclass
+class PPOSection:
+    """MaskablePPO hyperparameters (sb3-contrib names) and the policy network."""
+
+    learning_rate: float = spec(3e-4, "Adam step size", float, low=1e-8, high=1.0)
+    n_steps: int = spec(256, "steps per env per rollout", int, low=8)
+    batch_size: int = spec(256, "minibatch size", int, low=8)
+    n_epochs: int = spec(4, "passes over each rollout", int, low=1)
+    gamma: float = spec(1.0, "discount", float, low=0.0, high=1.0)
+    gae_lambda: float = spec(0.95, "GAE lambda", float, low=0.0, high=1.0)
+    clip_range: float = spec(0.2, "PPO clip range", float, low=0.0, high=1.0)
+    ent_coef: float = spec(0.01, "entropy bonus", float, low=0.0, high=1.0)
+    vf_coef: float = spec(0.5, "value loss weight", float, low=0.0, high=10.0)
+    max_grad_norm: float = spec(0.5, "gradient clipping", float, low=0.0)
+    net_arch: list = spec([128, 128], "hidden layer sizes (policy and value nets alike)", list, items=int)
+    activation: str = spec("tanh", "hidden activation", str, choices=ACTIVATIONS)
+
+
+@dataclass
+class RunSection:
+    """Budget, processes, seeds and where outputs go."""
+
+    total_steps: int = spec(1_000_000, "learner env steps to train", int, low=1)
+    n_envs: int = spec(8, "parallel envs", int, low=1, high=256)
+    vec_env: str = spec("dummy", "dummy = all envs in this process, subproc = one process each", str,
+                        choices=VEC_ENVS)
+    seed: int = spec(0, "seed of PPO and the envs", int, low=0)
+    out_dir: str = spec("runs/newmarket_ppo", "run folder: logs, checkpoints, eval CSV, curve, final agent", str)
+    checkpoint_every: int = spec(100_000, "env steps between checkpoints (for --resume)", int, low=1)
+    max_minutes: float = spec(0.0, "stop training after this many minutes (then save and evaluate); 0 = no limit",
+                              float, low=0.0)
+    torch_threads: int = spec(1, "torch CPU threads", int, low=1, high=64)
+    progress_bar: bool = spec(True, "show a progress bar", bool)
+
+
+@dataclass
+class EvalSection:
+    """Periodic duplicate evaluation against baselines (seats rotated)."""
+
+    every: int = spec(50_000, "env steps between evaluations; 0 = none", int, low=0)
+    sessions: int = spec(40, "deal sets per periodic evaluation (each played once per seat)", int, low=1)
+    final_sessions: int = spec(200, "deal sets of the final evaluation", int, low=1)
+    opponents: list = spec(["random"], "baselines that fill the other seats, one evaluation each", list, items=str)
+    seed: int = spec(12345, "seed of the evaluation deals (the same at every evaluation)", int, low=0)
+
+
+@dataclass
+class TrainConfig:
+    """A whole training run (the YAML file: these sections, each optional)."""
+
+    name: str = spec("newmarket_ppo", "run name (used in the saved agent's metadata)", str)
+    env: EnvSection = field(default_factory=EnvSection, metadata={"doc": EnvSection.__doc__})
+    opponents: OpponentSection = field(default_factory=OpponentSection, metadata={"doc": OpponentSection.__doc__})
+    ppo: PPOSection = field(default_factory=PPOSection, metadata={"doc": PPOSection.__doc__})
+    run: RunSection = field(default_factory=RunSection, metadata={"doc": RunSection.__doc__})
+    eval: EvalSection = field(default_factory=EvalSection, metadata={"doc": EvalSection.__doc__})
+
+    def to_dict(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+
+def _allowed(meta: Mapping[str, Any]) -> str:
+    if meta["choices"]:
+        return ", ".join(map(str, meta["choices"]))
+    kind = meta["kind"].__name__ if isinstance(meta["kind"], type) else "value"
+    if meta["items"] is not None:
+        return f"a list of {meta['items'].__name__}"
+    if meta["low"] is not None and meta["high"] is not None:
+        return f"{kind} in {meta['low']}..{meta['high']}"
+    if meta["low"] is not None:
+        return f"{kind} >= {meta['low']}"
+    return kind
+
+
+def _check_value(where: str, value: Any, meta: Mapping[str, Any]) -> Any:
+    """The value converted to its field type, or a one-line ValueError."""
+    kind = meta["kind"]
+    if kind is float and not isinstance(value, bool) and isinstance(value, (int, str)):
+        try:  # YAML reads 3e-4 (no dot) as a string
+            value = float(value)
+        except ValueError:
+            pass
+    bad = isinstance(value, bool) != (kind is bool) or not isinstance(value, kind)
+    if not bad and meta["choices"]:
+        bad = value not in meta["choices"]
+    if not bad and meta["items"] is not None:
+        bad = not all(isinstance(v, meta["items"]) and not isinstance(v, bool) for v in value) or not value
+    if not bad and meta["low"] is not None and kind in (int, float):
+        bad = value < meta["low"] or (meta["high"] is not None and value > meta["high"])
+    if bad:
+        raise ValueError(f"{where} = {value!r} is not allowed; allowed: {_allowed(meta)}")
+    return value
+
+
+def _section(f: dataclasses.Field) -> type | None:
+    """The dataclass of a nested section field, or None for a plain value."""
+    factory = f.default_factory
+    return factory if isinstance(factory, type) and dataclasses.is_dataclass(factory) else None
+
+
+def _build(cls: type, data: Any, where: str) -> Any:
+    if not isinstance(data, Mapping):
+        raise ValueError(f"{where or 'config'} must be a mapping of keys; got {data!r}")
+    fields = {f.name: f for f in dataclasses.fields(cls)}
+    values = {}
+    for key, value in data.items():
+        path = f"{where}.{key}" if where else str(key)
+        if key not in fields:
+            raise ValueError(f"unknown config key {path!r}; allowed keys: {', '.join(fields)}")
+        section = _section(fields[key])
+        if section is not None:
+            values[key] = _build(section, value, path)
+        else:
+            values[key] = _check_value(path, value, fields[key].metadata)
+    return cls(**values)
+
+
+def config_from_dict(data: Mapping[str, Any]) -> TrainConfig:
+    """Validate a plain dict (parsed YAML) into a :class:`TrainConfig`."""
+    config = _build(TrainConfig, data, "")
+    _check_cross(config)
+    return config
+
+
+def _check_cross(config: TrainConfig) -> None:
+    """Checks that need the live package: rules and agent names."""
+    from newmarket_env.agents import available_agents
+    from newmarket_env.rules import make_rules
+
+    try:
+        make_rules(config.env.variant, config.env.num_players, **config.env.rules)
+    except ValueError as err:
+        raise ValueError(f"env: {err}") from None
+    known = available_agents()
+    for section, names in (("opponents.baselines", config.opponents.baselines), ("eval.opponents", config.eval.opponents)):
+        for name in names:
+            if name not in known:
+                raise ValueError(f"{section} has unknown agent {name!r}; allowed: {', '.join(known)}")
+    if config.ppo.batch_size > config.ppo.n_steps * config.run.n_envs:
+        raise ValueError(f"ppo.batch_size = {config.ppo.batch_size} is not allowed; allowed: at most "
+                         f"ppo.n_steps * run.n_envs = {config.ppo.n_steps * config.run.n_envs}")
+
+
+def load_config(path: str | Path) -> TrainConfig:
+    """Read and validate a YAML config file."""
+    import yaml
+
+    path = Path(path)
+    if not path.is_file():
+        raise ValueError(f"config file {str(path)!r} does not exist")
+    try:
+        data = yaml.safe_load(path.read_text()) or {}
+    except yaml.YAMLError as err:
+        raise ValueError(f"{path}: not valid YAML ({' '.join(str(err).split())})") from None
+    return config_from_dict(data)
+
+
+def describe(cls: type = TrainConfig, prefix: str = "") -> list[str]:
+    """One line per config key: name, default, allowed values, doc."""
+    lines = []
+    for f in dataclasses.fields(cls):
+        if _section(f) is not None:
+            lines.append(f"{prefix}{f.name}:  # {f.metadata['doc']}")
+            lines.extend(describe(_section(f), prefix + "  "))
+            continue
+        default = f.default if f.default is not dataclasses.MISSING else f.default_factory()
+        lines.append(f"{prefix}{f.name}: {default!r}  # {f.metadata['doc']} (allowed: {_allowed(f.metadata)})")
+    return lines

@@ -1,0 +1,106 @@
+"""Duplicate evaluation: the same deals played once with the tested agent in each seat.
+
+Each *board* is a full session of pre-dealt cards (``num_deals`` deals, the
+dealer rotating from seat 0). The tested agent sits in seat 0, then 1, ... with
+one opponent kind in every other seat, so luck of the cards cancels across the
+rotation. A board's score is the tested agent's chips per deal averaged over its
+seats; the result is the mean over boards with a 95% normal confidence interval.
+
+>>> from newmarket_env import make_rules
+>>> from newmarket_env.agents import load_agent
+>>> r = duplicate_eval(lambda e, s: load_agent("random", env=e, seed=s), "random", "newmarket", 4, boards=2)
+>>> r.boards, r.games
+(2, 8)
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from dataclasses import asdict, dataclass
+from typing import Any, Callable, Mapping
+
+import numpy as np
+
+from newmarket_env.cards import card_text, iter_cards
+from newmarket_env.engine.dealing import shuffled_deal
+from newmarket_env.env.aec import raw_env
+from newmarket_env.rules import Rules
+
+AgentMaker = Callable[[Any, int], Any]  # (env, seed) -> Agent
+Z95 = 1.959963984540054
+
+
+@dataclass(frozen=True)
+class EvalResult:
+    """Chips per deal of the tested agent: mean, 95% half-width, and sizes."""
+
+    opponent: str
+    mean: float
+    ci95: float
+    boards: int
+    games: int
+
+    @property
+    def low(self) -> float:
+        return self.mean - self.ci95
+
+    @property
+    def high(self) -> float:
+        return self.mean + self.ci95
+
+    def as_row(self) -> dict[str, Any]:
+        return {**asdict(self), "low": self.low, "high": self.high}
+
+
+def deal_set(rules: Rules, seed: int) -> list[dict[str, Any]]:
+    """The ``num_deals`` shuffled deals of one board, as CONTRACT.md DEAL dicts."""
+    rng = random.Random(seed)
+    deals = []
+    for index in range(rules.num_deals):
+        dealt = shuffled_deal(rules, index % rules.num_players, rng)
+        deals.append({
+            "dealer": dealt.dealer,
+            "hands": [[card_text(c) for c in iter_cards(hand)] for hand in dealt.hands],
+            "dead": [card_text(c) for c in iter_cards(dealt.dead)],
+        })
+    return deals
+
+
+def play_session(aec: raw_env, seats: list[Any], deals: list[dict[str, Any]], seed: int) -> list[int]:
+    """Play one session with ``seats[i]`` acting for seat i; return the final balances."""
+    aec.reset(seed=seed, options={"deals": deals})
+    for agent in seats:
+        agent.reset()
+    game = aec.game
+    while not game.over:
+        seat = game.to_act
+        aec.step(int(seats[seat].act(aec.observe(f"player_{seat}"))))
+    return list(game.balances)
+
+
+def duplicate_eval(make_tested: AgentMaker, opponent: str, variant: str, num_players: int,
+                   boards: int = 50, seed: int = 12345, rules: Mapping[str, Any] | None = None) -> EvalResult:
+    """Chips per deal of ``make_tested`` against ``opponent`` in all other seats, seats rotated."""
+    from newmarket_env.agents import load_agent
+
+    aec = raw_env(variant=variant, num_players=num_players, **dict(rules or {}))
+    n, start, deals_per = aec.rules.num_players, aec.rules.starting_chips, aec.rules.num_deals
+    tested = make_tested(aec, seed)
+    others = [load_agent(opponent, env=aec, seed=seed + 1 + k) for k in range(n)]
+    scores = []
+    for board in range(boards):
+        deals = deal_set(aec.rules, seed * 100_003 + board)
+        chips = []
+        for seat in range(n):
+            table = [tested if s == seat else others[s] for s in range(n)]
+            balances = play_session(aec, table, deals, seed=seed + board)
+            chips.append((balances[seat] - start) / deals_per)
+        scores.append(float(np.mean(chips)))
+    return _summary(opponent, scores, boards * n)
+
+
+def _summary(opponent: str, scores: list[float], games: int) -> EvalResult:
+    mean = float(np.mean(scores))
+    spread = float(np.std(scores, ddof=1)) if len(scores) > 1 else 0.0
+    return EvalResult(opponent, mean, Z95 * spread / math.sqrt(len(scores)), len(scores), games)

@@ -1,0 +1,34 @@
+"""Turn a MaskablePPO policy into plain arrays: a saved-agent file or an in-memory agent."""
+
+from __future__ import annotations
+
+from typing import Any, Mapping
+
+import numpy as np
+
+from newmarket_env.agents.saved import FORMAT, FORMAT_VERSION, SavedAgent, save_policy
+from newmarket_env.rules import Rules
+
+
+def policy_layers(model: Any) -> list[tuple[np.ndarray, np.ndarray]]:
+    """The actor's linear layers, input to logits: the policy MLP then the action head."""
+    import torch
+
+    policy = model.policy
+    linears = [m for m in policy.mlp_extractor.policy_net if isinstance(m, torch.nn.Linear)]
+    linears.append(policy.action_net)
+    return [(m.weight.detach().cpu().numpy().copy(), m.bias.detach().cpu().numpy().copy()) for m in linears]
+
+
+def export_agent(model: Any, path: str, rules: Rules, variant: str, activation: str,
+                 training: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """Save the model's policy as a saved-agent ``.npz`` (weights and metadata only)."""
+    return save_policy(path, policy_layers(model), rules, variant, activation, training)
+
+
+def memory_agent(model: Any, rules: Rules, variant: str, activation: str, seed: int | None = None) -> SavedAgent:
+    """The model's current policy as a greedy numpy agent, without writing a file."""
+    layers = policy_layers(model)
+    metadata = {"format": FORMAT, "version": FORMAT_VERSION, "variant": variant, "rules": rules.to_dict(),
+                "activation": activation}
+    return SavedAgent(rules, seed, metadata, layers, name="learner")

@@ -1,0 +1,41 @@
+"""Learning curve: evaluation chips per deal (with 95% CI) against env steps, one line per opponent."""
+
+from __future__ import annotations
+
+import csv
+from collections import defaultdict
+from pathlib import Path
+
+
+def read_eval_csv(path: str | Path) -> dict[str, list[tuple[int, float, float]]]:
+    """Opponent -> [(steps, mean, ci95), ...] from an eval.csv."""
+    series: dict[str, list[tuple[int, float, float]]] = defaultdict(list)
+    with open(path, newline="") as handle:
+        for row in csv.DictReader(handle):
+            series[row["opponent"]].append((int(row["steps"]), float(row["mean"]), float(row["ci95"])))
+    return dict(series)
+
+
+def plot_curve(csv_path: str | Path, png_path: str | Path, title: str = "") -> None:
+    """Draw the curve of ``csv_path`` into a small PNG."""
+    import matplotlib
+
+    matplotlib.use("Agg")  # files only: training runs headless
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(6, 3.6), dpi=90)
+    for opponent, points in sorted(read_eval_csv(csv_path).items()):
+        points.sort()
+        steps = [p[0] for p in points]
+        mean = [p[1] for p in points]
+        ax.plot(steps, mean, marker=".", label=f"vs {opponent}")
+        ax.fill_between(steps, [m - p[2] for m, p in zip(mean, points)], [m + p[2] for m, p in zip(mean, points)],
+                        alpha=0.2)
+    ax.axhline(0.0, color="grey", linewidth=0.8)
+    ax.set_xlabel("env steps (learner decisions)")
+    ax.set_ylabel("chips per deal (duplicate eval)")
+    ax.set_title(title)
+    ax.legend(loc="lower right", fontsize=8)
+    fig.tight_layout()
+    fig.savefig(png_path)
+    plt.close(fig)
