@@ -6,7 +6,12 @@ import os
 from typing import Any, Callable
 
 from newmarket_env.agents.base import Agent
+from newmarket_env.agents.control import ControlPolicy
+from newmarket_env.agents.greedy import GreedyPolicy
+from newmarket_env.agents.lowest import LowestPolicy
+from newmarket_env.agents.policy import PolicyAgent
 from newmarket_env.agents.random_agent import RandomAgent
+from newmarket_env.agents.search import SearchAgent
 from newmarket_env.rules import Rules
 
 AgentFactory = Callable[..., Agent]
@@ -46,4 +51,17 @@ def load_agent(name_or_path: str, env: Any = None, seed: int | None = None, **kw
                      f"{', '.join(available_agents())}")
 
 
+def _policy_factory(policy_class):
+    """A factory building a :class:`PolicyAgent` around ``policy_class``."""
+    def factory(rules: Rules, seed: int | None = None, **kwargs: Any) -> Agent:
+        if kwargs:
+            raise ValueError(f"agent {policy_class.name!r} takes no options; got {', '.join(kwargs)}")
+        return PolicyAgent(rules, seed, policy=policy_class)
+    return factory
+
+
 register_agent("random", RandomAgent)
+register_agent("lowest", _policy_factory(LowestPolicy))
+register_agent("greedy", _policy_factory(GreedyPolicy))
+register_agent("control", _policy_factory(ControlPolicy))
+register_agent("search", SearchAgent)

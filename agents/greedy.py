@@ -1,0 +1,80 @@
+"""``greedy``: the strategy tips of the sources, one lead at a time.
+
+Idea (seed 000, "Consejos y estrategias"): lead low in a suit where it holds
+many cards and the most cards in a row, steer runs toward the boodles it holds
+(lead low in the boodle's suit), prefer suits nobody has opened yet, and grab
+a boodle or go out whenever a lead does so. In Newbury it discards its highest
+plain cards (reached last, so the hardest to shed), never a horse. It takes the
+widow only when its own hand is scattered (many separate runs per card) and
+holds no boodle, and bids the minimum for it then. Stakes go on the boodle with
+the fewest chips (before the deal every boodle is as likely to be its own).
+"""
+
+from __future__ import annotations
+
+from newmarket_env import actions as A
+from newmarket_env.agents import knowledge as K
+from newmarket_env.agents.policy import Policy
+from newmarket_env.observation.view import ObservationView
+from newmarket_env.order import order_key
+
+GO_OUT = 100.0  # a lead that empties the hand wins the deal at once
+
+
+def scatter(hand: int, ace_high: bool) -> float:
+    """Separate runs per card: 1.0 when no two cards connect, small for long runs."""
+    count = hand.bit_count()
+    return len(K.segments(hand, ace_high)) / count if count else 0.0
+
+
+def holds_boodle(view: ObservationView) -> bool:
+    return bool(view.hand & K.boodle_mask(view))
+
+
+class GreedyPolicy(Policy):
+    """Scores each lead by the tips of the sources and plays the best."""
+
+    name = "greedy"
+    scatter_limit = 0.75  # exchange a hand above this scatter (the widow is a fresh random hand)
+
+    def lead(self, view: ObservationView) -> int:
+        return max(view.legal, key=lambda card: (self.lead_score(view, card), -card))
+
+    def lead_score(self, view: ObservationView, card: int) -> float:
+        """Cards shed in a row, boodles taken or reached, long and unopened suits, low cards."""
+        chain, _ = K.own_chain(view.hand, card, view.ace_high)
+        if len(chain) == view.hand.bit_count():
+            return GO_OUT
+        score = 2.0 * len(chain) + sum(view.boodle_value(c) + 1 for c in chain if c in view.boodle_cards)
+        score += 0.5 * K.boodles_above(view, chain[-1], view.ace_high)
+        score += 0.5 * K.suit_length(view.hand, card)
+        score += 0.0 if K.suit_opened(view, card) else 1.0
+        return score - 0.05 * order_key(card, view.ace_high)
+
+    def discard(self, view: ObservationView) -> int:
+        """The highest plain card; a boodle only when nothing else is left."""
+        boodles = K.boodle_mask(view)
+        plain = [c for c in view.legal if not boodles >> c & 1] or view.legal
+        return max(plain, key=lambda c: (order_key(c, view.ace_high), c))
+
+    def stake(self, view: ObservationView) -> int:
+        fewest = min(range(4), key=lambda b: (view.boodle_stacks[b], b))
+        return A.stake_action(fewest)
+
+    def wants_widow(self, view: ObservationView, limit: float) -> bool:
+        return not holds_boodle(view) and scatter(view.hand, view.ace_high) > limit
+
+    def widow(self, view: ObservationView) -> int:
+        return A.EXCHANGE if self.wants_widow(view, self.scatter_limit) else A.KEEP
+
+    def buy(self, view: ObservationView) -> int:
+        return A.EXCHANGE if self.wants_widow(view, self.scatter_limit + 0.1) else A.KEEP
+
+    def bid(self, view: ObservationView) -> int:
+        cheapest = min(a for a in view.legal if a != A.PASS)
+        if A.bid_amount(cheapest) <= 2 and self.wants_widow(view, self.scatter_limit):
+            return cheapest
+        return A.PASS
+
+
+__all__ = ["GreedyPolicy", "scatter", "holds_boodle"]

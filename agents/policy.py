@@ -1,0 +1,82 @@
+"""Rule-based policies: a decision per kind, read from an observation view; and the agent wrapper.
+
+A :class:`Policy` answers every decision kind of the engine (stake, discard,
+widow, buy, bid, lead) from an :class:`ObservationView`. It is cheap and plain
+so a search agent can also use it to play out its sampled worlds.
+:class:`PolicyAgent` turns one into an :class:`Agent` that decodes the env's
+observation first.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+import numpy as np
+
+from newmarket_env import actions as A
+from newmarket_env.agents.base import Agent
+from newmarket_env.engine.types import Decision
+from newmarket_env.observation.view import ObservationView, decode
+from newmarket_env.rules import Rules
+
+
+class Policy:
+    """Base policy: dispatches on the decision kind; subclasses override the kinds they judge."""
+
+    name = "policy"
+
+    def __init__(self, rules: Rules, rng: np.random.Generator | None = None) -> None:
+        self.rules = rules
+        self.rng = rng if rng is not None else np.random.default_rng(0)
+
+    def decide(self, view: ObservationView) -> int:
+        """The action for the decision the view shows (its ``legal`` list must be filled)."""
+        if len(view.legal) == 1:
+            return view.legal[0]
+        handler: Callable[[ObservationView], int] = getattr(self, view.decision.value)
+        return handler(view)
+
+    # One method per Decision value; the base answers each in the simplest legal way.
+    def stake(self, view: ObservationView) -> int:
+        """Spread the chips: the k-th chip of a deal goes on boodle k mod 4."""
+        placed = self.rules.boodle_stake - view.own_pending
+        return A.stake_action(placed % 4)
+
+    def discard(self, view: ObservationView) -> int:
+        return view.legal[0]
+
+    def widow(self, view: ObservationView) -> int:
+        return A.KEEP
+
+    def buy(self, view: ObservationView) -> int:
+        return A.KEEP
+
+    def bid(self, view: ObservationView) -> int:
+        return A.PASS
+
+    def lead(self, view: ObservationView) -> int:
+        return view.legal[0]
+
+
+class PolicyAgent(Agent):
+    """An :class:`Agent` that decodes its observation and asks a :class:`Policy`."""
+
+    def __init__(self, rules: Rules, seed: int | None = None, policy: type[Policy] = Policy) -> None:
+        super().__init__(rules, seed)
+        self.policy_class = policy
+        self.policy = policy(rules, self.rng)
+        self.name = policy.name
+
+    def reset(self) -> None:
+        """Restart the random stream so a session replays the same way for the same seed."""
+        self.rng = np.random.default_rng(self.seed)
+        self.policy = self.policy_class(self.rules, self.rng)
+
+    def act(self, observation: dict[str, Any]) -> int:
+        view = decode(observation)
+        if not view.legal:
+            raise ValueError("act() was given an observation whose action_mask has no legal action")
+        return int(self.policy.decide(view))
+
+
+__all__ = ["Policy", "PolicyAgent"]

@@ -1,0 +1,117 @@
+"""``search``: Monte Carlo over the deals the agent cannot tell apart.
+
+Idea: at each real choice it samples ``budget`` worlds consistent with what it
+knows (own hand, played cards, known dead cards, every seat's card count, the
+dead hand's size), rebuilds each as an engine game at the current decision
+(:mod:`newmarket_env.engine.position`), tries every candidate action in every
+world and plays the deal to its end with a baseline policy for all seats
+(``rollout``, default ``control``). It takes the action with the best mean
+chip result for itself; all candidates share the same worlds, so their
+difference is measured with less noise. Stakes (chosen before the cards are
+seen) and single-option decisions go to the baseline. When a decision has
+more than ``max_candidates`` options (Newbury discards, ``any_opposite_colour``
+leads, auction bids) the baseline's ranking keeps the most promising ones.
+Deterministic for a given seed.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+import numpy as np
+
+from newmarket_env import actions as A
+from newmarket_env.agents import knowledge as K
+from newmarket_env.agents.base import Agent
+from newmarket_env.agents.control import ControlPolicy
+from newmarket_env.agents.greedy import GreedyPolicy
+from newmarket_env.agents.lowest import LowestPolicy
+from newmarket_env.agents.policy import Policy
+from newmarket_env.agents.sampling import VIEWER, position_of, sample_world
+from newmarket_env.engine.game import Game
+from newmarket_env.engine.types import Decision
+from newmarket_env.observation.view import ObservationView, decode, view_of_game
+from newmarket_env.rules import Rules
+
+ROLLOUT_POLICIES: dict[str, type[Policy]] = {"lowest": LowestPolicy, "greedy": GreedyPolicy, "control": ControlPolicy}
+
+
+class SearchAgent(Agent):
+    """Monte Carlo search over sampled worlds with baseline rollouts to the end of the deal."""
+
+    name = "search"
+
+    def __init__(self, rules: Rules, seed: int | None = None, budget: int = 64, rollout: str = "control",
+                 max_candidates: int = 5) -> None:
+        super().__init__(rules, seed)
+        if isinstance(budget, bool) or not isinstance(budget, int) or budget < 1:
+            raise ValueError(f"budget={budget!r} must be an int >= 1 (worlds sampled per decision)")
+        if rollout not in ROLLOUT_POLICIES:
+            raise ValueError(f"rollout={rollout!r} is unknown; allowed: {', '.join(ROLLOUT_POLICIES)}")
+        if isinstance(max_candidates, bool) or not isinstance(max_candidates, int) or max_candidates < 2:
+            raise ValueError(f"max_candidates={max_candidates!r} must be an int >= 2")
+        self.budget, self.rollout_name, self.max_candidates = budget, rollout, max_candidates
+        self.reset()
+
+    def reset(self) -> None:
+        """Restart the random streams: the same seed gives the same session."""
+        self.rng = np.random.default_rng(self.seed)
+        self._random = random.Random(self.seed)
+        self.guide = ControlPolicy(self.rules, self.rng)
+        self.rollout = ROLLOUT_POLICIES[self.rollout_name](self.rules, np.random.default_rng(self.seed))
+
+    def act(self, observation: dict[str, Any]) -> int:
+        view = decode(observation)
+        if not view.legal:
+            raise ValueError("act() was given an observation whose action_mask has no legal action")
+        if len(view.legal) == 1 or view.decision is Decision.STAKE:
+            return int(self.guide.decide(view))
+        candidates = self.candidates(view)
+        return int(candidates[int(np.argmax(self.evaluate(view, candidates)))])
+
+    # ------------------------------------------------------------------ candidates
+    def candidates(self, view: ObservationView) -> list[int]:
+        """The actions worth searching, the baseline's favourite first."""
+        if view.decision is Decision.BID:
+            low = min(a for a in view.legal if a != A.PASS)
+            return [A.PASS] + [a for a in (low, low + 1, low + 3) if a in view.legal]
+        if view.decision is Decision.LEAD:
+            ranked = self._ranked_leads(view)
+        elif view.decision is Decision.DISCARD:
+            ranked = sorted(view.legal, key=lambda c: -self.guide.discard_score(view, c))
+        else:
+            ranked = [self.guide.decide(view)] + [a for a in view.legal if a != self.guide.decide(view)]
+        return ranked[: self.max_candidates]
+
+    def _ranked_leads(self, view: ObservationView) -> list[int]:
+        if len(view.legal) <= self.max_candidates:
+            best = self.guide.lead(view)
+            return [best] + [a for a in view.legal if a != best]
+        boodles = K.boodle_mask(view)
+        known = view.played | view.known_dead
+        p_dead = K.hidden_dead_count(view, self.rules) / max(1, K.unseen(view, self.rules).bit_count())
+        score = {c: self.guide._plan(view, view.hand, known, c, 1, boodles, p_dead) for c in view.legal}
+        return sorted(view.legal, key=lambda c: (-score[c], c))
+
+    # ------------------------------------------------------------------ rollouts
+    def evaluate(self, view: ObservationView, candidates: list[int]) -> np.ndarray:
+        """Mean chip change to the end of the deal for each candidate, over ``budget`` shared worlds."""
+        position = position_of(view, self.rules)
+        totals = np.zeros(len(candidates))
+        for _ in range(self.budget):
+            world = sample_world(view, self.rules, position, self._random)
+            for i, action in enumerate(candidates):
+                totals[i] += self._play_out(world.copy(), action)
+        return totals / self.budget
+
+    def _play_out(self, game: Game, action: int) -> float:
+        """Take ``action``, play every seat by the rollout policy to the end of the deal; own chip change."""
+        start, deal = game.balances[VIEWER], game.deal_index
+        game.apply(action)
+        while not game.over and game.deal_index == deal:
+            game.apply(self.rollout.decide(view_of_game(game, game.to_act)))
+        return float(game.balances[VIEWER] - start)
+
+
+__all__ = ["SearchAgent", "ROLLOUT_POLICIES"]
