@@ -18,11 +18,11 @@ DEFAULT_PLAYERS = 4
 DEFAULT_WORKERS = 2
 #: Bootstrap resamples for every interval (over deal blocks).
 DEFAULT_RESAMPLES = 2000
-#: Above this many line-ups per block (all combinations of agents into seats), a balanced subset is drawn.
-MAX_LINEUPS = 35
+#: Above this many line-ups per block (all combinations of agents into seats), a cyclic balanced design is used.
+MAX_LINEUPS = 20
 #: Keyword options for slow agents in every run, unless the caller gives its own for that agent.
 #: Keys are registered agent names; values are keyword arguments of load_agent(name, ...).
-SLOW_AGENT_OPTIONS: dict[str, dict[str, Any]] = {}
+SLOW_AGENT_OPTIONS: dict[str, dict[str, Any]] = {"search": {"budget": 8}}
 #: Agent names starting with this read hidden state; a default run leaves them out.
 ORACLE_PREFIX = "oracle"
 #: Agent used to fill seats when a default run has fewer agents than seats.

@@ -10,13 +10,17 @@ equally often on the same deals.
 from __future__ import annotations
 
 import itertools
-import random
 from dataclasses import dataclass
 
 import numpy as np
 
+from newmarket_env.eval.tournament.config import MAX_LINEUPS
+
 MAX_PERMUTATION_SEATS = 4
 _DEALS_TAG, _AGENT_TAG = 1, 2  # keep the seed streams of deals and agents apart
+#: A cyclic design uses at most this many base tables, and pairs of them only below MAX_BASES_FOR_PAIRS bases.
+MAX_BASE_TABLES = 2
+MAX_BASES_FOR_PAIRS = 300
 
 
 @dataclass(frozen=True)
@@ -62,42 +66,50 @@ def seatings(players: int, permutations: bool = False) -> list[tuple[int, ...]]:
     return [tuple((seat + shift) % players for seat in range(players)) for shift in range(players)]
 
 
-def lineups(entrants: int, players: int, max_lineups: int, seed: int = 0) -> list[tuple[int, ...]]:
-    """Tables of ``players`` entrants: all combinations, or a balanced subset when there are too many."""
+def lineups(entrants: int, players: int, max_lineups: int) -> list[tuple[int, ...]]:
+    """Tables of ``players`` entrants: all combinations, or a cyclic design when there are too many."""
     if entrants < players:
         raise ValueError(f"{players} seats need at least {players} agents; got {entrants} "
                          f"(repeat a name to seat it more than once, e.g. --agents greedy,random,random,random)")
     combos = list(itertools.combinations(range(entrants), players))
     if len(combos) <= max_lineups:
         return combos
-    return balanced_subset(combos, entrants, random.Random(derive_seed(seed, 3)))
+    return cyclic_design(entrants, players, max_lineups)
 
 
-def balanced_subset(combos: list[tuple[int, ...]], entrants: int, rng: random.Random) -> list[tuple[int, ...]]:
-    """Greedily add the combination whose pairs met least until every pair met and all play equally often."""
-    order = combos[:]
-    rng.shuffle(order)
-    pair_count = np.zeros((entrants, entrants), dtype=int)
-    plays = np.zeros(entrants, dtype=int)
-    chosen: list[tuple[int, ...]] = []
-    while order and not (_all_pairs_met(pair_count) and plays.min() == plays.max()):
-        best = min(order, key=lambda c: (_pair_load(pair_count, c), int(plays[list(c)].sum())))
-        order.remove(best)
-        chosen.append(best)
-        for a, b in itertools.combinations(best, 2):
-            pair_count[a, b] += 1
-            pair_count[b, a] += 1
-        plays[list(best)] += 1
-    return sorted(chosen)
+def cyclic_design(entrants: int, players: int, max_lineups: int) -> list[tuple[int, ...]]:
+    """Line-ups from base tables shifted by every ``i mod entrants``: each agent plays equally often.
+
+    A pair ``{x, y}`` then meets once for every pair of seats in a base table whose
+    difference is ``y - x`` (mod entrants), so the base tables are chosen to make all
+    differences as equally common as possible (a difference family when perfect).
+    >>> tables = cyclic_design(7, 4, 10)
+    >>> len(tables), sorted({int(n) for n in meetings(tables, 7)[~np.eye(7, dtype=bool)]})
+    (7, [2])
+    """
+    bases = [(0, *rest) for rest in itertools.combinations(range(1, entrants), players - 1)]
+    most = max(1, max_lineups // entrants)
+    best: tuple[int, tuple] | None = None
+    for count in range(1, min(most, MAX_BASE_TABLES) + 1):
+        if count > 1 and len(bases) > MAX_BASES_FOR_PAIRS:
+            break
+        for family in itertools.combinations_with_replacement(bases, count):
+            spread = _difference_spread(family, entrants)
+            if best is None or spread < best[0]:
+                best = (spread, family)
+        if best[0] == 0:
+            break
+    # A shift-symmetric base repeats a table; kept, so every agent still plays equally often.
+    return sorted(tuple(sorted((b + i) % entrants for b in base)) for base in best[1] for i in range(entrants))
 
 
-def _pair_load(pair_count: np.ndarray, combo: tuple[int, ...]) -> int:
-    return int(sum(pair_count[a, b] for a, b in itertools.combinations(combo, 2)))
-
-
-def _all_pairs_met(pair_count: np.ndarray) -> bool:
-    off_diagonal = pair_count[~np.eye(len(pair_count), dtype=bool)]
-    return bool(off_diagonal.min() > 0)
+def _difference_spread(family, entrants: int) -> int:
+    """Most minus fewest meetings of a pair, over the pairs, for the cyclic development of ``family``."""
+    count = [0] * entrants
+    for base in family:
+        for a, b in itertools.permutations(base, 2):
+            count[(b - a) % entrants] += 1
+    return max(count[1:]) - min(count[1:])
 
 
 def meetings(tables: list[tuple[int, ...]], entrants: int) -> np.ndarray:
@@ -111,9 +123,9 @@ def meetings(tables: list[tuple[int, ...]], entrants: int) -> np.ndarray:
 
 
 def build_schedule(entrants: int, players: int, blocks: int, seed: int, permutations: bool = False,
-                   max_lineups: int = 35) -> tuple[list[tuple[int, ...]], list[GameSpec]]:
+                   max_lineups: int = MAX_LINEUPS) -> tuple[list[tuple[int, ...]], list[GameSpec]]:
     """The line-ups and every session to play, ordered by block, line-up and seating."""
-    tables = lineups(entrants, players, max_lineups, seed)
+    tables = lineups(entrants, players, max_lineups)
     orders = seatings(players, permutations)
     specs = []
     for block in range(blocks):

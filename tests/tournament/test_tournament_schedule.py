@@ -31,13 +31,15 @@ def test_all_combinations_meet_each_pair_equally_often():
     assert {count[a, b] for a, b in combinations(range(6), 2)} == {6}
 
 
-def test_balanced_subset_when_combinations_are_too_many():
-    tables, _ = build_schedule(9, 4, blocks=1, seed=0, max_lineups=20)
-    assert len(tables) < len(list(combinations(range(9), 4)))
+@pytest.mark.parametrize("entrants,max_lineups,spread", [(7, 20, 0), (9, 20, 0), (9, 15, 1), (12, 20, 1)])
+def test_balanced_design_when_combinations_are_too_many(entrants, max_lineups, spread):
+    tables, specs = build_schedule(entrants, 4, blocks=1, seed=0, max_lineups=max_lineups)
+    assert len(tables) <= max(max_lineups, entrants) < len(list(combinations(range(entrants), 4)))
     plays = Counter(e for t in tables for e in t)
-    assert len(set(plays.values())) == 1
-    count = meetings(tables, 9)
-    assert min(count[a, b] for a, b in combinations(range(9), 2)) >= 1
+    assert len(plays) == entrants and len(set(plays.values())) == 1
+    count = [meetings(tables, entrants)[a, b] for a, b in combinations(range(entrants), 2)]
+    assert min(count) >= 1 and max(count) - min(count) == spread
+    assert len(set(seat_counts(specs).values())) == 1
 
 
 def test_permutations_refused_above_four_seats():
