@@ -15,6 +15,7 @@ from newmarket_env.eval.tournament.play import GameResult, TableSetup
 from newmarket_env.eval.tournament.runner import play_schedule
 from newmarket_env.eval.tournament.schedule import GameSpec, build_schedule, derive_seed, meetings, seatings
 from newmarket_env.eval.tournament.summary import speed, standings
+from newmarket_env import raw_env
 from newmarket_env.rules import make_rules
 
 _RESAMPLE_TAG = 4  # the bootstrap's seed stream, apart from deals and agents
@@ -30,6 +31,7 @@ class Plan:
     lineups: list[tuple[int, ...]]
     seatings: int
     specs: list[GameSpec]
+    skipped: dict[str, str] = dataclasses.field(default_factory=dict)  # default agents left out, and why
 
     @property
     def labels(self) -> list[str]:
@@ -56,16 +58,17 @@ def plan_tournament(config: TournamentConfig) -> Plan:
     _check_numbers(config)
     rules = make_rules(config.variant, config.players, **dict(config.rules))
     players = rules.num_players
-    specs = list(config.agents) or default_agent_specs(players)
+    env = raw_env(variant=config.variant, num_players=players, **dict(config.rules))
+    specs, skipped = (list(config.agents), {}) if config.agents else default_agent_specs(players, env)
     entrants = make_entrants(specs, config.agent_options)
     _check_options_used(config, entrants)
     setup = TableSetup(config.variant, players, dict(config.rules), tuple(entrants))
     tables, games = build_schedule(len(entrants), players, config.blocks, config.seed, config.permutations,
                                    config.max_lineups)
-    env = setup.make_env()
     for entrant in {(e.spec, tuple(sorted(e.options.items()))): e for e in entrants}.values():
         check_entrant(entrant, env)
-    return Plan(config, setup, rules.to_dict(), tables, len(seatings(players, config.permutations)), games)
+    return Plan(config, setup, rules.to_dict(), tables, len(seatings(players, config.permutations)), games,
+                skipped)
 
 
 def _check_numbers(config: TournamentConfig) -> None:

@@ -10,9 +10,9 @@ from typing import Any, Mapping
 
 # --- defaults (tune here) ---------------------------------------------------------------------------
 #: Deal blocks of a default run. Every block replays its seeded deals with every line-up in every
-#: seating, so a run plays ``blocks * line-ups * seatings`` sessions; 12 blocks of the shipped agents
-#: finish in a few minutes on 2 cores.
-DEFAULT_BLOCKS = 12
+#: seating, so a run plays ``blocks * line-ups * seatings`` sessions; 20 blocks of the 5 baselines take
+#: about 1.5 minutes on 2 cores (search at budget 8 is most of it).
+DEFAULT_BLOCKS = 20
 DEFAULT_VARIANT = "newmarket"
 DEFAULT_PLAYERS = 4
 DEFAULT_WORKERS = 2

@@ -26,12 +26,24 @@ class Entrant:
         return load_agent(self.spec, env=env, seed=seed, **dict(self.options))
 
 
-def default_agent_specs(players: int) -> list[str]:
-    """Every available agent that is not an oracle, padded with ``random`` copies up to ``players``."""
-    names = [name for name in available_agents() if not name.startswith(ORACLE_PREFIX)]
+def default_agent_specs(players: int, env: Any) -> tuple[list[str], dict[str, str]]:
+    """Every available non-oracle agent that loads for ``env``'s rules, padded with ``random`` up to ``players``.
+
+    Returns the names and, for the agents left out (e.g. a trained agent made for other rules), why.
+    """
+    names, skipped = [], {}
+    for name in available_agents():
+        if name.startswith(ORACLE_PREFIX):
+            continue
+        try:
+            check_entrant(Entrant(name, name, dict(SLOW_AGENT_OPTIONS.get(name, {}))), env)
+        except ValueError as err:
+            skipped[name] = str(err)
+            continue
+        names.append(name)
     while len(names) < players:
         names.append(FILLER_AGENT)
-    return names
+    return names, skipped
 
 
 def _label_of(spec: str) -> str:

@@ -26,6 +26,7 @@ def results_dict(result: TournamentResult, command: str | None = None) -> dict[s
         "config": config_dict(plan.config),
         "rules": plan.rules,
         "agents": [{"label": e.label, "spec": e.spec, "options": dict(e.options)} for e in result.entrants],
+        "skipped_agents": plan.skipped,
         "schedule": {"blocks": plan.config.blocks, "lineups": [[labels[e] for e in t] for t in plan.lineups],
                      "seatings_per_lineup": plan.seatings, "sessions": len(plan.specs),
                      "meetings_per_pair": meeting_counts(plan), "deals_from": DEALS_FROM},
@@ -80,6 +81,7 @@ def leaderboard_markdown(result: TournamentResult, command: str | None = None) -
               "leftover lots) are chips per deal by source; they add up to chips/deal. "
               "Rating: openskill Plackett-Luce, each session ranked by final chips.", ""]
     lines += _markdown_table(HEADERS, leaderboard_rows(result.standings, result.speed))
+    lines += [f"\nLeft out: {name} ({why})" for name, why in plan.skipped.items()]
     matrix = pairwise_matrix(result.standings, result.pairwise)
     lines += ["", "## Pairwise differences (row minus column, chips per deal; * = 95% paired interval excludes 0)", ""]
     lines += _markdown_table(("", *(row[0] for row in matrix)), [tuple(row) for row in matrix])

@@ -28,5 +28,7 @@ def print_leaderboard(result: TournamentResult, command: str | None = None) -> N
     if not console.is_terminal:  # a log or a pipe: do not squeeze the table into 80 columns
         console = Console(width=max(console.width, MIN_PIPE_WIDTH))
     console.print(table)
+    for name, why in plan.skipped.items():
+        console.print(f"left out: {name} ({why})", markup=False, highlight=False)
     if command:
         console.print(f"reproduce: {command}", soft_wrap=True, markup=False, highlight=False)

@@ -60,3 +60,14 @@ def test_bad_input_in_a_real_process_has_no_traceback(tmp_path):
                           "--out", str(tmp_path / "x")], capture_output=True, text=True, timeout=120)
     assert run.returncode == 2
     assert run.stderr.count("\n") == 1 and "Traceback" not in run.stderr
+
+
+def test_default_field_is_every_non_oracle_agent_that_loads():
+    from newmarket_env import available_agents
+    from newmarket_env.eval.tournament import TournamentConfig, plan_tournament
+
+    plan = plan_tournament(TournamentConfig(blocks=1))
+    labels = set(plan.labels) | set(plan.skipped)
+    assert {a for a in available_agents() if not a.startswith("oracle")} <= labels
+    assert not any(label.startswith("oracle") for label in plan.labels)
+    assert len(plan.labels) >= 4
