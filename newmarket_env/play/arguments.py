@@ -124,10 +124,8 @@ def run_replay(args: argparse.Namespace) -> int:
             raise ValueError(f"{args.file}: replaying its decisions does not give back the same record")
     except (ValueError, KeyError, TypeError) as err:
         return _error("replay", str(err) if isinstance(err, ValueError) else f"{args.file}: malformed record ({err!r})")
-    if args.deal is not None:
-        record = {**record, "deals": record["deals"][args.deal - 1: args.deal]}
     try:
-        show_record(record, rules, step=not args.all and args.deal is None, read=input, write=print)
+        show_record(record, rules, step=not args.all, read=input, write=print, only=args.deal)
     except EOFError:
         print()
     return 0

@@ -69,20 +69,23 @@ def deal_lines(index: int, deal: Mapping[str, Any], rules: Rules, before: list[i
 
 
 def show_record(record: Mapping[str, Any], rules: Rules, step: bool, read: Callable[[str], str],
-                write: Callable[[str], None]) -> None:
-    """Write every deal; with ``step``, wait for Enter between deals (``q`` stops)."""
+                write: Callable[[str], None], only: int | None = None) -> None:
+    """Write every deal (or deal number ``only``); with ``step``, wait for Enter between deals (``q`` stops)."""
     write(f"session record: variant {record['variant']}, {rules.num_players} players, "
           f"{len(record['deals'])} of {rules.num_deals} deal(s), aces {'high' if rules.ace_high else 'low'}, "
           f"boodles {' '.join(rules.boodles)}")
     before = [rules.starting_chips] * rules.num_players
+    shown = 0
     for index, deal in enumerate(record["deals"]):
-        if step and index and read("-- Enter: next deal, q: quit -- ").strip().lower() in ("q", "quit"):
-            return
-        for line in deal_lines(index, deal, rules, before):
-            write(line)
+        if only is None or index + 1 == only:
+            if step and shown and read("-- Enter: next deal, q: quit -- ").strip().lower() in ("q", "quit"):
+                return
+            for line in deal_lines(index, deal, rules, before):
+                write(line)
+            shown += 1
         before = list(deal["chips"]) or before
     final = record["deals"][-1]["chips"] if record["deals"] else []
-    if final:
+    if final and only is None:
         names = Names(rules.num_players)
         start = [rules.starting_chips] * rules.num_players
         write(f"final balances (each started with {rules.starting_chips}): {chips_line(final, start, names)}")
