@@ -20,6 +20,7 @@ from newmarket_env.play.feed import RecordFeed
 from newmarket_env.play.prompt import Choices, QuitSession, ask
 from newmarket_env.play.table import table_lines
 from newmarket_env.play.words import Names
+from newmarket_env.rules import LeadRule
 
 Write = Callable[[str], None]
 Read = Callable[[str], str]
@@ -139,9 +140,24 @@ def _question(game, seat: int) -> str:
         Decision.WIDOW: "You are the dealer: keep your hand, or take the widow unseen.",
         Decision.BUY: f"You are the dealer: keep your hand, or buy the dead hand unseen for {rules.widow_fee} chips.",
         Decision.BID: "Auction for the widow: bid, or pass and be out of the auction.",
-        Decision.LEAD: "Your lead: it starts a run.",
+        Decision.LEAD: f"Your lead: {_lead_rule(game)}.",
     }
     return questions[game.decision]
+
+
+_LEAD_RULES = {
+    LeadRule.LOWEST_ANY_SUIT: "the lowest card of any suit you hold",
+    LeadRule.LOWEST_OTHER_SUIT: "the lowest card of a suit other than the one that stopped, if you hold one",
+    LeadRule.LOWEST_OPPOSITE_COLOUR: "the lowest card of a suit of the other colour from the one that stopped",
+    LeadRule.ANY_OPPOSITE_COLOUR: "any card of the other colour from the last card, but a boodle only if you must",
+}
+
+
+def _lead_rule(game) -> str:
+    """The lead rule in force, so the offered cards make sense to a newcomer."""
+    if not game.played:  # the first lead of a deal
+        return _LEAD_RULES[LeadRule.LOWEST_ANY_SUIT]
+    return _LEAD_RULES[game.rules.lead_after_stop]
 
 
 def _intro(table: Table, names: Names, options: PlayOptions, write: Write) -> None:

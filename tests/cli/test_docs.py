@@ -1,0 +1,55 @@
+"""The committed docs are what ``python -m newmarket_env.docs`` generates from the code."""
+
+from __future__ import annotations
+
+import re
+
+from newmarket_env import docs
+from newmarket_env.actions import NUM_ACTIONS
+from newmarket_env.observation.layout import FLAT_SIZE, PIECES, offsets
+from newmarket_env.rules import VARIANTS
+
+GENERATED = [docs.REPO_ROOT / "docs" / "observation.md", docs.REPO_ROOT / "docs" / "actions.md",
+             docs.REPO_ROOT / "README.md"]
+
+
+def test_committed_docs_match_the_code():
+    stale = docs.stale_files()
+    assert not stale, f"regenerate with `python -m newmarket_env.docs`: {[str(p) for p in stale]}"
+
+
+def test_check_mode_exit_code():
+    assert docs.main(["--check"]) == 0
+
+
+def test_every_piece_is_documented_at_its_offsets():
+    text = GENERATED[0].read_text(encoding="utf-8")
+    assert f"shape ({FLAT_SIZE},)" in text
+    for piece in PIECES:
+        where = offsets()[piece.name]
+        span = str(where.start) if piece.size == 1 else f"{where.start}-{where.stop - 1}"
+        assert re.search(rf"^\| `{piece.name}` \| {span} \| {piece.size} \|", text, re.M), piece.name
+
+
+def test_every_action_id_is_listed():
+    text = GENERATED[1].read_text(encoding="utf-8").split("## Every id")[1]
+    ids = re.findall(r"^\| (\d+) \| `", text, re.M)
+    assert [int(i) for i in ids] == list(range(NUM_ACTIONS))
+
+
+def test_readme_keeps_its_first_commands_and_its_generated_blocks():
+    readme = GENERATED[2].read_text(encoding="utf-8")
+    top = readme.split("\n## ")[0]
+    assert "make tournament" in top.splitlines()[3] and "make test " in top.splitlines()[4]
+    for name in docs.README_SECTIONS:
+        assert f"<!-- BEGIN {name} -->" in readme and f"<!-- END {name} -->" in readme
+    assert all(f"`{name}`" in readme for name in VARIANTS)
+
+
+def test_a_stale_file_is_found_and_rewritten(tmp_path):
+    (tmp_path / "README.md").write_text("".join(f"<!-- BEGIN {n} -->\nold\n<!-- END {n} -->\n"
+                                                for n in docs.README_SECTIONS))
+    assert docs.main(["--check", "--root", str(tmp_path)]) == 1
+    assert docs.main(["--root", str(tmp_path)]) == 0
+    assert docs.stale_files(tmp_path) == []
+    assert "| 52 | `KEEP` |" in (tmp_path / "README.md").read_text()
