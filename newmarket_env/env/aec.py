@@ -112,6 +112,12 @@ class raw_env(AECEnv):
 
     def _after_change(self, reward: bool = True) -> None:
         game = self.game
+        if game.over and not reward:
+            # The whole session ended inside reset (every decision was forced): no step
+            # will follow to pay its chips out, so they are rewarded now, and the dead
+            # steps start from the first agent.
+            reward = True
+            self.agent_selection = self.possible_agents[0]
         if reward:
             for seat, agent in enumerate(self.possible_agents):
                 self.rewards[agent] = float(game.balances[seat] - self._seen_balances[seat])

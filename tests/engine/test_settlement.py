@@ -2,6 +2,8 @@
 
 import pytest
 
+from newmarket_env import env
+
 from newmarket_env.engine import Game
 from newmarket_env.rules import make_rules
 
@@ -100,3 +102,39 @@ def test_chips_after_each_deal_are_recorded():
     assert game.deals[0]["chips"] == [34, 41, 33]
     # Deal 2 (dealer 1): eldest 2 out; seat 0 pays 2 cards, seat 1 one card; boodles (6 each) to seat 0.
     assert game.deals[1]["chips"] == [34 - 5 - 2 + 24, 41 - 5 - 1, 33 - 5 + 3 + 3]
+
+
+def env_totals(e, choose):
+    """Run the env to the end with ``choose(legal ids)``; each agent's summed rewards."""
+    totals = dict.fromkeys(e.possible_agents, 0.0)
+    for agent in e.agent_iter(max_iter=1000):
+        _, reward, terminated, truncated, _ = e.last()
+        totals[agent] += reward
+        mask = e.observe(agent)["action_mask"]
+        e.step(None if terminated or truncated else choose([i for i, m in enumerate(mask) if m]))
+    return totals
+
+
+def test_env_given_deals_rewards_are_the_balance_changes():
+    e = env(variant="newmarket", num_players=3, num_deals=2)
+    rules = e.unwrapped.rules
+    first = build_deal(rules, 0, {1: "2C 3C 9D", 2: "4C", 0: "5D 6H"})
+    e.reset(seed=0, options={"deals": [first, out_at_once(rules, 1)]})
+    assert e.agent_selection == "player_1" and e.last()[1] == 0.0
+    totals = env_totals(e, min)  # 1 leads 2C; 2 follows 4C and is out
+    game = e.unwrapped.game
+    assert events(game, 0, ["out"]) == [{"type": "out", "seat": 2}]
+    assert [d["dealer"] for d in game.deals] == [0, 1]
+    assert [totals[f"player_{s}"] for s in range(3)] == [b - 40 for b in game.balances]
+    assert sum(totals.values()) == 0
+
+
+def test_env_session_that_ends_inside_reset_still_pays_rewards():
+    # Every decision is forced, so the session is over before the first agent acts.
+    e = env(variant="newmarket", num_players=3, num_deals=1)
+    e.reset(seed=0, options={"deals": [out_at_once(e.unwrapped.rules, 0)]})
+    game = e.unwrapped.game
+    assert game.over and e.agent_selection == "player_0"
+    totals = env_totals(e, min)
+    assert [totals[f"player_{s}"] for s in range(3)] == [b - 40 for b in game.balances]
+    assert not e.agents
