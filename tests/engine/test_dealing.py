@@ -4,9 +4,11 @@ import random
 
 import pytest
 
+from newmarket_env import env
 from newmarket_env.cards import card_from_text, cards_to_text, mask_from_texts
 from newmarket_env.engine import Decision, Game, Phase
 from newmarket_env.engine.dealing import DEAD_SLOT, dealing_order, shuffled_deal
+from newmarket_env.observation.layout import offsets
 from newmarket_env.rules import make_rules
 
 from .helpers import build_deal, events, play
@@ -136,3 +138,37 @@ def test_discarding_last_but_one_card_is_allowed_and_hand_sizes_shrink():
     game = Game(rules, deals=[deal])
     play(game, (1, "3C"), (2, "6D"))
     assert game.hand_sizes[1:] == [1, 1]
+
+
+def known_dead_plane(e, agent):
+    """The viewer's known-dead card plane of the flat observation."""
+    return e.observe(agent)["observation"][offsets()["known_dead"]]
+
+
+def test_discards_are_private_in_the_observations():
+    e = env(variant="newbury", num_deals=1)
+    e.reset(seed=0, options={"deals": [newbury_deal()]})
+    for card in ("2H", "3H"):
+        e.step(card_from_text(card))
+    mine, theirs = known_dead_plane(e, "player_1"), known_dead_plane(e, "player_2")
+    assert mine[card_from_text("2H")] == 1 and mine[card_from_text("3H")] == 1 and mine.sum() == 2
+    assert theirs.sum() == 0
+
+
+def test_exchanged_hand_is_known_only_to_the_taker():
+    e = env(variant="michigan", num_players=3, num_deals=1)
+    rules = e.unwrapped.rules
+    e.reset(seed=0, options={"deals": [build_deal(rules, 0, {0: "2C 3C", 1: "2D 3D 9S", 2: "2H 3H"})]})
+    e.step(53)  # the dealer exchanges
+    assert known_dead_plane(e, "player_0")[[card_from_text("2C"), card_from_text("3C")]].tolist() == [1, 1]
+    assert known_dead_plane(e, "player_1").sum() == 0
+
+
+def test_present_forced_asks_single_action_decisions_too():
+    rules = make_rules("newmarket", 3, num_deals=1)
+    deal = build_deal(rules, 0, {1: "2C", 2: "3H 4H", 0: "5S"})
+    assert Game(rules, deals=[deal]).over  # forced lead taken automatically
+    game = Game(rules, deals=[deal], present_forced=True)
+    assert (game.to_act, game.legal) == (1, [card_from_text("2C")])
+    game.apply(card_from_text("2C"))
+    assert game.over
