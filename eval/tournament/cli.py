@@ -19,6 +19,7 @@ from newmarket_env.eval.tournament.config import (
 
 EXIT_BAD_INPUT = 2
 EXIT_FAILED = 1
+EXIT_INTERRUPTED = 130
 
 
 class OneLineParser(argparse.ArgumentParser):
@@ -97,9 +98,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     folder = args.out or f"results/tournament-{args.variant}-{plan.setup.players}p-seed{args.seed}"
     try:
         result = _run_with_progress(plan, quiet=args.quiet)
-    except RuntimeError as err:
+    except RuntimeError as err:  # an agent broke mid-run: not bad input, but still one line
         print(f"error: {err}", file=sys.stderr)
         return EXIT_FAILED
+    except KeyboardInterrupt:
+        print("interrupted; nothing written", file=sys.stderr)
+        return EXIT_INTERRUPTED
     return _finish(result, folder, reproduce_command(plan), quiet=args.quiet)
 
 

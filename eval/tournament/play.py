@@ -86,17 +86,17 @@ class TablePlayer:
         decisions, think = [0] * game.n, [0.0] * game.n
         while not game.over:
             seat = game.to_act
-            observation = env.observe(env.agent_selection)
-            start = time.perf_counter()
-            action = agents[seat].act(observation)
-            think[seat] += time.perf_counter() - start
-            decisions[seat] += 1
             try:
+                observation = env.observe(env.agent_selection)
+                start = time.perf_counter()
+                action = agents[seat].act(observation)
+                think[seat] += time.perf_counter() - start
                 env.step(int(action))
-            except Exception as err:
+            except Exception as err:  # name the agent and the session, so the failure can be replayed
                 label = self.setup.entrants[spec.seats[seat]].label
-                raise RuntimeError(f"agent {label!r} (seat {seat}, block {spec.block}, line-up {spec.lineup}, "
-                                   f"seating {spec.seating}) made a bad move: {err}") from err
+                raise RuntimeError(f"agent {label!r} failed at seat {seat} (block {spec.block}, line-up "
+                                   f"{spec.lineup}, seating {spec.seating}): {type(err).__name__}: {err}") from err
+            decisions[seat] += 1
         return decisions, think
 
     def _result(self, spec: GameSpec, decisions: list[int], think: list[float]) -> GameResult:

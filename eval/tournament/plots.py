@@ -53,7 +53,9 @@ def plot_pairwise(standings: list[dict[str, Any]], pairwise: list[dict[str, Any]
     ax.set_yticks(range(len(order)), order)
     for (i, j), value in np.ndenumerate(grid):
         if i != j:
-            ax.text(j, i, f"{value:+.2f}" + ("*" if stars[i, j] else ""), ha="center", va="center", fontsize=8)
+            colour = "white" if abs(value) > 0.6 * span else "black"  # readable on the dark ends of the map
+            ax.text(j, i, f"{value:+.2f}" + ("*" if stars[i, j] else ""), ha="center", va="center", fontsize=8,
+                    color=colour)
     fig.colorbar(image, ax=ax, label="row minus column, chips per deal")
     ax.set_title("Pairwise differences (* = 95% paired interval excludes 0)")
     fig.tight_layout()
