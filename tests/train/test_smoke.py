@@ -1,0 +1,55 @@
+"""End to end at a tiny budget: train, save, reload by path, evaluate, resume."""
+
+from pathlib import Path
+
+import pytest
+
+from newmarket_env import env, load_agent
+from newmarket_env.train.cli import main
+from newmarket_env.train.evaluate import duplicate_eval
+
+TINY = Path(__file__).resolve().parents[2] / "configs" / "tiny_test.yaml"
+
+
+@pytest.fixture(scope="module")
+def trained(tmp_path_factory):
+    out = tmp_path_factory.mktemp("run")
+    assert main([str(TINY), "--out-dir", str(out), "--no-progress"]) == 0
+    return out
+
+
+def test_run_folder_holds_every_output(trained):
+    for name in ("final.npz", "final.json", "eval.csv", "progress.csv", "learning_curve.png", "final_eval.json"):
+        assert (trained / name).is_file(), name
+    assert list((trained / "checkpoints").glob("ppo_*_steps.zip"))
+    assert list((trained / "snapshots").glob("snapshot_*.npz"))
+
+
+def test_saved_agent_reloads_and_plays_an_evaluation(trained):
+    path = str(trained / "final.npz")
+    result = duplicate_eval(lambda e, s: load_agent(path, env=e, seed=s), "random", "newmarket", 4, boards=2,
+                            rules={"num_deals": 1})
+    assert result.games == 8
+    with pytest.raises(ValueError, match="num_deals"):
+        load_agent(path, env=env(variant="newmarket", num_players=4))
+
+
+def test_saved_agent_plays_in_a_tournament(trained):
+    from newmarket_env.eval.tournament import TournamentConfig, run_tournament
+
+    path = str(trained / "final.npz")
+    config = TournamentConfig(agents=(path, "random", "random", "random"), rules={"num_deals": 1}, blocks=1,
+                              resamples=20)
+    result = run_tournament(config)
+    assert sum(row["games"] for row in result.standings) > 0
+
+
+def test_resume_continues_from_the_checkpoint(trained):
+    assert main([str(TINY), "--out-dir", str(trained), "--no-progress", "--resume", "--total-steps", "384"]) == 0
+    steps = [int(line.split(",")[0]) for line in (trained / "eval.csv").read_text().splitlines()[1:]]
+    assert max(steps) >= 384
+
+
+def test_resume_without_checkpoint_is_an_error(tmp_path):
+    with pytest.raises(ValueError, match="no checkpoint"):
+        main([str(TINY), "--out-dir", str(tmp_path), "--no-progress", "--resume"])
