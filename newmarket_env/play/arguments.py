@@ -124,8 +124,5 @@ def run_replay(args: argparse.Namespace) -> int:
             raise ValueError(f"{args.file}: replaying its decisions does not give back the same record")
     except (ValueError, KeyError, TypeError) as err:
         return _error("replay", str(err) if isinstance(err, ValueError) else f"{args.file}: malformed record ({err!r})")
-    try:
-        show_record(record, rules, step=not args.all, read=input, write=print, only=args.deal)
-    except EOFError:
-        print()
+    show_record(record, rules, step=not args.all, read=input, write=print, only=args.deal)
     return 0

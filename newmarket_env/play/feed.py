@@ -41,7 +41,7 @@ class RecordFeed:
             lines.extend(self._deal_events(deal))
             if not deal["chips"]:  # the deal is still being played
                 break
-            lines.append(deal_footer(self._deal, deal["chips"], self._chips_before, self.names))
+            lines += [deal_footer(self._deal, deal["chips"], self._chips_before, self.names), ""]
             self._chips_before = list(deal["chips"])
             self._deal, self._event, self._headed, self._hand_told = self._deal + 1, 0, False, False
         return lines

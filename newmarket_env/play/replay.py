@@ -65,12 +65,15 @@ def deal_lines(index: int, deal: Mapping[str, Any], rules: Rules, before: list[i
         lines.append(deal_footer(index, deal["chips"], before, names))
     else:
         lines.append(f"deal {index + 1} was not finished when the record was saved")
-    return lines
+    return lines + [""]
 
 
 def show_record(record: Mapping[str, Any], rules: Rules, step: bool, read: Callable[[str], str],
                 write: Callable[[str], None], only: int | None = None) -> None:
-    """Write every deal (or deal number ``only``); with ``step``, wait for Enter between deals (``q`` stops)."""
+    """Write every deal (or deal number ``only``); with ``step``, wait for Enter between deals.
+
+    ``q`` stops; the end of the input shows the remaining deals at once.
+    """
     write(f"session record: variant {record['variant']}, {rules.num_players} players, "
           f"{len(record['deals'])} of {rules.num_deals} deal(s), aces {'high' if rules.ace_high else 'low'}, "
           f"boodles {' '.join(rules.boodles)}")
@@ -78,8 +81,13 @@ def show_record(record: Mapping[str, Any], rules: Rules, step: bool, read: Calla
     shown = 0
     for index, deal in enumerate(record["deals"]):
         if only is None or index + 1 == only:
-            if step and shown and read("-- Enter: next deal, q: quit -- ").strip().lower() in ("q", "quit"):
-                return
+            if step and shown:
+                try:
+                    if read("-- Enter: next deal, q: quit -- ").strip().lower() in ("q", "quit"):
+                        return
+                except EOFError:  # no more input (a pipe, or Ctrl-D): show the rest without waiting
+                    write("")
+                    step = False
             for line in deal_lines(index, deal, rules, before):
                 write(line)
             shown += 1

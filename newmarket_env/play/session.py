@@ -172,7 +172,6 @@ def _intro(table: Table, names: Names, options: PlayOptions, write: Write) -> No
 
 
 def _final(balances: list[int], start: int, names: Names, write: Write) -> None:
-    write("")
     write(f"final balances (each started with {start}): {chips_line(balances, [start] * len(balances), names)}")
     best = max(balances)
     winners = [names(s) for s, chips in enumerate(balances) if chips == best]

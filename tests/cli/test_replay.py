@@ -52,6 +52,8 @@ def test_replay_steps_deal_by_deal(record_file):
     assert all(f"==== deal {k} of {DEALS}" in every for k in range(1, DEALS + 1))
     first_only = _replay_with_input(path, "q\n")
     assert "==== deal 1 of" in first_only and "==== deal 2 of" not in first_only
+    to_the_end = _replay_with_input(path, "")  # no input left: the rest is shown without waiting
+    assert all(f"==== deal {k} of {DEALS}" in to_the_end for k in range(1, DEALS + 1))
 
 
 def test_replay_one_deal(record_file, capsys):
