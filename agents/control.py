@@ -9,7 +9,8 @@ where any card of the colour may be led) and only then falls back on the
 ``greedy`` tips. In Newbury it discards the card just above one of its own, so
 that card becomes a stop only it knows, and keeps its horses. For the widow,
 the dealer's purchase and the auction it weighs its hand (runs, known stops,
-boodles, cards) against sampled dead hands, and bids up to the expected gain.
+boodles, cards) against sampled dead hands, and bids up to the expected gain;
+as Michigan dealer it keeps unless the gain beats what the auction would pay it.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from newmarket_env.order import next_table, order_key
 CONTROL = 4.0      # value of getting the lead back
 PLAN_DEPTH = 2     # further leads planned while the lead stays with us
 EXCHANGE_MARGIN = 0.5
+AUCTION_VALUE = 8.0  # Michigan: a dealer who keeps sells the widow; the high bid is paid to the dealer
 
 
 class ControlPolicy(GreedyPolicy):
@@ -81,7 +83,8 @@ class ControlPolicy(GreedyPolicy):
         return score
 
     def widow(self, view: ObservationView) -> int:
-        return A.EXCHANGE if widow_gain(view, self.rules, self.rng) > EXCHANGE_MARGIN else A.KEEP
+        gain = widow_gain(view, self.rules, self.rng)
+        return A.EXCHANGE if gain > AUCTION_VALUE + EXCHANGE_MARGIN else A.KEEP
 
     def buy(self, view: ObservationView) -> int:
         gain = widow_gain(view, self.rules, self.rng)

@@ -4,9 +4,10 @@ Idea (seed 000, "Consejos y estrategias"): lead low in a suit where it holds
 many cards and the most cards in a row, steer runs toward the boodles it holds
 (lead low in the boodle's suit), prefer suits nobody has opened yet, and grab
 a boodle or go out whenever a lead does so. In Newbury it discards its highest
-plain cards (reached last, so the hardest to shed), never a horse. It takes the
-widow only when its own hand is scattered (many separate runs per card) and
-holds no boodle, and bids the minimum for it then. Stakes go on the boodle with
+plain cards (reached last, so the hardest to shed), never a horse. It buys the
+widow or bids the minimum for it only when its own hand is scattered (many
+separate runs per card) and holds no boodle; as Michigan dealer it keeps, so
+the auction pays it. Stakes go on the boodle with
 the fewest chips (before the deal every boodle is as likely to be its own).
 """
 
@@ -65,7 +66,8 @@ class GreedyPolicy(Policy):
         return not holds_boodle(view) and scatter(view.hand, view.ace_high) > limit
 
     def widow(self, view: ObservationView) -> int:
-        return A.EXCHANGE if self.wants_widow(view, self.scatter_limit) else A.KEEP
+        """Keep: in Michigan a dealer who keeps sells the widow, and the high bid is paid to the dealer."""
+        return A.KEEP
 
     def buy(self, view: ObservationView) -> int:
         return A.EXCHANGE if self.wants_widow(view, self.scatter_limit + 0.1) else A.KEEP

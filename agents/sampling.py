@@ -35,7 +35,7 @@ def position_of(view: ObservationView, rules: Rules) -> Position:
         last_played=view.last_card, public_dead=_public_dead(view, rules), viewer_known_dead=view.known_dead,
         balances=tuple(view.balances), boodle_stacks=tuple(view.boodle_stacks), pot=view.pot,
         high_bid=view.standing_bid, high_bidder=_absolute(view.high_bidder),
-        in_auction=tuple(view.in_auction) if view.phase is Phase.AUCTION else (),
+        in_auction=tuple(view.in_auction) if any(view.in_auction) or view.phase is Phase.AUCTION else (),
         widow_taker=_absolute(view.widow_taker), viewer_pending=view.own_pending,
     )
 

@@ -54,7 +54,9 @@ def game_at(position: Position, hands: Sequence[int], dead: int, seed: int | Non
     """A game standing at ``position`` whose seats hold ``hands`` and whose dead hand is ``dead``.
 
     ``hands`` gives every seat's current cards (the viewer's own and guesses
-    for the others); nothing is checked beyond the deck being partitioned.
+    for the others); nothing is checked beyond the deck being partitioned. In
+    the stake phase nothing is dealt yet: give empty hands and dead hand, and
+    the deal is shuffled from ``seed`` when the stakes are in.
     """
     _check_partition(position, hands, dead)
     game = Game(position.rules, seed=seed, record_events=False)
@@ -68,6 +70,10 @@ def _check_partition(position: Position, hands: Sequence[int], dead: int) -> Non
     rules = position.rules
     if len(hands) != rules.num_players:
         raise ValueError(f"hands must hold one mask per seat ({rules.num_players}); got {len(hands)}")
+    if position.phase is Phase.STAKE:
+        if dead or any(hands):
+            raise ValueError("in the stake phase no card is dealt yet: hands and dead hand must be empty")
+        return
     seen = dead | position.played | rules.removed_mask
     total = dead.bit_count() + position.played.bit_count() + rules.removed_mask.bit_count()
     for hand in hands:
