@@ -68,32 +68,41 @@ def deal_lines(index: int, deal: Mapping[str, Any], rules: Rules, before: list[i
     return lines + [""]
 
 
+class _Pager:
+    """Waits for Enter between deals; ``q`` stops, the end of the input stops the waiting."""
+
+    def __init__(self, step: bool, read: Callable[[str], str], write: Callable[[str], None]) -> None:
+        self.step, self.read, self.write = step, read, write
+
+    def go_on(self) -> bool:
+        if not self.step:
+            return True
+        try:
+            return self.read("-- Enter: next deal, q: quit -- ").strip().lower() not in ("q", "quit")
+        except EOFError:  # no more input (a pipe, or Ctrl-D): show the rest without waiting
+            self.write("")
+            self.step = False
+            return True
+
+
 def show_record(record: Mapping[str, Any], rules: Rules, step: bool, read: Callable[[str], str],
                 write: Callable[[str], None], only: int | None = None) -> None:
-    """Write every deal (or deal number ``only``); with ``step``, wait for Enter between deals.
-
-    ``q`` stops; the end of the input shows the remaining deals at once.
-    """
+    """Write every deal (or deal number ``only``); with ``step``, wait for Enter between deals."""
     write(f"session record: variant {record['variant']}, {rules.num_players} players, "
           f"{len(record['deals'])} of {rules.num_deals} deal(s), aces {'high' if rules.ace_high else 'low'}, "
           f"boodles {' '.join(rules.boodles)}")
+    pager, shown = _Pager(step, read, write), 0
     before = [rules.starting_chips] * rules.num_players
-    shown = 0
     for index, deal in enumerate(record["deals"]):
         if only is None or index + 1 == only:
-            if step and shown:
-                try:
-                    if read("-- Enter: next deal, q: quit -- ").strip().lower() in ("q", "quit"):
-                        return
-                except EOFError:  # no more input (a pipe, or Ctrl-D): show the rest without waiting
-                    write("")
-                    step = False
+            if shown and not pager.go_on():
+                return
             for line in deal_lines(index, deal, rules, before):
                 write(line)
             shown += 1
         before = list(deal["chips"]) or before
     final = record["deals"][-1]["chips"] if record["deals"] else []
     if final and only is None:
-        names = Names(rules.num_players)
         start = [rules.starting_chips] * rules.num_players
-        write(f"final balances (each started with {rules.starting_chips}): {chips_line(final, start, names)}")
+        write(f"final balances (each started with {rules.starting_chips}): "
+              f"{chips_line(final, start, Names(rules.num_players))}")
