@@ -19,12 +19,14 @@ from hypothesis import strategies as st
 
 from newmarket_env import actions as A
 from newmarket_env import env as make_env
-from newmarket_env.cards import FULL_DECK, iter_cards
-from newmarket_env.engine import Game, Phase
+from newmarket_env.cards import FULL_DECK, card_text, cards_to_text, iter_cards
+from newmarket_env.engine import Decision, Game, Phase
 from newmarket_env.engine.game import NOBODY
 from newmarket_env.engine.record import replay, session_record
 from newmarket_env.observation.encode import encode_flat, flat_to_planes, static_part
 from newmarket_env.rules import VARIANTS, Leftover, StakeMode, make_rules
+
+from . import reference
 
 MAX_DECISIONS = 5000  # far above any real session; reaching it means the session did not end
 
@@ -218,3 +220,53 @@ def test_env_rewards_are_zero_sum_over_a_session(rules_variant, seed):
     final = e.unwrapped.game.balances
     assert [totals[a] for a in e.possible_agents] == [b - rules.starting_chips for b in final]
     assert sum(totals.values()) == 0
+
+
+def texts_of(mask: int) -> set[str]:
+    return set(cards_to_text(mask))
+
+
+def check_lead_against_reference(game: Game) -> None:
+    """The engine's leader and legal leads equal the reference model's (RULES.md steps 5 and 9)."""
+    rules = game.rules
+    hands = [texts_of(h) for h in game.hands]
+    stops = [e for e in game.deals[-1]["events"] if e["type"] == "stop"]
+    if not stops:
+        leader, options = game.eldest, reference.lowest_of(hands[game.eldest], "CDHS", rules.ace_high)
+    else:
+        last = stops[-1]
+        leader, options = reference.lead_options(rules.lead_after_stop.value, hands, last["seat"], last["card"],
+                                                 rules.ace_high, set(rules.boodles))
+    assert (game.to_act, {card_text(a) for a in game.legal}) == (leader, options)
+
+
+def check_run_against_reference(before: Game, after: Game, card: int) -> None:
+    """The plays and the stop or out that follow a lead equal the reference model's run."""
+    hands = [texts_of(h) for h in before.hands]
+    plays, end = reference.run(hands, texts_of(before.played), set(before.rules.removed_cards), before.to_act,
+                               card_text(card), before.rules.ace_high)
+    new = after.deals[len(before.deals) - 1]["events"][len(before.deals[-1]["events"]):]
+    got_plays = [(e["seat"], e["card"]) for e in new if e["type"] == "play"][: len(plays)]
+    assert got_plays == plays
+    finish = next(e for e in new if e["type"] in ("stop", "out"))
+    if end[0] == "out":
+        assert finish == {"type": "out", "seat": end[1]}
+    else:
+        assert (finish["seat"], finish["card"], finish["next"], finish["cause"]) == end[1:]
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.filter_too_much])
+@given(rule_sets(), st.integers(0, 2**32 - 1))
+def test_leads_and_runs_match_the_reference_model(rules_variant, seed):
+    rules, _ = rules_variant
+    game = Game(dataclasses.replace(rules, num_deals=1), seed=seed)
+    rng = random.Random(seed)
+    while not game.over:
+        action = rng.choice(game.legal)
+        if game.decision is Decision.LEAD:
+            check_lead_against_reference(game)
+            before = game.copy()
+            game.apply(action)
+            check_run_against_reference(before, game, action)
+        else:
+            game.apply(action)
