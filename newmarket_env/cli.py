@@ -12,6 +12,7 @@ import argparse
 import importlib
 import os
 import sys
+import types
 from typing import Sequence
 
 # Subcommands run by other modules: name -> (module with build_parser() and main(argv) -> int, summary, extra).
@@ -67,11 +68,12 @@ def _delegate(command: str, argv: list[str]) -> int:
                          EXIT_NOT_AVAILABLE)
         return _fail(command, f"needs the Python module {err.name!r}: pip install 'newmarket-env[{extra}]'",
                      EXIT_NOT_AVAILABLE)
-    if "-h" in argv or "--help" in argv:
-        parser = module.build_parser()
-        parser.prog = f"newmarket {command}"
-        parser.print_help()
-        return 0
+    # Parse once with their parser, named and with one-line errors, so --help and bad options read like
+    # every other newmarket command; their main() then parses the same argv again and runs.
+    parser = module.build_parser()
+    parser.prog = f"newmarket {command}"
+    parser.error = types.MethodType(OneLineParser.error, parser)
+    parser.parse_args(argv)  # exits 0 after --help, 2 after a bad option
     return int(module.main(argv) or 0)
 
 

@@ -56,6 +56,9 @@ BAD_INPUT = [
     ["replay"],
     ["replay", "/no/such/record.json"],
     ["frobnicate"],
+    ["tournament", "--bogus"],
+    ["train", "--bogus"],
+    ["bench", "--seed", "x"],
 ]
 
 
