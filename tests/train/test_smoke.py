@@ -53,3 +53,10 @@ def test_resume_continues_from_the_checkpoint(trained):
 def test_resume_without_checkpoint_is_an_error(tmp_path):
     with pytest.raises(ValueError, match="no checkpoint"):
         main([str(TINY), "--out-dir", str(tmp_path), "--no-progress", "--resume"])
+
+
+def test_measure_command_reads_the_rules_from_the_file(trained, capsys):
+    from newmarket_env.train.measure import main as measure
+
+    assert measure([str(trained / "final.npz"), "--opponents", "random", "--boards", "2"]) == 0
+    assert "| newmarket | random |" in capsys.readouterr().out
