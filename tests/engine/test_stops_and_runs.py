@@ -41,7 +41,7 @@ def test_dead_stop_makes_the_next_card_public():
     assert game.public_dead == 0
     play(game, (1, "2C"))
     assert stops(game)[0] == (1, "3C", "4C", "dead")
-    assert game.public_dead >> mask_from_texts(["4C"]).bit_length() - 1 & 1
+    assert game.public_dead == mask_from_texts(["4C"])
 
 
 def test_removed_card_stops_the_run_hoyle1885():
