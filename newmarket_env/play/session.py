@@ -167,7 +167,7 @@ def _intro(table: Table, names: Names, options: PlayOptions, write: Write) -> No
     write("you are player_{0}; the others: {1}".format(table.seat, ", ".join(table.labels.values())))
     write("cards are rank + suit: TH is the ten of hearts, AS the ace of spades; "
           f"aces are {'high' if rules.ace_high else 'low'}")
-    write(f"boodles (pay cards): {' '.join(rules.boodles)}; each starts with {rules.starting_chips} chips")
+    write(f"boodles (pay cards): {' '.join(rules.boodles)}; every player starts with {rules.starting_chips} chips")
     write("")
 
 
