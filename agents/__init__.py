@@ -1,6 +1,13 @@
 """Agents: baselines, search and trained-agent wrappers behind one registry.
 
 Installed as ``newmarket_env.agents``; the folder is ``agents/`` in the repo.
+
+Baselines, weakest first: ``random`` (uniform legal action), ``lowest`` (first
+legal card, keep, pass), ``greedy`` (the sources' tips: long suits, boodles,
+unopened suits), ``control`` (plans leads that end on its own known stops).
+``search`` (``budget=`` worlds per decision) runs Monte Carlo rollouts of the
+deal over hidden cards sampled from what it knows. All decide from their
+observation, decoded by :mod:`newmarket_env.observation.view`.
 """
 
 from newmarket_env.agents.registry import available_agents, load_agent, register_agent

@@ -14,7 +14,7 @@ import random
 from newmarket_env.agents import knowledge as K
 from newmarket_env.cards import cards_of
 from newmarket_env.engine.game import NOBODY, Game
-from newmarket_env.engine.position import Position, game_at
+from newmarket_env.engine.position import Position, game_at, with_cards
 from newmarket_env.engine.types import Phase
 from newmarket_env.observation.view import ObservationView
 from newmarket_env.rules import Rules
@@ -68,10 +68,18 @@ def sample_cards(view: ObservationView, rules: Rules, rng: random.Random) -> tup
     return hands, dead
 
 
-def sample_world(view: ObservationView, rules: Rules, position: Position, rng: random.Random) -> Game:
-    """A game at the view's position with the hidden cards guessed."""
+def sample_world(view: ObservationView, rules: Rules, position: Position, rng: random.Random,
+                 template: Game | None = None) -> Game:
+    """A game at the view's position with the hidden cards guessed.
+
+    Given ``template`` (an earlier world of the same position) the new world
+    is a copy of it with new cards, which is cheaper than building one. The
+    worlds are made to be played to the end of the current deal only.
+    """
     hands, dead = sample_cards(view, rules, rng)
-    return game_at(position, hands, dead, seed=rng.randrange(2**31))
+    if template is not None:
+        return with_cards(template, position, hands, dead)
+    return game_at(position, hands, dead, seed=rng.randrange(2**31), plain_next_deal=True)
 
 
 __all__ = ["position_of", "sample_cards", "sample_world", "VIEWER"]

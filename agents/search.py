@@ -99,8 +99,10 @@ class SearchAgent(Agent):
         """Mean chip change to the end of the deal for each candidate, over ``budget`` shared worlds."""
         position = position_of(view, self.rules)
         totals = np.zeros(len(candidates))
+        template = None
         for _ in range(self.budget):
-            world = sample_world(view, self.rules, position, self._random)
+            world = sample_world(view, self.rules, position, self._random, template)
+            template = template or world
             for i, action in enumerate(candidates):
                 totals[i] += self._play_out(world.copy(), action)
         return totals / self.budget

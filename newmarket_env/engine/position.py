@@ -16,9 +16,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Sequence
 
+from newmarket_env.engine.dealing import DealtCards
 from newmarket_env.engine.game import NOBODY, Game
 from newmarket_env.engine.types import Decision, Phase
-from newmarket_env.rules import Rules
+from newmarket_env.rules import DeadHand, Rules
 
 
 @dataclass(frozen=True)
@@ -50,20 +51,47 @@ class Position:
         return sum(1 << card for card, seat in enumerate(self.played_by) if seat != NOBODY)
 
 
-def game_at(position: Position, hands: Sequence[int], dead: int, seed: int | None = None) -> Game:
+def game_at(position: Position, hands: Sequence[int], dead: int, seed: int | None = None,
+            plain_next_deal: bool = False) -> Game:
     """A game standing at ``position`` whose seats hold ``hands`` and whose dead hand is ``dead``.
 
     ``hands`` gives every seat's current cards (the viewer's own and guesses
     for the others); nothing is checked beyond the deck being partitioned. In
     the stake phase nothing is dealt yet: give empty hands and dead hand, and
     the deal is shuffled from ``seed`` when the stakes are in.
+
+    ``plain_next_deal=True`` queues an unshuffled deal (the current cards, as
+    they were) for the next deal, for a caller that stops at this deal's end
+    and would only waste a shuffle.
     """
     _check_partition(position, hands, dead)
     game = Game(position.rules, seed=seed, record_events=False)
     _set_table(game, position)
     _set_cards(game, position, hands, dead)
     _set_decision(game, position)
+    if plain_next_deal and position.phase is not Phase.STAKE:
+        game._queued_deals = [_placeholder_deal(game, position)]
     return game
+
+
+def with_cards(game: Game, position: Position, hands: Sequence[int], dead: int) -> Game:
+    """A copy of a game made by :func:`game_at` with other hidden cards (cheaper than a new one)."""
+    _check_partition(position, hands, dead)
+    clone = game.copy()
+    _set_cards(clone, position, hands, dead)
+    return clone
+
+
+def _placeholder_deal(game: Game, position: Position) -> DealtCards:
+    """Some valid deal for the next dealer: every card not removed, in seat order."""
+    rules = position.rules
+    deck = [c for c in range(52) if not rules.removed_mask >> c & 1]
+    share = len(deck) // (rules.num_players + 1)
+    hands = tuple(sum(1 << c for c in deck[i * share:(i + 1) * share]) for i in range(rules.num_players))
+    dead = sum(1 << c for c in deck[rules.num_players * share:]) if rules.dead_hand is DeadHand.DEALT else 0
+    if not dead and len(deck) > rules.num_players * share:  # no dead hand: the rest to the last seat
+        hands = hands[:-1] + (hands[-1] | sum(1 << c for c in deck[rules.num_players * share:]),)
+    return DealtCards((game.dealer + 1) % game.n, hands, dead)
 
 
 def _check_partition(position: Position, hands: Sequence[int], dead: int) -> None:
@@ -136,4 +164,4 @@ def _seats_after(game: Game, viewer: int) -> list[int]:
     return order[order.index(viewer) + 1:]
 
 
-__all__ = ["Position", "game_at"]
+__all__ = ["Position", "game_at", "with_cards"]
