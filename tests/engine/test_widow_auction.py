@@ -140,3 +140,25 @@ def test_widow_none_goes_straight_to_play():
     game = Game(rules, deals=[build_deal(rules, 0, {0: "2C 3C", 1: "2D 3D 9S", 2: "2H 3H"})])
     assert game.phase is Phase.PLAY and game.decision is Decision.LEAD
     assert widow_events(game) == []
+
+
+def test_auction_skips_the_dealer_when_it_goes_round():
+    rules = make_rules("michigan", 4, num_deals=1)
+    deal = build_deal(rules, 2, HANDS)  # dealer 2: the auction runs 3, 0, 1, then 3 again, never 2
+    game = Game(rules, deals=[deal], lots=[0] * 5)
+    play(game, (2, "keep"))
+    assert game.in_auction == [True, True, False, True]
+    play(game, (3, "bid 1"), (0, "bid 2"), (1, "pass"), (3, "bid 3"), (0, "pass"))
+    assert widow_events(game)[-2:] == [
+        {"type": "payment", "from": 3, "to": 2, "amount": 3, "reason": "bid"},
+        {"type": "widow", "seat": 3, "choice": "exchange"},
+    ]
+
+
+def test_dealer_buy_with_no_fee():
+    rules = make_rules("newmarket", 3, widow="dealer_buy", widow_fee=0, num_deals=1)
+    game = Game(rules, deals=[build_deal(rules, 0, {0: "2C 3C", 1: "2D 3D 9S", 2: "2H 3H"})], lots=[0] * 5)
+    play(game, (0, "exchange"))
+    assert widow_events(game)[0] == {"type": "widow", "seat": 0, "choice": "buy"}
+    assert all(e["amount"] == 0 for e in widow_events(game)[1:])  # a zero fee moves no chip
+    assert game.pot == 3 and game.balances[0] == 35 and game.widow_taker == 0
