@@ -91,3 +91,10 @@ def test_going_out_mid_run_as_a_forced_follow_ends_the_deal():
         {"type": "payment", "from": 1, "to": 2, "amount": 2, "reason": "cards"},
     ]
     assert game.over and stops(game) == []
+
+
+def test_custom_boodle_layout_the_four_kings():
+    game = one_deal("newmarket", {1: "QD KD 2C", 2: "3C 4H", 0: "5H"}, boodles=("KC", "KD", "KH", "KS"))
+    play(game, (1, "QD"))
+    assert events(game, kinds=["boodle"]) == [{"type": "boodle", "seat": 1, "boodle": 1, "card": "KD", "amount": 3}]
+    assert stops(game)[0] == (1, "KD", None, "top")
