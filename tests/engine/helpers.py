@@ -94,3 +94,19 @@ def legal_texts(game: Game) -> list[str]:
 def chip_total(game: Game) -> int:
     """Balances plus boodle stacks plus pot."""
     return sum(game.balances) + sum(game.boodle_stacks) + game.pot
+
+
+OTHER_HANDS = ("3H 4H", "5S", "6S 7S 8S", "9H", "TH", "2D", "3D")  # 2, 1, 3, 1, 1, 1, 1 cards
+
+
+def out_at_once(rules: Rules, dealer: int = 0, card: str = "2C") -> dict:
+    """A deal where eldest holds ``card`` alone and goes out on the forced first lead.
+
+    The other seats, from eldest's left, hold ``OTHER_HANDS`` in turn; the rest is dead.
+    """
+    n = rules.num_players
+    eldest = (dealer + 1) % n
+    hands = {eldest: card}
+    for k in range(1, n):
+        hands[(eldest + k) % n] = OTHER_HANDS[k - 1]
+    return build_deal(rules, dealer, hands)

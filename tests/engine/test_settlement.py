@@ -7,17 +7,7 @@ from newmarket_env import env
 from newmarket_env.engine import Game
 from newmarket_env.rules import make_rules
 
-from .helpers import build_deal, chip_total, events
-
-
-def out_at_once(rules, dealer):
-    """Eldest holds 2C alone and goes out on the forced lead; the others hold 2, 1, 3 ... cards."""
-    n = rules.num_players
-    eldest = (dealer + 1) % n
-    hands = {eldest: "2C"}
-    for k in range(1, n):
-        hands[(eldest + k) % n] = ["3H 4H", "5S", "6S 7S 8S", "9H", "TH", "2D", "3D"][k - 1]
-    return build_deal(rules, dealer, hands)
+from .helpers import build_deal, chip_total, events, out_at_once
 
 
 @pytest.mark.parametrize("per_card", [0, 1, 2])

@@ -5,17 +5,7 @@ import pytest
 from newmarket_env.engine import Decision, Game, Phase
 from newmarket_env.rules import make_rules
 
-from .helpers import build_deal, chip_total, events, legal_texts, play
-
-
-def quick_out_deal(rules, dealer=0, card="2C"):
-    """A deal where eldest holds one card and goes out on the forced first lead."""
-    n = rules.num_players
-    eldest = (dealer + 1) % n
-    hands = {eldest: card}
-    for k in range(1, n):  # the others, from eldest's left: 2, 1, 3, 1, ... cards
-        hands[(eldest + k) % n] = ["3H 4H", "5S", "6S 7S 8S", "9H", "TH", "2D", "3D"][k - 1]
-    return build_deal(rules, dealer, hands)
+from .helpers import build_deal, chip_total, events, legal_texts, out_at_once, play
 
 
 def stake_events(game, deal=-1):
@@ -24,7 +14,7 @@ def stake_events(game, deal=-1):
 
 def test_spread_even_with_pot_ante_three_players():
     rules = make_rules("newmarket", 3, num_deals=1)
-    game = Game(rules, deals=[quick_out_deal(rules)], lots=[0, 1, 2, 0])
+    game = Game(rules, deals=[out_at_once(rules)], lots=[0, 1, 2, 0])
     assert stake_events(game)[:3] == [(1, "pot", None, 1), (2, "pot", None, 1), (0, "pot", None, 1)]
     assert stake_events(game)[3:] == [(s, "boodle", b, 1) for s in (1, 2, 0) for b in range(4)]
     # Seat 1 leads 2C and is out: pot 3, seat 2 pays 2 cards, seat 0 pays 1 card.
@@ -46,14 +36,14 @@ def test_spread_even_with_pot_ante_three_players():
 @pytest.mark.parametrize("stake,split", [(6, [2, 2, 1, 1]), (3, [1, 1, 1, 0]), (1, [1, 0, 0, 0]), (9, [3, 2, 2, 2])])
 def test_spread_uneven_puts_extra_chips_on_first_boodles(stake, split):
     rules = make_rules("newmarket", 4, num_deals=1, boodle_stake=stake, pot_ante=0)
-    game = Game(rules, deals=[quick_out_deal(rules)])
+    game = Game(rules, deals=[out_at_once(rules)])
     expected = [(s, "boodle", b, split[b]) for s in (1, 2, 3, 0) for b in range(4) if split[b]]
     assert stake_events(game) == expected
 
 
 def test_spread_dealer_multiplier_on_pot_and_every_boodle():
     rules = make_rules("newmarket", 3, num_deals=1, boodle_stake=6, pot_ante=2, dealer_stake_multiplier=3)
-    game = Game(rules, deals=[quick_out_deal(rules, dealer=2)], lots=[0, 0, 0, 0])
+    game = Game(rules, deals=[out_at_once(rules, dealer=2)], lots=[0, 0, 0, 0])
     # Dealer 2, eldest 0: antes 2, 2, 6; boodles 2 2 1 1 each, tripled for the dealer.
     assert stake_events(game) == [
         (0, "pot", None, 2), (1, "pot", None, 2), (2, "pot", None, 6),
@@ -66,14 +56,14 @@ def test_spread_dealer_multiplier_on_pot_and_every_boodle():
 
 def test_each_puts_stake_on_every_boodle_and_dealer_double():
     rules = make_rules("michigan", 3, num_deals=1, widow="none", boodle_stake=2, dealer_stake_multiplier=2)
-    game = Game(rules, deals=[quick_out_deal(rules, dealer=1)], lots=[2, 2, 2, 2])
+    game = Game(rules, deals=[out_at_once(rules, dealer=1)], lots=[2, 2, 2, 2])
     assert stake_events(game) == [(s, "boodle", b, 2 * (1 + (s == 1))) for s in (2, 0, 1) for b in range(4)]
     assert game.deals[0]["chips"][1] == 40 - 16 - 1  # 4 chips on each boodle, one card (5S) paid
 
 
 def test_choose_a_decision_per_chip_eldest_first_dealer_last_after_antes():
     rules = make_rules("newmarket", 3, num_deals=1, stake_mode="choose", boodle_stake=2, dealer_stake_multiplier=2)
-    game = Game(rules, deals=[quick_out_deal(rules, dealer=0)])
+    game = Game(rules, deals=[out_at_once(rules, dealer=0)])
     # Every automatic pot ante is paid before the first choice.
     assert stake_events(game) == [(1, "pot", None, 1), (2, "pot", None, 1), (0, "pot", None, 2)]
     assert game.phase is Phase.STAKE and game.decision is Decision.STAKE
@@ -91,14 +81,14 @@ def test_choose_a_decision_per_chip_eldest_first_dealer_last_after_antes():
 
 def test_choose_with_zero_stake_asks_nothing():
     rules = make_rules("newmarket", 3, num_deals=1, stake_mode="choose", boodle_stake=0)
-    game = Game(rules, deals=[quick_out_deal(rules)])
+    game = Game(rules, deals=[out_at_once(rules)])
     assert game.over and stake_events(game) == [(1, "pot", None, 1), (2, "pot", None, 1), (0, "pot", None, 1)]
 
 
 def test_house_stakes_nobody_pays_and_multiplier_ignored():
     rules = make_rules("newmarket", 3, num_deals=1, stake_mode="house", house_pot=5, house_boodle=2,
                        dealer_stake_multiplier=3, leftover="vanish")
-    game = Game(rules, deals=[quick_out_deal(rules)])
+    game = Game(rules, deals=[out_at_once(rules)])
     assert stake_events(game) == [(None, "pot", None, 5)] + [(None, "boodle", b, 2) for b in range(4)]
     # Seat 1 out: takes the house pot 5 and 2 + 1 card payments; boodles vanish.
     assert game.balances == [39, 48, 38]
@@ -114,7 +104,7 @@ def test_newbury_house_defaults_pot_four_boodles_one():
 
 def test_boodle_chips_carry_over_and_new_stakes_go_on_top():
     rules = make_rules("newmarket", 3, num_deals=2)
-    first = quick_out_deal(rules, dealer=0)  # nobody takes a boodle: 3 chips stay on each
+    first = out_at_once(rules, dealer=0)  # nobody takes a boodle: 3 chips stay on each
     second = build_deal(rules, 1, {2: "QC", 0: "3H", 1: "4H"})  # eldest 2 leads the boodle QC and is out
     game = Game(rules, deals=[first, second], lots=[0, 1, 2])
     assert game.deals[0]["chips"] == [34, 41, 33]
