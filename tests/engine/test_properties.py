@@ -27,6 +27,7 @@ from newmarket_env.observation.encode import encode_flat, flat_to_planes, static
 from newmarket_env.rules import VARIANTS, Leftover, StakeMode, make_rules
 
 from . import reference
+from .audit import Auditor
 
 MAX_DECISIONS = 5000  # far above any real session; reaching it means the session did not end
 
@@ -166,7 +167,7 @@ def check_end(game: Game, start: int) -> None:
         assert total <= expected_total(game, start)
 
 
-@settings(max_examples=700, deadline=None, suppress_health_check=[HealthCheck.filter_too_much])
+@settings(max_examples=500, deadline=None, suppress_health_check=[HealthCheck.filter_too_much])
 @given(rule_sets(overrides=False), st.integers(0, 2**32 - 1))
 def test_presets_invariants_at_every_decision(rules_variant, seed):
     rules, _ = rules_variant
@@ -174,7 +175,7 @@ def test_presets_invariants_at_every_decision(rules_variant, seed):
     play_session(game, random.Random(seed))
 
 
-@settings(max_examples=900, deadline=None, suppress_health_check=[HealthCheck.filter_too_much])
+@settings(max_examples=600, deadline=None, suppress_health_check=[HealthCheck.filter_too_much])
 @given(rule_sets(), st.integers(0, 2**32 - 1))
 def test_overrides_invariants_at_every_decision(rules_variant, seed):
     rules, _ = rules_variant
@@ -270,3 +271,14 @@ def test_leads_and_runs_match_the_reference_model(rules_variant, seed):
             check_run_against_reference(before, game, action)
         else:
             game.apply(action)
+
+
+@settings(max_examples=250, deadline=None, suppress_health_check=[HealthCheck.filter_too_much])
+@given(rule_sets(), st.integers(0, 2**32 - 1))
+def test_records_pass_the_independent_audit(rules_variant, seed):
+    rules, variant = rules_variant
+    game = Game(rules, seed=seed)
+    rng = random.Random(seed)
+    while not game.over:
+        game.apply(rng.choice(game.legal))
+    Auditor(rules).session(session_record(game, variant))
