@@ -77,3 +77,58 @@ def run(hands: list[set[str]], played: set[str], removed: set[str], seat: int, c
             cause = "removed" if following in removed else "played" if following in played else "dead"
             return plays, ("stop", seat, card, following, cause)
         seat, card = holder, following
+
+
+def hands_at_play(deal: dict) -> list[set[str]]:
+    """The hands when play starts: as dealt, less discards, after any widow exchange."""
+    hands = [set(h) for h in deal["hands"]]
+    dead = set(deal["dead"])
+    for event in deal["events"]:
+        if event["type"] == "discard":
+            hands[event["seat"]].remove(event["card"])
+            dead.add(event["card"])
+        elif event["type"] == "widow" and event["choice"] in ("exchange", "buy"):
+            hands[event["seat"]], dead = dead, hands[event["seat"]]
+    return hands
+
+
+def first_lead_options(rules, hands: list[set[str]], dealer: int) -> tuple[int, set[str]]:
+    """RULES.md step 5: the lowest club (2 up, ace last) or eldest's lowest of any suit."""
+    if rules.first_lead.value == "lowest_club":
+        clubs = [r + "C" for r in "23456789TJQKA"]
+        for card in clubs:
+            holder = next((s for s, h in enumerate(hands) if card in h), None)
+            if holder is not None:
+                return holder, {card}
+    eldest = (dealer + 1) % len(hands)
+    return eldest, lowest_of(hands[eldest], "CDHS", rules.ace_high)
+
+
+def check_deal_play(deal: dict, rules) -> None:
+    """Every lead is one the rules allow, every run and its stop or out is the rules' own."""
+    hands, played = hands_at_play(deal), set()
+    events = [e for e in deal["events"] if e["type"] in ("play", "stop", "out", "blocked")]
+    leader, options = first_lead_options(rules, hands, deal["dealer"])
+    i = 0
+    while i < len(events):
+        lead = events[i]
+        assert lead["type"] == "play" and lead["lead"] and lead["seat"] == leader and lead["card"] in options, \
+            f"lead {lead} not allowed: {leader} may lead {sorted(options)}"
+        plays, end = run(hands, played, set(rules.removed_cards), leader, lead["card"], rules.ace_high)
+        got = [(e["seat"], e["card"]) for e in events[i: i + len(plays)] if e["type"] == "play"]
+        assert got == plays and not any(e.get("lead") for e in events[i + 1: i + len(plays)])
+        for seat, card in plays:
+            hands[seat].discard(card)
+            played.add(card)
+        finish, i = events[i + len(plays)], i + len(plays) + 1
+        if end[0] == "out":
+            assert finish == {"type": "out", "seat": end[1]} and i == len(events)
+            return
+        assert tuple(finish.get(k) for k in ("type", "seat", "card", "next", "cause")) == end, \
+            f"{finish} is not the rules' {end}"
+        leader, options = lead_options(rules.lead_after_stop.value, hands, end[1], end[2], rules.ace_high,
+                                       set(rules.boodles))
+        if leader is None:
+            assert events[i:] == [{"type": "blocked", "seat": end[1]}]
+            return
+    raise AssertionError("the deal's play ended with neither an out nor a block")

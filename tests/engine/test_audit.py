@@ -8,6 +8,7 @@ import pytest
 
 from newmarket_env.rules import VARIANTS, rules_from_dict
 
+from . import reference
 from .audit import Auditor
 
 GOLDEN = sorted((Path(__file__).resolve().parent.parent / "golden").glob("*.json"))
@@ -22,6 +23,8 @@ def load(path):
 def test_golden_records_pass_the_audit(path):
     rules, record = load(path)
     Auditor(rules).session(record)
+    for deal in record["deals"]:
+        reference.check_deal_play(deal, rules)
 
 
 def first(record, kind):

@@ -281,4 +281,7 @@ def test_records_pass_the_independent_audit(rules_variant, seed):
     rng = random.Random(seed)
     while not game.over:
         game.apply(rng.choice(game.legal))
-    Auditor(rules).session(session_record(game, variant))
+    record = session_record(game, variant)
+    Auditor(rules).session(record)
+    for deal in record["deals"]:
+        reference.check_deal_play(deal, rules)
