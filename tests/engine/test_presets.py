@@ -149,3 +149,24 @@ def test_newbury_deal():
     play(game, (1, "AH"))
     assert stops(game)[-1] == (1, "AH", "2H", "dead")
     assert game.to_act == 3  # black: 1 and 2 hold none, 3 holds clubs (0's spades come later round)
+
+
+@pytest.mark.parametrize("variant,overrides", [
+    ("newmarket", dict(widow="dealer_buy", widow_fee=4)),
+    ("michigan", dict(boodles=["AS", "KS", "QS", "JS"])),
+    ("michigan", dict(dealer_stake_multiplier=2)),
+    ("newmarket", dict(stake_mode="choose")),
+    ("newmarket", dict(dead_hand="none")),
+    ("newmarket", dict(boodles=("KD", "QS", "JC", "TH"))),
+    ("newmarket", dict(boodles=("AH", "KD", "QS", "JC"))),
+    ("newmarket", dict(boodles=("KC", "KD", "KH", "KS"))),
+])
+def test_options_the_sources_name_are_reachable_by_override(variant, overrides):
+    rules = make_rules(variant, **overrides)
+    for name, value in overrides.items():
+        expected = tuple(value) if isinstance(value, list) else value
+        assert getattr(rules, name) == expected
+    game = Game(rules, seed=4)
+    while not game.over:
+        game.apply(game.legal[-1])
+    assert game.deal_index == rules.num_deals
