@@ -8,6 +8,12 @@ HEADERS = ("#", "agent", "chips/deal [95% CI]", "won %", "boodles", "pot", "card
            "mu ± sigma", "decisions/s")
 
 
+def short_reason(text: str, limit: int = 110) -> str:
+    """The first clause of a (possibly long) reason, cut to ``limit`` characters; results.json keeps it whole."""
+    first = text.split(";")[0].strip()
+    return first if len(first) <= limit else first[: limit - 1] + "…"
+
+
 def signed(value: float | None, digits: int = 2) -> str:
     return "-" if value is None else f"{value:+.{digits}f}"
 

@@ -9,7 +9,7 @@ from typing import Any
 
 from newmarket_env.eval.tournament.accounting import PARTS
 from newmarket_env.eval.tournament.api import TournamentResult, config_dict, meeting_counts
-from newmarket_env.eval.tournament.leaderboard import HEADERS, leaderboard_rows, pairwise_matrix
+from newmarket_env.eval.tournament.leaderboard import HEADERS, leaderboard_rows, pairwise_matrix, short_reason
 
 RESULTS_FORMAT = "newmarket-tournament/1"
 #: How every session's deals are rebuilt from its game seed, for whoever reproduces a run.
@@ -81,7 +81,7 @@ def leaderboard_markdown(result: TournamentResult, command: str | None = None) -
               "leftover lots) are chips per deal by source; they add up to chips/deal. "
               "Rating: openskill Plackett-Luce, each session ranked by final chips.", ""]
     lines += _markdown_table(HEADERS, leaderboard_rows(result.standings, result.speed))
-    lines += [f"\nLeft out: {name} ({why})" for name, why in plan.skipped.items()]
+    lines += [f"\nLeft out: {name} ({short_reason(why)})" for name, why in plan.skipped.items()]
     matrix = pairwise_matrix(result.standings, result.pairwise)
     lines += ["", "## Pairwise differences (row minus column, chips per deal; * = 95% paired interval excludes 0)", ""]
     lines += _markdown_table(("", *(row[0] for row in matrix)), [tuple(row) for row in matrix])

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from newmarket_env.eval.tournament.api import TournamentResult
-from newmarket_env.eval.tournament.leaderboard import HEADERS, leaderboard_rows
+from newmarket_env.eval.tournament.leaderboard import HEADERS, leaderboard_rows, short_reason
 
 MIN_PIPE_WIDTH = 130
 
@@ -29,6 +29,6 @@ def print_leaderboard(result: TournamentResult, command: str | None = None) -> N
         console = Console(width=max(console.width, MIN_PIPE_WIDTH))
     console.print(table)
     for name, why in plan.skipped.items():
-        console.print(f"left out: {name} ({why})", markup=False, highlight=False)
+        console.print(f"left out: {name} ({short_reason(why)})", markup=False, highlight=False)
     if command:
         console.print(f"reproduce: {command}", soft_wrap=True, markup=False, highlight=False)
