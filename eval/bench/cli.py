@@ -24,6 +24,8 @@ def build_parser(parser: argparse.ArgumentParser | None = None) -> argparse.Argu
     parser.add_argument("--no-planes", action="store_true", help="skip the observation='planes' rows")
     parser.add_argument("--no-extras", action="store_true", help="skip the single-agent and tournament rows")
     parser.add_argument("--memory-envs", type=int, default=50, help="envs built for the memory figure (0: skip)")
+    parser.add_argument("--clock", choices=("cpu", "wall"), default="cpu",
+                        help="cpu: CPU time of this process (default; steadier on a shared machine); wall: elapsed")
     parser.add_argument("--seed", type=int, default=0, help="seed of the first session")
     parser.add_argument("--json", metavar="PATH", help="also write the results as JSON")
     parser.add_argument("--markdown", metavar="PATH", help="also write the tables as markdown")
@@ -33,7 +35,7 @@ def build_parser(parser: argparse.ArgumentParser | None = None) -> argparse.Argu
 def config_from_args(args: argparse.Namespace) -> BenchConfig:
     return BenchConfig(seconds=args.seconds, repeats=args.repeats, presets=tuple(args.presets),
                        planes=not args.no_planes, extras=not args.no_extras, peers=tuple(args.peers),
-                       memory_envs=args.memory_envs, seed=args.seed)
+                       memory_envs=args.memory_envs, seed=args.seed, clock=args.clock)
 
 
 def main(argv: list[str] | None = None) -> int:

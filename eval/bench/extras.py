@@ -2,23 +2,51 @@
 
 from __future__ import annotations
 
-from newmarket_env.eval.bench.ours import optional_module
+import random
+
+import numpy as np
+
+from newmarket_env.eval.bench.ours import PLAYERS, optional_module
+
+TOURNAMENT_RESAMPLES = 100  # bootstrap resamples per measured tournament (the figures are not the point here)
 
 
 def single_agent():
-    """The single-agent training view (``newmarket_env.env.single_agent``), random legal actions."""
+    """The single-agent training view (``SingleAgentEnv``) with random opponents and a random learner.
+
+    A decision here is one Gymnasium ``step`` of the learner (what a trainer
+    counts); the opponents' moves happen inside it.
+    """
     module = optional_module("newmarket_env.env.single_agent")
     if module is None:
         return None, "skipped: newmarket_env.env.single_agent does not exist yet"
-    return None, "skipped: single-agent driver not written yet"
+    view = module.SingleAgentEnv(variant="newmarket", num_players=PLAYERS, opponents=["random"])
+
+    def play(seed: int) -> int:
+        rng = random.Random(seed)
+        view.reset(seed=seed)
+        steps, over = 0, False
+        while not over:
+            action = int(rng.choice(np.flatnonzero(view.action_masks())))
+            _obs, _reward, over, _truncated, _info = view.step(action)
+            steps += 1
+        return steps
+
+    return play, f"{PLAYERS} players, 3 random opponents; decisions = learner steps"
 
 
 def tournament():
-    """A tournament of baseline agents (``newmarket_env.eval.tournament``)."""
+    """A one-block tournament of the default baseline line-up (``run_tournament``), in this process."""
     module = optional_module("newmarket_env.eval.tournament")
     if module is None:
         return None, "skipped: newmarket_env.eval.tournament does not exist yet"
-    return None, "skipped: tournament driver not written yet"
+
+    def play(seed: int) -> tuple[int, int]:
+        config = module.TournamentConfig(players=PLAYERS, blocks=1, seed=seed, resamples=TOURNAMENT_RESAMPLES)
+        games = module.run_tournament(config).games
+        return sum(sum(g.decisions) for g in games), len(games)
+
+    return play, f"one block of the default baselines, {PLAYERS} players, workers=1; session = one game"
 
 
 EXTRAS = {

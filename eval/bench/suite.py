@@ -9,7 +9,7 @@ from newmarket_env.eval.bench.extras import EXTRAS
 from newmarket_env.eval.bench.memory import MemoryFigure, memory_per_env
 from newmarket_env.eval.bench.ours import PLAYERS, aec_player, engine_player
 from newmarket_env.eval.bench.peers import PEER_NAMES, PEERS
-from newmarket_env.eval.bench.timing import Measurement, measure
+from newmarket_env.eval.bench.timing import CLOCKS, Measurement, measure
 from newmarket_env.rules import VARIANTS
 
 REFERENCE_PEERS = ("texas_holdem_v4", "connect_four_v3", "hearts")  # ratio columns of the table
@@ -27,6 +27,7 @@ class BenchConfig:
     peers: tuple[str, ...] = PEER_NAMES
     memory_envs: int = 50       # envs built for the memory figure (0: skip)
     seed: int = 0               # first session seed; each session takes the next one
+    clock: str = "cpu"          # "cpu": CPU time of this process; "wall": elapsed time
 
     def __post_init__(self) -> None:
         unknown = [p for p in self.presets if p not in VARIANTS]
@@ -35,6 +36,8 @@ class BenchConfig:
         bad_peers = [p for p in self.peers if p not in PEERS]
         if bad_peers:
             raise ValueError(f"unknown peer {bad_peers[0]!r}; allowed: {', '.join(PEERS)}")
+        if self.clock not in CLOCKS:
+            raise ValueError(f"clock={self.clock!r} is unknown; allowed: {', '.join(CLOCKS)}")
         if self.seconds <= 0 or self.repeats < 1 or self.memory_envs < 0:
             raise ValueError("seconds must be > 0, repeats >= 1 and memory_envs >= 0")
 
@@ -103,7 +106,8 @@ def run_benchmark(config: BenchConfig = BenchConfig(), progress=None) -> BenchRe
         if player is None:
             result.notes.append(f"{name}: {why}")
             continue
-        result.rows.append(measure(name, group, player, config.seconds, config.repeats, config.seed, why or note))
+        result.rows.append(measure(name, group, player, config.seconds, config.repeats, config.seed,
+                                   why or note, config.clock))
     if config.memory_envs:
         result.memory = _memory(config)
     return result

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import random
 from dataclasses import dataclass
 from typing import Any, Mapping
@@ -35,14 +36,23 @@ def dealing_order(rules: Rules, dealer: int) -> list[int]:
     return seats + [DEAD_SLOT]
 
 
+_CARD_BITS = tuple(1 << card for card in range(52))
+
+
+@functools.lru_cache(maxsize=None)
+def _sorted_deck(removed_mask: int) -> tuple[int, ...]:
+    """The cards in play, lowest id first: the deck before each shuffle."""
+    return tuple(iter_cards(FULL_DECK & ~removed_mask))
+
+
 def shuffled_deal(rules: Rules, dealer: int, rng: random.Random) -> DealtCards:
     """Deal the shuffled deck one card at a time in the dealing order."""
-    deck = list(iter_cards(FULL_DECK & ~rules.removed_mask))
+    deck = list(_sorted_deck(rules.removed_mask))
     rng.shuffle(deck)
     order = dealing_order(rules, dealer)
-    masks = {slot: 0 for slot in order}
-    for i, card in enumerate(deck):
-        masks[order[i % len(order)]] |= 1 << card
+    # Card i goes to slot i % len(order), so each slot gets every len(order)-th card; the bits of
+    # distinct cards never overlap, so their sum is their union.
+    masks = {slot: sum(map(_CARD_BITS.__getitem__, deck[i::len(order)])) for i, slot in enumerate(order)}
     hands = tuple(masks[s] for s in range(rules.num_players))
     return DealtCards(dealer, hands, masks.get(DEAD_SLOT, 0))
 

@@ -22,7 +22,7 @@ import random
 from typing import Any, Mapping, Sequence
 
 from newmarket_env import actions as A
-from newmarket_env.cards import card_text, cards_to_text
+from newmarket_env.cards import card_text
 from newmarket_env.engine.dealing import DealtCards, parse_deal, shuffled_deal
 from newmarket_env.engine.leads import lowest_any_suit, lowest_club_holder, options_after_stop
 from newmarket_env.engine.types import Decision, IllegalActionError, Phase, StopCause
@@ -30,6 +30,7 @@ from newmarket_env.order import next_table
 from newmarket_env.rules import DeadHand, FirstLead, Leftover, Rules, StakeMode, Widow
 
 NOBODY = -1  # owner of a card that no seat holds (dead, removed, played)
+CARD_TEXT = tuple(card_text(card) for card in range(52))  # the record writes card texts: look them up
 
 
 class Game:
@@ -52,8 +53,9 @@ class Game:
         self._queued_deals = [d if isinstance(d, DealtCards) else parse_deal(rules, d, i) for i, d in enumerate(deals)]
         self._queued_lots = list(lots)
         self._next = next_table(rules.ace_high)
-        self._boodle_of = {card: i for i, card in enumerate(rules.boodle_cards)}
-        self._boodle_mask = sum(1 << c for c in rules.boodle_cards)
+        self.boodle_cards = rules.boodle_cards  # layout order; a Rules property that parses text, so kept here
+        self._boodle_of = {card: i for i, card in enumerate(self.boodle_cards)}
+        self._boodle_mask = sum(1 << c for c in self.boodle_cards)
         self._removed = rules.removed_mask
 
         self.balances = [rules.starting_chips] * self.n
@@ -196,10 +198,12 @@ class Game:
             for seat in order:
                 self._pending_stakes.extend([seat] * rules.boodle_stake)
             return
+        split = self._stake_split()
         for seat in order:
-            for b, amount in enumerate(self._stake_split()):
+            mult = self._multiplier(seat)
+            for b, amount in enumerate(split):
                 if amount:
-                    self._pay_stake(seat, b, amount * self._multiplier(seat))
+                    self._pay_stake(seat, b, amount * mult)
 
     def _stake_split(self) -> list[int]:
         stake = self.rules.boodle_stake
@@ -218,10 +222,11 @@ class Game:
             self._log(type="stake", seat=seat, target="pot", amount=amount)
             return
         self.boodle_stacks[boodle] += amount
-        event = dict(type="stake", seat=seat, target="boodle", boodle=boodle, amount=amount)
-        if action is not None:
-            event["action"] = action
-        self._log(**event)
+        if self.record_events:
+            event = {"type": "stake", "seat": seat, "target": "boodle", "boodle": boodle, "amount": amount}
+            if action is not None:
+                event["action"] = action
+            self.events.append(event)
 
     def _ask_stake(self) -> None:
         self._ask(self._pending_stakes[0], Decision.STAKE, [A.stake_action(b) for b in range(4)])
@@ -252,9 +257,9 @@ class Game:
             owner[low.bit_length() - 1] = seat
             mask ^= low
 
-    @staticmethod
-    def _texts(mask: int) -> list[str]:
-        return cards_to_text(mask)
+    @classmethod
+    def _texts(cls, mask: int) -> list[str]:
+        return [CARD_TEXT[card] for card in cls._cards(mask)]
 
     def _ask_discard(self) -> None:
         seat = self._pending_discards[0]
@@ -275,7 +280,7 @@ class Game:
         self.dead |= 1 << card
         self.owner[card] = NOBODY
         self.known_dead[seat] |= 1 << card
-        self._log(type="discard", seat=seat, card=card_text(card), action=card)
+        self._log(type="discard", seat=seat, card=CARD_TEXT[card], action=card)
 
     # ------------------------------------------------------------------ the widow
     def _start_widow(self) -> None:
@@ -386,26 +391,30 @@ class Game:
     def _play_card(self, seat: int, card: int, lead: bool, action: int | None) -> bool:
         """Play one card; True if it ended the deal."""
         bit = 1 << card
-        self.hands[seat] &= ~bit
+        hand = self.hands[seat] & ~bit
+        self.hands[seat] = hand
         self.played |= bit
         self.played_by[card] = seat
         self.owner[card] = NOBODY
         self.last_played = card
         if self.record_events:
-            event = {"type": "play", "seat": seat, "card": card_text(card), "lead": lead}
+            event = {"type": "play", "seat": seat, "card": CARD_TEXT[card], "lead": lead}
             if action is not None:
                 event["action"] = action
             self.events.append(event)
-        boodle = self._boodle_of.get(card)
-        if boodle is not None:
-            amount = self.boodle_stacks[boodle]
-            self.boodle_stacks[boodle] = 0
-            self.balances[seat] += amount
-            self._log(type="boodle", seat=seat, boodle=boodle, card=card_text(card), amount=amount)
-        if not self.hands[seat]:
+        if bit & self._boodle_mask:
+            self._take_boodle(seat, card)
+        if not hand:
             self._go_out(seat)
             return True
         return False
+
+    def _take_boodle(self, seat: int, card: int) -> None:
+        boodle = self._boodle_of[card]
+        amount = self.boodle_stacks[boodle]
+        self.boodle_stacks[boodle] = 0
+        self.balances[seat] += amount
+        self._log(type="boodle", seat=seat, boodle=boodle, card=CARD_TEXT[card], amount=amount)
 
     def _stop_cause(self, card: int) -> StopCause:
         if self._removed >> card & 1:
@@ -417,8 +426,8 @@ class Game:
     def _stop(self, seat: int, card: int, following: int | None, cause: StopCause) -> None:
         if cause is StopCause.DEAD:
             self.public_dead |= 1 << following  # RULES.md: a stopping card not played is known dead
-        self._log(type="stop", seat=seat, card=card_text(card),
-                  next=None if following is None else card_text(following), cause=cause.value)
+        self._log(type="stop", seat=seat, card=CARD_TEXT[card],
+                  next=None if following is None else CARD_TEXT[following], cause=cause.value)
         leader, options = options_after_stop(
             self.rules.lead_after_stop, self.hands, seat, card, self.rules.ace_high, self._boodle_mask
         )

@@ -51,55 +51,81 @@ def static_part(rules: Rules) -> np.ndarray:
     return vec
 
 
+# The card planes read from 52-bit masks sit next to each other in the layout, in this order; they
+# are unpacked from the masks in one numpy call instead of being set card by card.
+MASK_PLANES = ("hand", "played_by", "known_dead", "last_card")
+MASK_PLANES_END = SLOTS[MASK_PLANES[-1]].stop
+_MAX_SEATS = SLOTS["card_counts"].stop - SLOTS["card_counts"].start
+
+
+def _check_planes() -> None:
+    """The fast path above relies on the layout order; fail loudly at import if it changes."""
+    starts = [SLOTS[name].start for name in MASK_PLANES]
+    sizes = [SLOTS[name].stop - SLOTS[name].start for name in MASK_PLANES]
+    if starts[0] != 0 or any(a + n != b for a, n, b in zip(starts, sizes, starts[1:])):
+        raise RuntimeError(f"observation layout changed: {MASK_PLANES} must be the first card pieces, in order")
+
+
+_check_planes()
+# Start of every piece as a plain int: the scalars are few and mostly zero, so each is set on its own.
+AT = {name: piece.start for name, piece in SLOTS.items()}
+
+
 def encode_flat(game: Game, viewer: int, static: np.ndarray) -> np.ndarray:
     """The flat observation of ``viewer`` (float32, ``FLAT_SIZE`` long)."""
     vec = static.copy()
-    n = game.n
-    rel = [(viewer + k) % n for k in range(n)]  # relative seat k -> absolute seat
-    vec[SLOTS["hand"]] = mask_bits(game.hands[viewer])
-    _played_by(vec, game, viewer)
-    vec[SLOTS["known_dead"]] = mask_bits(game.public_dead | game.known_dead[viewer])
-    if game.played and game.last_played is not None:
-        vec[SLOTS["last_card"].start + game.last_played] = 1.0
-    stacks = [_chips(s) for s in game.boodle_stacks]
-    value = vec[SLOTS["boodle_value"]]
-    for b, card in enumerate(game.rules.boodle_cards):
-        value[card] = stacks[b]
-    vec[SLOTS["boodle_stacks"]] = stacks
-    vec[SLOTS["pot"]] = _chips(game.pot)
-    vec[SLOTS["card_counts"].start: SLOTS["card_counts"].start + n] = [game.hands[s].bit_count() / 13 for s in rel]
-    vec[SLOTS["balances"].start: SLOTS["balances"].start + n] = [_chips(game.balances[s]) for s in rel]
-    _one_hot_seat(vec, "dealer", game.dealer, viewer, n)
-    vec[SLOTS["phase"].start + _PHASE_INDEX[game.phase]] = 1.0
-    if game.decision is not None and game.to_act == viewer:
-        vec[SLOTS["decision"].start + _DECISION_INDEX[game.decision]] = 1.0
-    vec[SLOTS["standing_bid"]] = game.high_bid / 20.0
-    _one_hot_seat(vec, "high_bidder", game.high_bidder, viewer, n)
-    if game.in_auction:
-        vec[SLOTS["in_auction"].start: SLOTS["in_auction"].start + n] = [float(game.in_auction[s]) for s in rel]
-    _one_hot_seat(vec, "widow_taker", game.widow_taker, viewer, n)
-    vec[SLOTS["dead_count"]] = game.dead.bit_count() / 13.0
-    vec[SLOTS["own_pending"]] = game.pending_for(viewer) / 4.0
-    rules = game.rules
-    vec[SLOTS["deals_left"]] = max(0, rules.num_deals - game.deal_index - 1) / rules.num_deals
+    _card_planes(vec, game, viewer)
+    _chip_scalars(vec, game, viewer)
+    _turn_scalars(vec, game, viewer)
     return vec
 
 
-def _played_by(vec: np.ndarray, game: Game, viewer: int) -> None:
-    base = SLOTS["played_by"].start
+def _card_planes(vec: np.ndarray, game: Game, viewer: int) -> None:
+    """Hand, played by each relative seat, known dead and last card: masks unpacked in one go."""
     n = game.n
+    played_by_rel = [0] * _MAX_SEATS
     played_by = game.played_by
     mask = game.played
     while mask:
         low = mask & -mask
-        card = low.bit_length() - 1
         mask ^= low
-        vec[base + ((played_by[card] - viewer) % n) * 52 + card] = 1.0
+        played_by_rel[(played_by[low.bit_length() - 1] - viewer) % n] |= low
+    last = 1 << game.last_played if game.played and game.last_played is not None else 0
+    masks = [game.hands[viewer], *played_by_rel, game.public_dead | game.known_dead[viewer], last]
+    bits = np.unpackbits(np.array(masks, dtype="<u8").view(np.uint8), bitorder="little")
+    vec[:MASK_PLANES_END].reshape(-1, 52)[:] = bits.reshape(-1, 64)[:, :52]
 
 
-def _one_hot_seat(vec: np.ndarray, name: str, seat: int, viewer: int, n: int) -> None:
-    if seat != NOBODY:
-        vec[SLOTS[name].start + (seat - viewer) % n] = 1.0
+def _chip_scalars(vec: np.ndarray, game: Game, viewer: int) -> None:
+    """Boodle values and stacks, pot, then card counts and balances by relative seat."""
+    for b, card in enumerate(game.boodle_cards):
+        vec[AT["boodle_value"] + card] = vec[AT["boodle_stacks"] + b] = _chips(game.boodle_stacks[b])
+    vec[AT["pot"]] = _chips(game.pot)
+    n, hands, balances = game.n, game.hands, game.balances
+    for k in range(n):
+        seat = (viewer + k) % n
+        vec[AT["card_counts"] + k] = hands[seat].bit_count() / 13
+        vec[AT["balances"] + k] = _chips(balances[seat])
+
+
+def _turn_scalars(vec: np.ndarray, game: Game, viewer: int) -> None:
+    """Dealer, phase, decision, the auction and the deal's progress."""
+    n = game.n
+    vec[AT["dealer"] + (game.dealer - viewer) % n] = 1.0
+    vec[AT["phase"] + _PHASE_INDEX[game.phase]] = 1.0
+    if game.decision is not None and game.to_act == viewer:
+        vec[AT["decision"] + _DECISION_INDEX[game.decision]] = 1.0
+    vec[AT["standing_bid"]] = game.high_bid / 20.0
+    for name, seat in (("high_bidder", game.high_bidder), ("widow_taker", game.widow_taker)):
+        if seat != NOBODY:
+            vec[AT[name] + (seat - viewer) % n] = 1.0
+    if game.in_auction:
+        for k in range(n):
+            vec[AT["in_auction"] + k] = float(game.in_auction[(viewer + k) % n])
+    vec[AT["dead_count"]] = game.dead.bit_count() / 13.0
+    vec[AT["own_pending"]] = game.pending_for(viewer) / 4.0
+    rules = game.rules
+    vec[AT["deals_left"]] = max(0, rules.num_deals - game.deal_index - 1) / rules.num_deals
 
 
 def flat_to_planes(flat: np.ndarray) -> np.ndarray:
