@@ -40,11 +40,12 @@ class ControlPolicy(GreedyPolicy):
         known = view.played | view.known_dead
 
         def value(card: int) -> float:
-            return self._plan(view, view.hand, known, card, PLAN_DEPTH, boodles, p_dead)
+            return self.plan_value(view, view.hand, known, card, PLAN_DEPTH, boodles, p_dead)
 
         return max(view.legal, key=lambda card: (value(card), -card))
 
-    def _plan(self, view, hand, known, card, depth, boodles, p_dead) -> float:
+    def plan_value(self, view: ObservationView, hand: int, known: int, card: int, depth: int, boodles: int,
+                   p_dead: float) -> float:
         """Value of leading ``card`` from ``hand``: cards shed, boodles, and the lead coming back."""
         chain, following = K.own_chain(hand, card, view.ace_high)
         rest = hand
@@ -62,7 +63,7 @@ class ControlPolicy(GreedyPolicy):
             return gain  # the lead passes to the left
         if depth == 0:
             return gain + CONTROL
-        return gain + CONTROL + max(self._plan(view, rest, played, o, depth - 1, boodles, p_dead)
+        return gain + CONTROL + max(self.plan_value(view, rest, played, o, depth - 1, boodles, p_dead)
                                     for o in options)
 
     def discard(self, view: ObservationView) -> int:

@@ -91,7 +91,7 @@ class SearchAgent(Agent):
         boodles = K.boodle_mask(view)
         known = view.played | view.known_dead
         p_dead = K.hidden_dead_count(view, self.rules) / max(1, K.unseen(view, self.rules).bit_count())
-        score = {c: self.guide._plan(view, view.hand, known, c, 1, boodles, p_dead) for c in view.legal}
+        score = {c: self.guide.plan_value(view, view.hand, known, c, 1, boodles, p_dead) for c in view.legal}
         return sorted(view.legal, key=lambda c: (-score[c], c))
 
     # ------------------------------------------------------------------ rollouts
