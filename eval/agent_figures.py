@@ -83,7 +83,8 @@ def figure_rows(cfg: FigureConfig) -> list[dict[str, Any]]:
     rows = []
     for variant in cfg.variants:
         matches = [(b, cfg.villain, cfg.seeds, None) for b in BASELINES]
-        matches.append(("search", cfg.strongest, cfg.search_seeds, {"budget": cfg.budget}))
+        if cfg.search_seeds > 0:  # 0 skips the (slow) search match
+            matches.append(("search", cfg.strongest, cfg.search_seeds, {"budget": cfg.budget}))
         for hero, villain, seeds, kwargs in matches:
             start = time.time()
             values = duplicate_scores(variant, hero, villain, cfg, seeds, kwargs)
@@ -109,7 +110,7 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--variants", nargs="+", default=list(VARIANTS), choices=list(VARIANTS))
     parser.add_argument("--seeds", type=int, default=FigureConfig.seeds)
-    parser.add_argument("--search-seeds", type=int, default=FigureConfig.search_seeds)
+    parser.add_argument("--search-seeds", type=int, default=FigureConfig.search_seeds, help="0 skips search")
     parser.add_argument("--budget", type=int, default=FigureConfig.budget)
     parser.add_argument("--newbury-deals", type=int, default=4, help="deals per Newbury session (preset: 12)")
     args = parser.parse_args(argv)
