@@ -96,12 +96,24 @@ class EvalSection:
 
 
 @dataclass
+class PretrainSection:
+    """Warm start before PPO: imitate a baseline teacher (see ``newmarket_env.train.imitate``)."""
+
+    teacher: str = spec("", "baseline to imitate; empty = no warm start", str)
+    samples: int = spec(20_000, "teacher decisions to collect", int, low=1)
+    epochs: int = spec(5, "passes over the decisions", int, low=1)
+    learning_rate: float = spec(1e-3, "Adam step size of the warm start", float, low=1e-8, high=1.0)
+    value_weight: float = spec(0.5, "weight of the value regression next to the imitation loss", float, low=0.0)
+
+
+@dataclass
 class TrainConfig:
     """A whole training run (the YAML file: these sections, each optional)."""
 
     name: str = spec("newmarket_ppo", "run name (used in the saved agent's metadata)", str)
     env: EnvSection = field(default_factory=EnvSection, metadata={"doc": EnvSection.__doc__})
     opponents: OpponentSection = field(default_factory=OpponentSection, metadata={"doc": OpponentSection.__doc__})
+    pretrain: PretrainSection = field(default_factory=PretrainSection, metadata={"doc": PretrainSection.__doc__})
     ppo: PPOSection = field(default_factory=PPOSection, metadata={"doc": PPOSection.__doc__})
     run: RunSection = field(default_factory=RunSection, metadata={"doc": RunSection.__doc__})
     eval: EvalSection = field(default_factory=EvalSection, metadata={"doc": EvalSection.__doc__})
@@ -183,6 +195,8 @@ def _check_cross(config: TrainConfig) -> None:
     except ValueError as err:
         raise ValueError(f"env: {err}") from None
     known = available_agents()
+    if config.pretrain.teacher and config.pretrain.teacher not in known:
+        raise ValueError(f"pretrain.teacher has unknown agent {config.pretrain.teacher!r}; allowed: {', '.join(known)}")
     for section, names in (("opponents.baselines", config.opponents.baselines), ("eval.opponents", config.eval.opponents)):
         for name in names:
             if name not in known:

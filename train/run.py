@@ -67,9 +67,28 @@ def latest_checkpoint(out_dir: Path) -> Path | None:
     return max(found)[1] if found else None
 
 
+def warm_start(config: TrainConfig, model: Any, out_dir: Path) -> None:
+    """Imitate ``pretrain.teacher`` (if set) before PPO; the figures go to pretrain.json."""
+    from newmarket_env.train.imitate import collect, pretrain, teacher_agreement
+
+    pre, env_cfg = config.pretrain, config.env
+    began = time.time()
+    demos = collect(env_cfg.variant, env_cfg.num_players, env_cfg.rules, pre.teacher, config.opponents.baselines,
+                    pre.samples, env_cfg.reward_scale, seed=config.run.seed)
+    losses = pretrain(model, demos, pre.epochs, pre.learning_rate, pre.value_weight, seed=config.run.seed)
+    report = {"teacher": pre.teacher, "samples": len(demos.actions), "losses": losses,
+              "agreement": teacher_agreement(model, demos), "seconds": round(time.time() - began, 1)}
+    (out_dir / "pretrain.json").write_text(json.dumps(report, indent=2))
+    print(f"warm start: imitated {pre.teacher!r} on {report['samples']} decisions, "
+          f"agreement {report['agreement']:.3f}, {report['seconds']} s", flush=True)
+
+
 def _load_or_build(config: TrainConfig, vec_env: Any, out_dir: Path, resume: bool):
     if not resume:
-        return build_model(config, vec_env, out_dir)
+        model = build_model(config, vec_env, out_dir)
+        if config.pretrain.teacher:
+            warm_start(config, model, out_dir)
+        return model
     checkpoint = latest_checkpoint(out_dir)
     if checkpoint is None:
         raise ValueError(f"--resume: no checkpoint in {out_dir / 'checkpoints'}; start without --resume")

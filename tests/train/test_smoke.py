@@ -60,3 +60,10 @@ def test_measure_command_reads_the_rules_from_the_file(trained, capsys):
 
     assert measure([str(trained / "final.npz"), "--opponents", "random", "--boards", "2"]) == 0
     assert "| newmarket | random |" in capsys.readouterr().out
+
+
+def test_warm_start_report(trained):
+    import json
+
+    report = json.loads((trained / "pretrain.json").read_text())
+    assert report["teacher"] == "greedy" and report["samples"] >= 200 and 0.0 <= report["agreement"] <= 1.0
