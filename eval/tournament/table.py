@@ -1,33 +1,48 @@
-"""The leaderboard as a rich table in the terminal."""
+"""The leaderboard as rich tables in the terminal: one wide table, or two where the terminal is narrow."""
 
 from __future__ import annotations
+
+from typing import Sequence
 
 from newmarket_env.eval.tournament.api import TournamentResult
 from newmarket_env.eval.tournament.leaderboard import HEADERS, leaderboard_rows, short_reason
 
-MIN_PIPE_WIDTH = 130
+MIN_PIPE_WIDTH = 130  # a log or a pipe gets at least this many columns
+WIDE_TABLE_WIDTH = 118  # narrower terminals get the chip sources in a second table
+MAIN_COLUMNS = (0, 1, 2, 3, 9, 10)  # rank, agent, chips/deal, won %, rating, decisions/s
+SOURCE_COLUMNS = (0, 1, 4, 5, 6, 7, 8)  # rank, agent and the chip sources
+CAPTION = ("chips per deal by source (other = widow, bids, lots); 95% bootstrap interval over deal blocks; "
+           "mu ± sigma: openskill Plackett-Luce")
+
+
+def _table(title: str | None, rows: list[tuple[str, ...]], columns: Sequence[int], caption: str | None):
+    from rich import box
+    from rich.table import Table
+
+    table = Table(title=title, caption=caption, box=box.SIMPLE_HEAD, pad_edge=False)
+    for i in columns:
+        table.add_column(HEADERS[i], justify="left" if i == 1 else "right", no_wrap=True)
+    for row in rows:
+        table.add_row(*(row[i] for i in columns))
+    return table
 
 
 def print_leaderboard(result: TournamentResult, command: str | None = None) -> None:
-    """Print the standings table (and the command that reproduces the run)."""
-    from rich import box
+    """Print the standings (and the command that reproduces the run)."""
     from rich.console import Console
-    from rich.table import Table
 
-    plan = result.plan
-    title = (f"{plan.config.variant}, {plan.setup.players} players: {len(plan.specs)} sessions "
-             f"({plan.config.blocks} blocks x {len(plan.lineups)} line-ups x {plan.seatings} seatings)")
-    table = Table(title=title, box=box.SIMPLE_HEAD, pad_edge=False,
-                  caption="chips per deal by source (other = widow, bids, lots); 95% bootstrap interval over "
-                          "deal blocks; mu ± sigma: openskill Plackett-Luce")
-    for i, header in enumerate(HEADERS):
-        table.add_column(header, justify="left" if i == 1 else "right", no_wrap=True)
-    for row in leaderboard_rows(result.standings, result.speed):
-        table.add_row(*row)
     console = Console()
     if not console.is_terminal:  # a log or a pipe: do not squeeze the table into 80 columns
         console = Console(width=max(console.width, MIN_PIPE_WIDTH))
-    console.print(table)
+    plan = result.plan
+    title = (f"{plan.config.variant}, {plan.setup.players} players: {len(plan.specs)} sessions "
+             f"({plan.config.blocks} blocks x {len(plan.lineups)} line-ups x {plan.seatings} seatings)")
+    rows = leaderboard_rows(result.standings, result.speed)
+    if console.width >= WIDE_TABLE_WIDTH:
+        console.print(_table(title, rows, range(len(HEADERS)), CAPTION))
+    else:
+        console.print(_table(title, rows, MAIN_COLUMNS, None))
+        console.print(_table("chips per deal by source", rows, SOURCE_COLUMNS, CAPTION))
     for name, why in plan.skipped.items():
         console.print(f"left out: {name} ({short_reason(why)})", markup=False, highlight=False)
     if command:
