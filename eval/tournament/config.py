@@ -47,7 +47,8 @@ class TournamentConfig:
     seed: int = 0
     """Master seed; every deal, lot and agent seed derives from it."""
     workers: int = 1
-    """Worker processes; 1 plays in this process. Figures do not depend on it."""
+    """Worker processes; 1 plays in this process. Figures do not depend on it. Workers are spawned, so a
+    script that asks for more than 1 must call run_tournament under ``if __name__ == "__main__":``."""
     permutations: bool = False
     """Seat every line-up in all orders (up to 4 seats) instead of its rotations only."""
     agent_options: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
