@@ -13,8 +13,8 @@ from typing import Sequence
 
 from newmarket_env.eval.tournament.api import Plan, TournamentResult, plan_tournament, run_tournament
 from newmarket_env.eval.tournament.config import (
-    DEFAULT_BLOCKS, DEFAULT_PLAYERS, DEFAULT_RESAMPLES, DEFAULT_VARIANT, DEFAULT_WORKERS, TournamentConfig,
-    parse_agent_options, parse_set_options,
+    DEFAULT_BLOCKS, DEFAULT_PLAYERS, DEFAULT_RESAMPLES, DEFAULT_VARIANT, DEFAULT_WORKERS, SLOW_AGENT_OPTIONS,
+    TournamentConfig, parse_agent_options, parse_set_options,
 )
 
 EXIT_BAD_INPUT = 2
@@ -46,7 +46,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
     add("--permutations", action="store_true", help="seat each line-up in every order (up to 4 seats), "
         "not just its rotations")
     add("--agent-option", action="append", default=[], metavar="AGENT:KEY=VALUE",
-        help="keyword option for one agent, repeatable (e.g. search:budget=50)")
+        help="keyword option for one agent, repeatable (e.g. search:budget=50); defaults: "
+        + (", ".join(f"{a}:{k}={v}" for a, o in SLOW_AGENT_OPTIONS.items() for k, v in o.items()) or "none"))
     add("--resamples", type=int, default=DEFAULT_RESAMPLES, help="bootstrap resamples")
     add("--quiet", action="store_true", help="no progress bar and no table; just write the files")
     return parser
