@@ -43,10 +43,16 @@ TRAINED_DIR = Path(__file__).resolve().parent / "trained"
 
 
 def save_policy(path: str | os.PathLike, layers: Sequence[tuple[np.ndarray, np.ndarray]], rules: Rules,
-                variant: str, activation: str, training: Mapping[str, Any] | None = None) -> dict[str, Any]:
-    """Write ``layers`` [(weight (out, in), bias (out,)), ...] and metadata to ``path``; return the metadata."""
+                variant: str, activation: str, training: Mapping[str, Any] | None = None,
+                dtype: str = "float32") -> dict[str, Any]:
+    """Write ``layers`` [(weight (out, in), bias (out,)), ...] and metadata to ``path``; return the metadata.
+
+    ``dtype="float16"`` halves the file (shipped agents); loading computes in float32 either way.
+    """
     if activation not in ACTIVATIONS:
         raise ValueError(f"activation={activation!r} is unknown; allowed: {', '.join(ACTIVATIONS)}")
+    if dtype not in ("float32", "float16"):
+        raise ValueError(f"dtype={dtype!r} is unknown; allowed: float32, float16")
     sizes = [int(layers[0][0].shape[1])] + [int(w.shape[0]) for w, _ in layers]
     metadata = {
         "format": FORMAT, "version": FORMAT_VERSION, "variant": variant, "rules": rules.to_dict(),
@@ -55,8 +61,8 @@ def save_policy(path: str | os.PathLike, layers: Sequence[tuple[np.ndarray, np.n
     }
     arrays = {}
     for i, (weight, bias) in enumerate(layers):
-        arrays[f"layer{i}.weight"] = np.asarray(weight, dtype=np.float32)
-        arrays[f"layer{i}.bias"] = np.asarray(bias, dtype=np.float32)
+        arrays[f"layer{i}.weight"] = np.asarray(weight, dtype=dtype)
+        arrays[f"layer{i}.bias"] = np.asarray(bias, dtype=dtype)
     arrays["metadata"] = np.frombuffer(json.dumps(metadata, sort_keys=True).encode(), dtype=np.uint8)
     Path(path).parent.mkdir(parents=True, exist_ok=True)
     with open(path, "wb") as handle:  # a file object keeps np.savez from appending ".npz"

@@ -67,3 +67,13 @@ def test_warm_start_report(trained):
 
     report = json.loads((trained / "pretrain.json").read_text())
     assert report["teacher"] == "greedy" and report["samples"] >= 200 and 0.0 <= report["agreement"] <= 1.0
+
+
+def test_ship_writes_a_half_size_agent_that_loads(trained, tmp_path):
+    from newmarket_env.train.ship import ship
+
+    path = ship(trained, "ppo-tiny", tmp_path / "docs", tmp_path)
+    assert path.stat().st_size < (trained / "final.npz").stat().st_size
+    assert (tmp_path / "ppo-tiny.json").is_file() and (tmp_path / "docs" / "ppo-tiny_curve.png").is_file()
+    agent = load_agent(str(path), env=env(variant="newmarket", num_players=4, num_deals=1))
+    assert agent.layers[0][0].dtype.name == "float32"
