@@ -15,7 +15,7 @@ from gymnasium import spaces
 from pettingzoo import AECEnv
 
 from newmarket_env import actions as A
-from newmarket_env.engine.game import Game
+from newmarket_env.engine.game import NOBODY, Game
 from newmarket_env.engine.record import session_record
 from newmarket_env.engine.types import IllegalActionError
 from newmarket_env.observation.encode import ENCODINGS, encode_flat, flat_to_planes, static_part
@@ -90,6 +90,7 @@ class raw_env(AECEnv):
         self.terminations = {a: False for a in self.agents}
         self.truncations = {a: False for a in self.agents}
         self.infos = {a: {} for a in self.agents}
+        self._masked_seat = NOBODY  # the seat whose action mask is not all zero
         self._obs_cache: dict[str, dict[str, np.ndarray]] = {}
         # Stakes paid while resetting reach the rewards at the first step: PettingZoo
         # expects zero rewards right after reset.
@@ -128,10 +129,23 @@ class raw_env(AECEnv):
                 self.terminations[agent] = True
         else:
             self.agent_selection = self.possible_agents[game.to_act]
-        for agent in self.agents:
-            self.infos[agent] = {"action_mask": self._mask(agent)}
+        self._update_masks()
         if reward:
             self._accumulate_rewards()
+
+    def _update_masks(self) -> None:
+        """Give the seat to act its legal mask and every other seat an all-zero one.
+
+        Only the masks that change get a new array (the seat that acted and the seat to
+        act now; every seat after reset), so a step allocates one or two, not one per
+        seat. Masks already handed out are never written to.
+        """
+        game, infos = self.game, self.infos
+        acting = NOBODY if game.over else game.to_act
+        for seat, agent in enumerate(self.possible_agents):
+            if seat == acting or seat == self._masked_seat or "action_mask" not in infos[agent]:
+                infos[agent] = {"action_mask": self._mask(agent)}
+        self._masked_seat = acting
 
     # ------------------------------------------------------------------ observing
     def _mask(self, agent: str) -> np.ndarray:
