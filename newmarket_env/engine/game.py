@@ -18,6 +18,7 @@ True
 from __future__ import annotations
 
 import copy
+import numbers
 import random
 from typing import Any, Mapping, Sequence
 
@@ -50,6 +51,9 @@ class Game:
         self.present_forced = present_forced
         self.record_events = record_events
         self.rng = random.Random(seed)
+        if len(deals) > rules.num_deals:
+            raise ValueError(f"{len(deals)} deals given but the session has num_deals={rules.num_deals}; "
+                             f"give at most {rules.num_deals} (or raise num_deals)")
         self._queued_deals = [d if isinstance(d, DealtCards) else parse_deal(rules, d, i) for i, d in enumerate(deals)]
         self._queued_lots = list(lots)
         self._next = next_table(rules.ace_high)
@@ -99,9 +103,11 @@ class Game:
         """Take ``action`` for the seat ``to_act``; raises :class:`IllegalActionError` if illegal."""
         if self.over:
             raise IllegalActionError("the session is over; no action is legal (call reset)")
-        if action not in self.legal:
+        # numpy ints are ids too; floats and bools are not, even when they compare equal to one.
+        is_id = isinstance(action, numbers.Integral) and not isinstance(action, bool)
+        if not is_id or action not in self.legal:
             names = ", ".join(f"{a} ({A.action_text(a)})" for a in self.legal)
-            shown = A.action_text(action) if isinstance(action, int) and 0 <= action < A.NUM_ACTIONS else "not an action"
+            shown = A.action_text(int(action)) if is_id and 0 <= action < A.NUM_ACTIONS else "not an action id"
             raise IllegalActionError(
                 f"action {action!r} ({shown}) is not legal for seat {self.to_act} deciding "
                 f"{self.decision.value}; legal actions: {names}"

@@ -165,3 +165,24 @@ def test_bad_env_options_raise():
         env(observation="image")
     with pytest.raises(ValueError, match="render_mode='rgb'"):
         env(render_mode="rgb")
+
+
+def test_non_integer_actions_are_refused_even_when_equal_to_a_legal_id():
+    from newmarket_env.engine import Game, IllegalActionError
+    from newmarket_env.rules import make_rules
+
+    game = Game(make_rules("newmarket"), seed=1)
+    before = (game.to_act, list(game.legal), list(game.balances))
+    for bad in (float(game.legal[0]), True, str(game.legal[0])):
+        with pytest.raises(IllegalActionError, match="not an action id"):
+            game.apply(bad)
+    assert (game.to_act, list(game.legal), list(game.balances)) == before
+
+
+def test_more_deals_than_num_deals_is_an_error():
+    from newmarket_env import env
+
+    e = env(variant="newmarket", num_deals=1)
+    deal = {"dealer": 0, "hands": [["AC"]] * 4, "dead": []}
+    with pytest.raises(ValueError, match="num_deals=1"):
+        e.reset(options={"deals": [deal, deal]})
