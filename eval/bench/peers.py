@@ -7,6 +7,7 @@ missing, so the benchmark still runs.
 
 from __future__ import annotations
 
+import importlib
 import random
 
 from newmarket_env.eval.bench.drivers import aec_random_player
@@ -16,22 +17,32 @@ PEER_NAMES = ("texas_holdem_v4", "connect_four_v3", "hearts", "hearts+tensor")
 PeerWorkload = tuple["SessionPlayer | None", str]  # (player or None when unavailable, note)
 
 
-def texas_holdem() -> PeerWorkload:
-    """PettingZoo classic Texas Hold'em (limit, 2 players; needs rlcard)."""
+def classic_env_maker(name: str):
+    """A maker of PettingZoo's classic env ``name`` (wrapped as its docs make it); ImportError when missing."""
     try:
-        from pettingzoo.classic import texas_holdem_v4
+        from pettingzoo import make  # the registry API (PettingZoo >= 1.25)
+    except ImportError:
+        return importlib.import_module(f"pettingzoo.classic.{name}").env
+    make("aec", f"classic/{name}")  # import errors (rlcard, pygame) show here, before any timing
+    return lambda: make("aec", f"classic/{name}")
+
+
+def texas_holdem() -> PeerWorkload:
+    """PettingZoo classic Texas Hold'em (limit, 2 players; needs rlcard and pygame)."""
+    try:
+        maker = classic_env_maker("texas_holdem_v4")
     except ImportError as err:
         return None, f"skipped: {err} (pip install 'newmarket-env[bench]')"
-    return aec_random_player(texas_holdem_v4.env), "PettingZoo classic, rlcard, 2 players; session = one hand"
+    return aec_random_player(maker), "PettingZoo classic, rlcard, 2 players; session = one hand"
 
 
 def connect_four() -> PeerWorkload:
-    """PettingZoo classic Connect Four (pure numpy)."""
+    """PettingZoo classic Connect Four (numpy; needs pygame)."""
     try:
-        from pettingzoo.classic import connect_four_v3
+        maker = classic_env_maker("connect_four_v3")
     except ImportError as err:
         return None, f"skipped: {err} (pip install 'newmarket-env[bench]')"
-    return aec_random_player(connect_four_v3.env), "PettingZoo classic, 2 players; session = one game"
+    return aec_random_player(maker), "PettingZoo classic, 2 players; session = one game"
 
 
 def hearts(with_tensor: bool) -> PeerWorkload:

@@ -8,7 +8,7 @@ from typing import Any
 from newmarket_env.eval.bench.extras import EXTRAS
 from newmarket_env.eval.bench.memory import MemoryFigure, memory_per_env
 from newmarket_env.eval.bench.ours import PLAYERS, aec_player, engine_player
-from newmarket_env.eval.bench.peers import PEER_NAMES, PEERS
+from newmarket_env.eval.bench.peers import PEER_NAMES, PEERS, classic_env_maker
 from newmarket_env.eval.bench.timing import CLOCKS, Measurement, measure
 from newmarket_env.rules import VARIANTS
 
@@ -140,8 +140,8 @@ def _memory(config: BenchConfig) -> list[MemoryFigure]:
                               lambda: env(num_players=PLAYERS, observation="planes"), config.memory_envs)]
     if "texas_holdem_v4" in config.peers:
         try:
-            from pettingzoo.classic import texas_holdem_v4
+            maker = classic_env_maker("texas_holdem_v4")
         except ImportError:
             return figures
-        figures.append(memory_per_env("texas_holdem_v4", texas_holdem_v4.env, config.memory_envs))
+        figures.append(memory_per_env("texas_holdem_v4", maker, config.memory_envs))
     return figures

@@ -1,0 +1,62 @@
+"""Smoke tests of the speed benchmark at a tiny size: it runs and reports the expected rows (no timing thresholds)."""
+
+import json
+
+import pytest
+
+from newmarket_env.eval.bench import BenchConfig, run_benchmark
+from newmarket_env.eval.bench.cli import build_parser, main
+from newmarket_env.eval.bench.report import markdown, rate_rows
+from newmarket_env.eval.bench.timing import measure
+
+TINY = dict(seconds=0.001, repeats=1, memory_envs=2)
+
+
+def test_every_workload_gives_a_row_or_a_note():
+    config = BenchConfig(presets=("newmarket", "newbury"), **TINY)
+    result = run_benchmark(config)
+    names = [r.name for r in result.rows]
+    assert names[:6] == ["engine newmarket", "engine newbury", "aec newmarket flat", "aec newbury flat",
+                         "aec newmarket planes", "aec newbury planes"]
+    expected = ["single_agent newmarket", "tournament baselines", "texas_holdem_v4", "connect_four_v3", "hearts",
+                "hearts+tensor"]
+    noted = [note.split(":")[0] for note in result.notes]
+    assert sorted(names[6:] + noted) == sorted(expected)  # measured, or skipped with a note saying why
+    for row in result.rows:
+        assert row.decisions_per_s > 0 and row.sessions_per_s > 0 and row.decisions_per_session > 0
+    assert [m.name for m in result.memory][:2] == ["newmarket 4p flat", "newmarket 4p planes"]
+    assert all(m.bytes_per_env > 0 for m in result.memory)
+
+
+def test_targets_and_tables_are_built_from_the_same_run():
+    result = run_benchmark(BenchConfig(presets=("newmarket",), planes=False, extras=False, peers=("connect_four_v3",),
+                                       **TINY))
+    headers, rows = rate_rows(result)
+    names = [r[0] for r in rows]
+    if "connect_four_v3" in names:  # measured where PettingZoo classic's extras are installed
+        assert headers[-1] == "x connect4" and rows[-1][-1] == "1.00"  # the peer against itself
+    assert names[:2] == ["engine newmarket", "aec newmarket flat"]
+    assert [t.goal for t in result.targets()] == ["< 1 MB", "< 1 MB"]  # no hold'em or hearts measured here
+    assert "| workload |" in markdown(result)
+    json.dumps(result.to_dict())
+
+
+def test_cli_prints_the_table_and_writes_json(tmp_path, capsys):
+    out = tmp_path / "bench.json"
+    code = main(["--repeats", "1", "--seconds", "0.001", "--presets", "michigan", "--peers", "--no-planes",
+                 "--no-extras", "--memory-envs", "1", "--clock", "wall", "--json", str(out)])
+    assert code == 0
+    assert "engine michigan" in capsys.readouterr().out
+    data = json.loads(out.read_text())
+    assert [r["name"] for r in data["rows"]] == ["engine michigan", "aec michigan flat"]
+
+
+def test_bad_options_are_refused():
+    with pytest.raises(SystemExit) as done:
+        main(["--repeats", "0"])
+    assert done.value.code == 2
+    with pytest.raises(ValueError, match="unknown preset"):
+        BenchConfig(presets=("bridge",))
+    with pytest.raises(ValueError, match="clock"):
+        measure("x", "peer", lambda seed: 1, seconds=0.001, repeats=1, clock="sundial")
+    assert build_parser().parse_args([]).repeats == 5
