@@ -7,7 +7,7 @@ import random
 from dataclasses import dataclass
 from typing import Any, Mapping
 
-from newmarket_env.cards import FULL_DECK, card_from_text, card_text, iter_cards
+from newmarket_env.cards import FULL_DECK, card_from_text, card_text, iter_cards, mask_from_cards
 from newmarket_env.rules import DeadHand, DeadHandPosition, Rules
 
 DEAD_SLOT = -1  # stands for the dead hand in a dealing order
@@ -36,9 +36,6 @@ def dealing_order(rules: Rules, dealer: int) -> list[int]:
     return seats + [DEAD_SLOT]
 
 
-_CARD_BITS = tuple(1 << card for card in range(52))
-
-
 @functools.lru_cache(maxsize=None)
 def _sorted_deck(removed_mask: int) -> tuple[int, ...]:
     """The cards in play, lowest id first: the deck before each shuffle."""
@@ -50,9 +47,7 @@ def shuffled_deal(rules: Rules, dealer: int, rng: random.Random) -> DealtCards:
     deck = list(_sorted_deck(rules.removed_mask))
     rng.shuffle(deck)
     order = dealing_order(rules, dealer)
-    # Card i goes to slot i % len(order), so each slot gets every len(order)-th card; the bits of
-    # distinct cards never overlap, so their sum is their union.
-    masks = {slot: sum(map(_CARD_BITS.__getitem__, deck[i::len(order)])) for i, slot in enumerate(order)}
+    masks = {slot: mask_from_cards(deck[i::len(order)]) for i, slot in enumerate(order)}  # card i: slot i % len
     hands = tuple(masks[s] for s in range(rules.num_players))
     return DealtCards(dealer, hands, masks.get(DEAD_SLOT, 0))
 

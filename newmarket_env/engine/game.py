@@ -432,8 +432,10 @@ class Game:
     def _stop(self, seat: int, card: int, following: int | None, cause: StopCause) -> None:
         if cause is StopCause.DEAD:
             self.public_dead |= 1 << following  # RULES.md: a stopping card not played is known dead
-        self._log(type="stop", seat=seat, card=CARD_TEXT[card],
-                  next=None if following is None else CARD_TEXT[following], cause=cause.value)
+        if self.record_events:
+            self.events.append({"type": "stop", "seat": seat, "card": CARD_TEXT[card],
+                                "next": None if following is None else CARD_TEXT[following],
+                                "cause": _CAUSE_TEXT[cause]})
         leader, options = options_after_stop(
             self.rules.lead_after_stop, self.hands, seat, card, self.rules.ace_high, self._boodle_mask
         )
@@ -491,6 +493,8 @@ class Game:
         self.boodle_stacks = [0, 0, 0, 0]
         self.pot = 0
 
+
+_CAUSE_TEXT = {cause: cause.value for cause in StopCause}  # Enum .value is a slow descriptor
 
 _HANDLERS = {
     Decision.STAKE: Game._on_stake,

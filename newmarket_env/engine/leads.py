@@ -10,6 +10,7 @@ from newmarket_env.rules import LeadRule
 
 ALL_SUITS = (0, 1, 2, 3)
 _OPPOSITE_SUITS = {0: (1, 2), 3: (1, 2), 1: (0, 3), 2: (0, 3)}
+_OTHER_SUITS = {suit: tuple(s for s in ALL_SUITS if s != suit) for suit in ALL_SUITS}
 
 # (leader, cards they may lead); leader None means nobody can lead: the deal is blocked.
 LeadOptions = tuple["int | None", list[int]]
@@ -28,7 +29,7 @@ def options_after_stop(
     if rule is LeadRule.LOWEST_ANY_SUIT:
         return stopper, lowest_any_suit(hand, ace_high)
     if rule is LeadRule.LOWEST_OTHER_SUIT:
-        others = lowest_per_suit(hand, [s for s in ALL_SUITS if s != suit], ace_high)
+        others = lowest_per_suit(hand, _OTHER_SUITS[suit], ace_high)
         return stopper, others or [lowest_of_suit(hand, suit, ace_high)]
     if rule is LeadRule.LOWEST_OPPOSITE_COLOUR:
         for seat in _seats_from(stopper, len(hands)):
