@@ -18,6 +18,7 @@ def build_parser(parser: argparse.ArgumentParser | None = None) -> argparse.Argu
     parser.add_argument("config", nargs="?", help="YAML config, e.g. configs/newmarket_ppo.yaml")
     parser.add_argument("--resume", action="store_true", help="continue from the latest checkpoint in run.out_dir")
     parser.add_argument("--total-steps", type=int, help="override run.total_steps")
+    parser.add_argument("--max-minutes", type=float, help="override run.max_minutes (e.g. for --resume)")
     parser.add_argument("--out-dir", help="override run.out_dir")
     parser.add_argument("--seed", type=int, help="override run.seed")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
@@ -31,6 +32,8 @@ def _apply_overrides(config, args: argparse.Namespace):
     data = config.to_dict()
     if args.total_steps is not None:
         data["run"]["total_steps"] = args.total_steps
+    if args.max_minutes is not None:
+        data["run"]["max_minutes"] = args.max_minutes
     if args.out_dir is not None:
         data["run"]["out_dir"] = args.out_dir
     if args.seed is not None:
