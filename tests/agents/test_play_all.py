@@ -49,3 +49,8 @@ def test_every_decision_kind_is_answered(variant, players, overrides):
 def test_newbury_discards_are_answered():
     _, kinds = play("newbury", 4, ["control", "greedy", "lowest", "search"], 0, kwargs={"budget": 1}, num_deals=1)
     assert {"discard", "lead"} <= kinds
+
+
+def test_agents_read_the_planes_encoding_too():
+    play("michigan", 4, ["control", "greedy", "lowest", "search"], 2, kwargs={"budget": 1}, num_deals=1,
+         observation="planes")
