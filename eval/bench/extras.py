@@ -9,6 +9,8 @@ import numpy as np
 from newmarket_env.eval.bench.ours import PLAYERS, optional_module
 
 TOURNAMENT_RESAMPLES = 100  # bootstrap resamples per measured tournament (the figures are not the point here)
+# Quick rule baselines only: a search agent's thinking would measure the agent, not the env.
+TOURNAMENT_AGENTS = ("random", "lowest", "greedy", "control")
 
 
 def single_agent():
@@ -36,17 +38,22 @@ def single_agent():
 
 
 def tournament():
-    """A one-block tournament of the default baseline line-up (``run_tournament``), in this process."""
+    """A one-block tournament of the quick rule baselines (``run_tournament``), in this process."""
     module = optional_module("newmarket_env.eval.tournament")
     if module is None:
         return None, "skipped: newmarket_env.eval.tournament does not exist yet"
+    from newmarket_env import available_agents
+
+    agents = [name for name in TOURNAMENT_AGENTS if name in available_agents()]
+    agents += ["random"] * (PLAYERS - len(agents))
 
     def play(seed: int) -> tuple[int, int]:
-        config = module.TournamentConfig(players=PLAYERS, blocks=1, seed=seed, resamples=TOURNAMENT_RESAMPLES)
+        config = module.TournamentConfig(agents=tuple(agents), players=PLAYERS, blocks=1, seed=seed,
+                                         resamples=TOURNAMENT_RESAMPLES)
         games = module.run_tournament(config).games
         return sum(sum(g.decisions) for g in games), len(games)
 
-    return play, f"one block of the default baselines, {PLAYERS} players, workers=1; session = one game"
+    return play, f"one block of {', '.join(agents)}; workers=1; session = one game"
 
 
 EXTRAS = {

@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-from pettingzoo.utils import wrappers
-
 from newmarket_env.env.aec import ENV_NAME, raw_env
+from newmarket_env.env.wrapper import OrderEnforcing
 
 
 def env(**kwargs):
     """The env with PettingZoo's order enforcing wrapper (illegal actions raise in the engine)."""
-    return wrappers.OrderEnforcingWrapper(raw_env(**kwargs))
+    return OrderEnforcing(raw_env(**kwargs))
 
 
 __all__ = ["env", "raw_env", "ENV_NAME"]

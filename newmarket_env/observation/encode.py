@@ -130,10 +130,11 @@ def _turn_scalars(vec: np.ndarray, game: Game, viewer: int) -> None:
 
 def flat_to_planes(flat: np.ndarray) -> np.ndarray:
     """Card pieces as (suit x rank) planes, then every scalar broadcast over a plane."""
-    card_part = flat[: NUM_CARD_PLANES * 52].reshape(NUM_CARD_PLANES, 4, 13)
-    scalars = flat[NUM_CARD_PLANES * 52:]
-    scalar_planes = np.broadcast_to(scalars[:, None, None], (NUM_SCALARS, 4, 13))
-    return np.concatenate([card_part, scalar_planes], axis=0)
+    # Filling one preallocated array is cheaper than np.concatenate over a np.broadcast_to view.
+    planes = np.empty(PLANES_SHAPE, dtype=flat.dtype)
+    planes[:NUM_CARD_PLANES] = flat[: NUM_CARD_PLANES * 52].reshape(NUM_CARD_PLANES, 4, 13)
+    planes[NUM_CARD_PLANES:] = flat[NUM_CARD_PLANES * 52:, None, None]
+    return planes
 
 
 PLANES_SHAPE = (NUM_CARD_PLANES + NUM_SCALARS, 4, 13)
