@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import statistics
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -9,7 +10,7 @@ from newmarket_env.eval.bench.extras import EXTRAS
 from newmarket_env.eval.bench.memory import MemoryFigure, memory_per_env
 from newmarket_env.eval.bench.ours import PLAYERS, aec_player, engine_player
 from newmarket_env.eval.bench.peers import PEER_NAMES, PEERS, classic_env_maker
-from newmarket_env.eval.bench.timing import CLOCKS, Measurement, measure
+from newmarket_env.eval.bench.timing import CLOCKS, Measurement, measure_rounds
 from newmarket_env.rules import VARIANTS
 
 REFERENCE_PEERS = ("texas_holdem_v4", "connect_four_v3", "hearts")  # ratio columns of the table
@@ -65,9 +66,11 @@ class BenchResult:
         return next((r for r in self.rows if r.name == name), None)
 
     def ratio(self, row: Measurement, peer: str) -> float | None:
-        """``row``'s decisions/s over the peer's, or None when the peer was not measured."""
+        """Median over rounds of ``row``'s decisions/s over the peer's (None: peer not measured)."""
         other = self.row(peer)
-        return row.decisions_per_s / other.decisions_per_s if other else None
+        if other is None:
+            return None
+        return statistics.median(mine[0] / theirs[0] for mine, theirs in zip(row.repeats, other.repeats))
 
     def targets(self) -> list[Target]:
         """The goals of issue 6 that this run can check."""
@@ -97,17 +100,16 @@ class BenchResult:
 
 
 def run_benchmark(config: BenchConfig = BenchConfig(), progress=None) -> BenchResult:
-    """Measure every workload of ``config`` in this process; ``progress(name)`` is called before each."""
+    """Measure every workload of ``config`` in this process; ``progress(text)`` is told what runs next."""
     result = BenchResult(config)
+    ready = {}
     for name, group, make, note in _workloads(config):
-        if progress:
-            progress(name)
         player, why = make()
         if player is None:
             result.notes.append(f"{name}: {why}")
-            continue
-        result.rows.append(measure(name, group, player, config.seconds, config.repeats, config.seed,
-                                   why or note, config.clock))
+        else:
+            ready[name] = (group, player, why or note)
+    result.rows = measure_rounds(ready, config.seconds, config.repeats, config.seed, config.clock, progress)
     if config.memory_envs:
         result.memory = _memory(config)
     return result

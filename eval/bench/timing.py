@@ -56,21 +56,40 @@ def measure(name: str, group: str, play: SessionPlayer, seconds: float = 2.0, re
     >>> m.decisions_per_session
     3.0
     """
+    return measure_rounds({name: (group, play, note)}, seconds, repeats, seed, clock)[0]
+
+
+def measure_rounds(workloads: dict[str, tuple[str, SessionPlayer, str]], seconds: float, repeats: int,
+                   seed: int = 0, clock: str = "cpu", progress=None) -> list[Measurement]:
+    """Time every workload (name -> (group, player, note)) once per round, for ``repeats`` rounds.
+
+    Round-robin rather than one workload after another: when other jobs slow
+    the machine for a while, every workload shares that slow round, so the
+    per-round ratios between workloads stay steady.
+    """
     if clock not in CLOCKS:
         raise ValueError(f"clock={clock!r} is unknown; allowed: {', '.join(CLOCKS)}")
-    runs = []
-    total_decisions = total_sessions = 0
-    for _ in range(repeats):
-        decisions, sessions, elapsed, seed = timed_run(play, seconds, seed, CLOCKS[clock])
-        runs.append((decisions / elapsed, sessions / elapsed))
-        total_decisions += decisions
-        total_sessions += sessions
+    seeds = dict.fromkeys(workloads, seed)
+    runs: dict[str, list[tuple[float, float]]] = {name: [] for name in workloads}
+    totals = {name: [0, 0] for name in workloads}
+    for round_index in range(repeats):
+        for name, (_group, play, _note) in workloads.items():
+            if progress:
+                progress(f"{name} (round {round_index + 1}/{repeats})")
+            decisions, sessions, elapsed, seeds[name] = timed_run(play, seconds, seeds[name], CLOCKS[clock])
+            runs[name].append((decisions / elapsed, sessions / elapsed))
+            totals[name][0] += decisions
+            totals[name][1] += sessions
+    return [_summary(name, group, runs[name], totals[name], note) for name, (group, _p, note) in workloads.items()]
+
+
+def _summary(name: str, group: str, runs: list[tuple[float, float]], totals: list[int], note: str) -> Measurement:
     return Measurement(
         name=name,
         group=group,
         decisions_per_s=statistics.median(r[0] for r in runs),
         sessions_per_s=statistics.median(r[1] for r in runs),
-        decisions_per_session=total_decisions / total_sessions,
+        decisions_per_session=totals[0] / totals[1],
         repeats=runs,
         note=note,
     )
