@@ -12,18 +12,39 @@ from newmarket_env.eval.bench.suite import BenchConfig, run_benchmark
 from newmarket_env.rules import VARIANTS
 
 
+DESCRIPTION = ("Measure decisions and sessions per second of the engine, the PettingZoo env, the single-agent view "
+               "and a tournament, next to PettingZoo classic and OpenSpiel peers, plus memory per env.")
+
+
+def _number(kind, low: float, strict: bool):
+    """An argparse type: ``kind`` (int or float) above ``low`` (or at least ``low`` when not ``strict``)."""
+
+    def parse(text: str):
+        try:
+            value = kind(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+        if value < low or (strict and value == low):
+            raise argparse.ArgumentTypeError(f"{text} is out of range; allowed: {'>' if strict else '>='} {low}")
+        return value
+
+    return parse
+
+
 def build_parser(parser: argparse.ArgumentParser | None = None) -> argparse.ArgumentParser:
     """The benchmark's options (added to ``parser`` when one is given, e.g. a sub-command)."""
-    parser = parser or argparse.ArgumentParser(prog="python -m newmarket_env.eval.bench", description=__doc__)
-    parser.add_argument("--repeats", type=int, default=5, help="timed runs per workload; the median is shown")
-    parser.add_argument("--seconds", type=float, default=2.0, help="seconds of play per timed run")
+    parser = parser or argparse.ArgumentParser(prog="python -m newmarket_env.eval.bench", description=DESCRIPTION)
+    parser.add_argument("--repeats", type=_number(int, 1, False), default=5,
+                        help="timed rounds per workload; the median is shown (default 5)")
+    parser.add_argument("--seconds", type=_number(float, 0, True), default=2.0,
+                        help="seconds of play per workload and round (default 2)")
     parser.add_argument("--presets", nargs="+", default=list(VARIANTS), choices=list(VARIANTS), metavar="PRESET",
                         help=f"presets to measure (default all: {', '.join(VARIANTS)})")
     parser.add_argument("--peers", nargs="*", default=list(PEER_NAMES), choices=list(PEER_NAMES), metavar="PEER",
                         help=f"peers to measure (default all: {', '.join(PEER_NAMES)})")
     parser.add_argument("--no-planes", action="store_true", help="skip the observation='planes' rows")
     parser.add_argument("--no-extras", action="store_true", help="skip the single-agent and tournament rows")
-    parser.add_argument("--memory-envs", type=int, default=50, help="envs built for the memory figure (0: skip)")
+    parser.add_argument("--memory-envs", type=_number(int, 0, False), default=50, help="envs built for the memory figure (0: skip)")
     parser.add_argument("--clock", choices=("cpu", "wall"), default="cpu",
                         help="cpu: CPU time of this process (default; steadier on a shared machine); wall: elapsed")
     parser.add_argument("--seed", type=int, default=0, help="seed of the first session")
