@@ -25,6 +25,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--opponents", default="random,control", help="comma-separated baseline names")
     parser.add_argument("--boards", type=int, default=300)
     parser.add_argument("--seed", type=int, default=2026, help="deal seed (training evals use 12345)")
+    parser.add_argument("--no-reference", action="store_true",
+                        help="skip the margin over the opponent playing the tested seat itself")
     parser.add_argument("--json", help="also write the rows to this JSON file")
     return parser
 
@@ -43,6 +45,13 @@ def _table(args: argparse.Namespace) -> tuple[str, int, dict]:
     return metadata["variant"], args.players or players, rules
 
 
+def _margin(result) -> str:
+    if result.margin is None:
+        return "- | -"
+    low, high = result.margin - result.margin_ci95, result.margin + result.margin_ci95
+    return f"{result.margin:+.2f} | [{low:+.2f}, {high:+.2f}]"
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     from newmarket_env.agents import load_agent
@@ -54,19 +63,21 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
 
     rows = []
-    print("| agent | variant | vs | chips/deal | 95% CI | boards | seconds |\n|---|---|---|---|---|---|---|")
+    print("| agent | variant | vs | chips/deal | 95% CI | margin over vs | 95% CI | boards | seconds |\n"
+          "|---|---|---|---|---|---|---|---|---|")
     for opponent in args.opponents.split(","):
         began = time.time()
         try:
             result = duplicate_eval(lambda e, s: load_agent(args.agent, env=e, seed=s), opponent, variant, players,
-                                    boards=args.boards, seed=args.seed, rules=rules)
+                                    boards=args.boards, seed=args.seed, rules=rules,
+                                    reference=not args.no_reference)
         except ValueError as err:
             print(f"error: {err}", file=sys.stderr)
             return 2
         seconds = round(time.time() - began, 1)
         rows.append({"agent": args.agent, "variant": variant, **result.as_row(), "seconds": seconds})
         print(f"| {args.agent} | {variant} | {opponent} | {result.mean:+.2f} | "
-              f"[{result.low:+.2f}, {result.high:+.2f}] | {result.boards} | {seconds} |", flush=True)
+              f"[{result.low:+.2f}, {result.high:+.2f}] | {_margin(result)} | {result.boards} | {seconds} |", flush=True)
     if args.json:
         with open(args.json, "w") as handle:
             json.dump(rows, handle, indent=2)

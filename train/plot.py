@@ -32,10 +32,10 @@ def plot_curve(csv_path: str | Path, png_path: str | Path, title: str = "") -> N
         ax.fill_between(steps, [m - p[2] for m, p in zip(mean, points)], [m + p[2] for m, p in zip(mean, points)],
                         alpha=0.2)
     ax.axhline(0.0, color="grey", linewidth=0.8)
-    ax.set_xlabel("env steps (learner decisions)")
+    ax.set_xlabel("env steps (learner decisions; 0 = after the warm start)")
     ax.set_ylabel("chips per deal (duplicate eval)")
     ax.set_title(title)
-    ax.legend(loc="lower right", fontsize=8)
+    ax.legend(loc="best", fontsize=8)
     fig.tight_layout()
     fig.savefig(png_path)
     plt.close(fig)

@@ -75,3 +75,23 @@ def test_other_rules_give_a_clear_error(saved):
         load_agent(str(saved), env=env(variant="michigan", num_players=5))
     with pytest.raises(ValueError, match="trained for 'michigan'"):
         load_agent(str(saved), env=env(variant="newmarket", num_players=4))
+
+
+SHIPPED = __import__("newmarket_env.agents.saved", fromlist=["shipped_agents"]).shipped_agents()
+
+
+@pytest.mark.parametrize("name", SHIPPED)
+def test_shipped_agent_is_registered_and_plays_only_its_rules(name):
+    from newmarket_env import available_agents
+    from newmarket_env.agents.saved import TRAINED_DIR, shipped_agents
+
+    metadata, _ = read_saved(TRAINED_DIR / f"{name}.npz")
+    e = env(variant=metadata["variant"], num_players=metadata["rules"]["num_players"])
+    assert name in available_agents() and name in shipped_agents(e.unwrapped.rules)
+    e.reset(seed=0)
+    obs = e.observe(e.agent_selection)
+    assert obs["action_mask"][load_agent(name, env=e, seed=0).act(obs)] == 1
+    other = "michigan" if metadata["variant"] == "newmarket" else "newmarket"
+    assert name not in shipped_agents(make_rules(other, 4))
+    with pytest.raises(ValueError, match="other rules"):
+        load_agent(name, env=env(variant=other, num_players=4))
