@@ -14,7 +14,7 @@ another seat's move. ``action_masks()`` serves sb3-contrib's MaskablePPO.
 >>> from newmarket_env.env.single_agent import SingleAgentEnv
 >>> e = SingleAgentEnv(variant="newmarket", num_players=4, opponents=["random"])
 >>> obs, info = e.reset(seed=1)
->>> obs.shape == e.observation_space.shape and e.action_masks().any()
+>>> obs.shape == e.observation_space.shape and bool(e.action_masks().any())
 True
 """
 
