@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import importlib
 import random
-from typing import Callable
 
 from newmarket_env.engine.game import Game
 from newmarket_env.eval.bench.drivers import aec_random_player
@@ -45,7 +44,3 @@ def optional_module(name: str):
         if err.name and name.startswith(err.name):
             return None
         raise
-
-
-OptionalWorkload = tuple[str, "SessionPlayer | None", str]  # (row name, player or None, note)
-OptionalFactory = Callable[[], OptionalWorkload]
