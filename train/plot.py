@@ -16,8 +16,14 @@ def read_eval_csv(path: str | Path) -> dict[str, list[tuple[int, float, float]]]
     return dict(series)
 
 
-def plot_curve(csv_path: str | Path, png_path: str | Path, title: str = "") -> None:
-    """Draw the curve of ``csv_path`` into a small PNG."""
+def plot_curve(csv_path: str | Path, png_path: str | Path, title: str = "",
+               references: dict[str, float] | None = None) -> None:
+    """Draw the curve of ``csv_path`` into a small PNG.
+
+    ``references`` (opponent -> chips per deal of that opponent in the tested seat
+    itself) are drawn dashed: in house-stake rules (Newbury) every seat gains
+    chips, so the learner plays better only where its line is above the reference.
+    """
     import matplotlib
 
     matplotlib.use("Agg")  # files only: training runs headless
@@ -28,7 +34,10 @@ def plot_curve(csv_path: str | Path, png_path: str | Path, title: str = "") -> N
         points.sort()
         steps = [p[0] for p in points]
         mean = [p[1] for p in points]
-        ax.plot(steps, mean, marker=".", label=f"vs {opponent}")
+        (line,) = ax.plot(steps, mean, marker=".", label=f"vs {opponent}")
+        if references and opponent in references:
+            ax.axhline(references[opponent], color=line.get_color(), linestyle="--", linewidth=1,
+                       label=f"{opponent} itself in the seat")
         ax.fill_between(steps, [m - p[2] for m, p in zip(mean, points)], [m + p[2] for m, p in zip(mean, points)],
                         alpha=0.2)
     ax.axhline(0.0, color="grey", linewidth=0.8)
