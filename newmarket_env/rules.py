@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass, field
+from functools import cached_property
 from enum import Enum
 from typing import Any, Mapping
 
@@ -111,11 +112,13 @@ class Rules:
         _validate(self)
 
     # Derived values the engine reads often.
-    @property
+    # Cached: agents and encoders read these at every decision. (cached_property writes the
+    # instance __dict__ directly, which a frozen dataclass allows.)
+    @cached_property
     def boodle_cards(self) -> tuple[int, ...]:
         return tuple(card_from_text(t) for t in self.boodles)
 
-    @property
+    @cached_property
     def removed_mask(self) -> int:
         mask = 0
         for text in self.removed_cards:
