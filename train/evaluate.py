@@ -30,7 +30,7 @@ import numpy as np
 
 from newmarket_env.cards import card_text, iter_cards
 from newmarket_env.engine.dealing import shuffled_deal
-from newmarket_env.env.aec import raw_env
+from newmarket_env.envs.aec import raw_env
 from newmarket_env.rules import Rules
 
 AgentMaker = Callable[[Any, int], Any]  # (env, seed) -> Agent

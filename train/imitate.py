@@ -15,7 +15,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from newmarket_env.env.aec import raw_env
+from newmarket_env.envs.aec import raw_env
 
 
 @dataclass

@@ -16,7 +16,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from newmarket_env.env.single_agent import SingleAgentEnv
+from newmarket_env.envs.single_agent import SingleAgentEnv
 from newmarket_env.rules import make_rules
 from newmarket_env.train.config import TrainConfig
 

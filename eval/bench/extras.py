@@ -19,9 +19,9 @@ def single_agent():
     A decision here is one Gymnasium ``step`` of the learner (what a trainer
     counts); the opponents' moves happen inside it.
     """
-    module = optional_module("newmarket_env.env.single_agent")
+    module = optional_module("newmarket_env.envs.single_agent")
     if module is None:
-        return None, "skipped: newmarket_env.env.single_agent does not exist yet"
+        return None, "skipped: newmarket_env.envs.single_agent does not exist yet"
     view = module.SingleAgentEnv(variant="newmarket", num_players=PLAYERS, opponents=["random"])
 
     def play(seed: int) -> int:

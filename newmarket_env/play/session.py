@@ -14,7 +14,7 @@ from typing import Any, Callable
 from newmarket_env import load_agent
 from newmarket_env.engine.record import save_record
 from newmarket_env.engine.types import Decision
-from newmarket_env.env import env as make_env
+from newmarket_env.envs import env as make_env
 from newmarket_env.play.events import chips_line
 from newmarket_env.play.feed import RecordFeed
 from newmarket_env.play.prompt import Choices, QuitSession, ask

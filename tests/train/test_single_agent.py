@@ -5,7 +5,7 @@ import pytest
 from gymnasium.utils.env_checker import check_env as gymnasium_check_env
 from stable_baselines3.common.env_checker import check_env as sb3_check_env
 
-from newmarket_env.env.single_agent import SingleAgentEnv
+from newmarket_env.envs.single_agent import SingleAgentEnv
 
 
 def play_out(env, rng, seed):

@@ -11,7 +11,7 @@ The reward of a step is the learner's chip change since its previous decision
 episode is exactly the learner's session result, even when the session ends on
 another seat's move. ``action_masks()`` serves sb3-contrib's MaskablePPO.
 
->>> from newmarket_env.env.single_agent import SingleAgentEnv
+>>> from newmarket_env.envs.single_agent import SingleAgentEnv
 >>> e = SingleAgentEnv(variant="newmarket", num_players=4, opponents=["random"])
 >>> obs, info = e.reset(seed=1)
 >>> obs.shape == e.observation_space.shape and bool(e.action_masks().any())
@@ -25,7 +25,7 @@ from typing import Any, Sequence
 import gymnasium as gym
 import numpy as np
 
-from newmarket_env.env.aec import raw_env
+from newmarket_env.envs.aec import raw_env
 
 SEAT_MODES = ("random", "rotate")
 _MAX_EMPTY_SESSIONS = 100  # sessions in which the learner never decides are skipped, up to this many

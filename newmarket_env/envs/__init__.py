@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from newmarket_env.env.aec import ENV_NAME, raw_env
-from newmarket_env.env.wrapper import OrderEnforcing
+from newmarket_env.envs.aec import ENV_NAME, raw_env
+from newmarket_env.envs.wrapper import OrderEnforcing
 
 
 def env(**kwargs):
