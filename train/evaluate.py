@@ -22,14 +22,12 @@ opponent is 0, so chips per deal already compare; in ``stake_mode="house"``
 from __future__ import annotations
 
 import math
-import random
 from dataclasses import asdict, dataclass
 from typing import Any, Callable, Mapping
 
 import numpy as np
 
-from newmarket_env.cards import card_text, iter_cards
-from newmarket_env.engine.dealing import shuffled_deal
+from newmarket_env.eval.tournament.play import block_deals
 from newmarket_env.envs.aec import raw_env
 from newmarket_env.rules import Rules
 
@@ -62,17 +60,8 @@ class EvalResult:
 
 
 def deal_set(rules: Rules, seed: int) -> list[dict[str, Any]]:
-    """The ``num_deals`` shuffled deals of one board, as CONTRACT.md DEAL dicts."""
-    rng = random.Random(seed)
-    deals = []
-    for index in range(rules.num_deals):
-        dealt = shuffled_deal(rules, index % rules.num_players, rng)
-        deals.append({
-            "dealer": dealt.dealer,
-            "hands": [[card_text(c) for c in iter_cards(hand)] for hand in dealt.hands],
-            "dead": [card_text(c) for c in iter_cards(dealt.dead)],
-        })
-    return deals
+    """The ``num_deals`` shuffled deals of one board: a tournament deal block, so both tools deal alike."""
+    return block_deals(rules, seed)
 
 
 def play_session(aec: raw_env, seats: list[Any], deals: list[dict[str, Any]], seed: int) -> list[int]:
