@@ -23,7 +23,13 @@ def classic_env_maker(name: str):
         from pettingzoo import make  # the registry API (PettingZoo >= 1.25)
     except ImportError:
         return importlib.import_module(f"pettingzoo.classic.{name}").env
-    make("aec", f"classic/{name}")  # import errors (rlcard, pygame) show here, before any timing
+    try:
+        make("aec", f"classic/{name}")  # import errors (rlcard, pygame) show here, before any timing
+    except Exception as err:
+        # The registry wraps a missing dependency in its own FailedToImport, not an ImportError.
+        if type(err).__name__ != "FailedToImport":
+            raise
+        raise ImportError(str(err).split(". You may need")[0]) from err
     return lambda: make("aec", f"classic/{name}")
 
 
