@@ -33,22 +33,23 @@ def classic_env_maker(name: str):
     return lambda: make("aec", f"classic/{name}")
 
 
-def texas_holdem() -> PeerWorkload:
-    """PettingZoo classic Texas Hold'em (limit, 2 players; needs rlcard and pygame)."""
+def classic_peer(name: str, note: str) -> PeerWorkload:
+    """A PettingZoo classic env driven at random, or a skip note when its packages are missing."""
     try:
-        maker = classic_env_maker("texas_holdem_v4")
+        maker = classic_env_maker(name)
     except ImportError as err:
         return None, f"skipped: {err} (pip install 'newmarket-env[bench]')"
-    return aec_random_player(maker), "PettingZoo classic, rlcard, 2 players; session = one hand"
+    return aec_random_player(maker), note
+
+
+def texas_holdem() -> PeerWorkload:
+    """PettingZoo classic Texas Hold'em (limit, 2 players; needs rlcard and pygame)."""
+    return classic_peer("texas_holdem_v4", "PettingZoo classic, rlcard, 2 players; session = one hand")
 
 
 def connect_four() -> PeerWorkload:
     """PettingZoo classic Connect Four (numpy; needs pygame)."""
-    try:
-        maker = classic_env_maker("connect_four_v3")
-    except ImportError as err:
-        return None, f"skipped: {err} (pip install 'newmarket-env[bench]')"
-    return aec_random_player(maker), "PettingZoo classic, 2 players; session = one game"
+    return classic_peer("connect_four_v3", "PettingZoo classic, 2 players; session = one game")
 
 
 def hearts(with_tensor: bool) -> PeerWorkload:
