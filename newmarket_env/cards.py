@@ -72,6 +72,9 @@ def card_text(card: int) -> str:
     return RANK_CHARS[card % NUM_RANKS] + SUIT_CHARS[card // NUM_RANKS]
 
 
+CARD_TEXTS = tuple(card_text(card) for card in range(NUM_CARDS))  # records write texts: look them up
+
+
 def card_name(card: int) -> str:
     """Spoken name, e.g. ``"10 of hearts"``."""
     return f"{RANK_NAMES[card % NUM_RANKS]} of {SUIT_NAMES[card // NUM_RANKS]}"
@@ -101,11 +104,17 @@ def iter_cards(mask: int) -> Iterator[int]:
 
 
 def cards_of(mask: int) -> list[int]:
-    return list(iter_cards(mask))
+    """Card ids in the mask, lowest id first (a plain loop: the engine calls this at every decision)."""
+    out = []
+    while mask:
+        low = mask & -mask
+        out.append(low.bit_length() - 1)
+        mask ^= low
+    return out
 
 
 def cards_to_text(mask: int) -> list[str]:
-    return [card_text(c) for c in iter_cards(mask)]
+    return [CARD_TEXTS[c] for c in cards_of(mask)]
 
 
 def count(mask: int) -> int:

@@ -23,7 +23,7 @@ import random
 from typing import Any, Mapping, Sequence
 
 from newmarket_env import actions as A
-from newmarket_env.cards import card_text
+from newmarket_env.cards import CARD_TEXTS as CARD_TEXT, cards_of, cards_to_text
 from newmarket_env.engine.dealing import DealtCards, parse_deal, shuffled_deal
 from newmarket_env.engine.leads import lowest_any_suit, lowest_club_holder, options_after_stop
 from newmarket_env.engine.types import Decision, IllegalActionError, Phase, StopCause
@@ -31,7 +31,6 @@ from newmarket_env.order import next_table
 from newmarket_env.rules import DeadHand, FirstLead, Leftover, Rules, StakeMode, Widow
 
 NOBODY = -1  # owner of a card that no seat holds (dead, removed, played)
-CARD_TEXT = tuple(card_text(card) for card in range(52))  # the record writes card texts: look them up
 
 
 class Game:
@@ -57,7 +56,7 @@ class Game:
         self._queued_deals = [d if isinstance(d, DealtCards) else parse_deal(rules, d, i) for i, d in enumerate(deals)]
         self._queued_lots = list(lots)
         self._next = next_table(rules.ace_high)
-        self.boodle_cards = rules.boodle_cards  # layout order; a Rules property that parses text, so kept here
+        self.boodle_cards = rules.boodle_cards  # card ids in layout order
         self._boodle_of = {card: i for i, card in enumerate(self.boodle_cards)}
         self._boodle_mask = sum(1 << c for c in self.boodle_cards)
         self._removed = rules.removed_mask
@@ -249,8 +248,8 @@ class Game:
         for seat, hand in enumerate(self.hands):
             self._set_owner(hand, seat)
         if self.record_events:
-            self.deals[-1]["hands"] = [self._texts(h) for h in dealt.hands]
-            self.deals[-1]["dead"] = self._texts(dealt.dead)
+            self.deals[-1]["hands"] = [cards_to_text(h) for h in dealt.hands]
+            self.deals[-1]["dead"] = cards_to_text(dealt.dead)
         self.phase = Phase.DISCARD
         if self.rules.dead_hand is DeadHand.DISCARD:
             for k in range(self.n):
@@ -263,22 +262,9 @@ class Game:
             owner[low.bit_length() - 1] = seat
             mask ^= low
 
-    @classmethod
-    def _texts(cls, mask: int) -> list[str]:
-        return [CARD_TEXT[card] for card in cls._cards(mask)]
-
     def _ask_discard(self) -> None:
         seat = self._pending_discards[0]
-        self._ask(seat, Decision.DISCARD, self._cards(self.hands[seat]))
-
-    @staticmethod
-    def _cards(mask: int) -> list[int]:
-        out = []
-        while mask:
-            low = mask & -mask
-            out.append(low.bit_length() - 1)
-            mask ^= low
-        return out
+        self._ask(seat, Decision.DISCARD, cards_of(self.hands[seat]))
 
     def _on_discard(self, seat: int, card: int) -> None:
         self._pending_discards.pop(0)
