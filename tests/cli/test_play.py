@@ -6,6 +6,7 @@ import json
 import re
 import subprocess
 import sys
+import time
 
 PROMPT = "q to quit)> "  # the end of the play prompt (also Terminal.PROMPT)
 PLAY = ["play", "--seed", "5", "--set", "num_deals=1"]
@@ -51,6 +52,11 @@ def test_a_wrong_entry_is_refused_and_the_choices_repeated(terminal):
 def test_ctrl_c_stops_cleanly(terminal):
     term = terminal(*PLAY)
     term.read_until(PROMPT)
+    # The prompt is written just before input() blocks in read(); a SIGINT landing in
+    # between only sets CPython's flag and is acted on at the next key. A person never
+    # types that fast, so let the program reach its read first (an ordering wait, not
+    # a speed check).
+    time.sleep(0.5)
     term.type("\x03")
     assert term.finish() == 130
     assert "interrupted" in term.screen and "Traceback" not in term.screen
