@@ -20,6 +20,8 @@ from typing import Any
 
 import numpy as np
 
+from newmarket_env.eval.tournament import stats
+
 from newmarket_env import VARIANTS, load_agent, raw_env
 
 BASELINES = ("lowest", "greedy", "control")
@@ -72,10 +74,11 @@ def duplicate_scores(variant: str, hero: str, villain: str, cfg: FigureConfig, s
 
 
 def bootstrap_interval(values: np.ndarray, resamples: int, seed: int = 0) -> tuple[float, float]:
-    """95% percentile bootstrap interval of the mean."""
-    rng = np.random.default_rng(seed)
-    means = rng.choice(values, size=(resamples, len(values)), replace=True).mean(axis=1)
-    return float(np.percentile(means, 2.5)), float(np.percentile(means, 97.5))
+    """95% percentile bootstrap interval of the mean (the tournament's, over sessions instead of blocks)."""
+    interval = stats.bootstrap_interval(values, stats.resample_indices(len(values), resamples, seed))
+    if interval.low is None:  # a single session: a zero-width interval at its value
+        return interval.mean, interval.mean
+    return interval.low, interval.high
 
 
 def figure_rows(cfg: FigureConfig) -> list[dict[str, Any]]:
