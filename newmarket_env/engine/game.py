@@ -44,12 +44,14 @@ class Game:
         present_forced: bool = False,
         record_events: bool = True,
         lots: Sequence[int] = (),
+        rng: random.Random | None = None,
     ) -> None:
         self.rules = rules
         self.n = rules.num_players
         self.present_forced = present_forced
         self.record_events = record_events
-        self.rng = random.Random(seed)
+        # ``rng`` (instead of ``seed``) continues a given generator: the compiled engine's replay uses it.
+        self.rng = rng if rng is not None else random.Random(seed)
         if len(deals) > rules.num_deals:
             raise ValueError(f"{len(deals)} deals given but the session has num_deals={rules.num_deals}; "
                              f"give at most {rules.num_deals} (or raise num_deals)")
