@@ -19,6 +19,7 @@ from libc.stdint cimport uint32_t, uint64_t
 from libc.string cimport memcpy, memset
 
 import numbers
+import os
 import random
 
 from newmarket_env import actions as A
@@ -139,6 +140,8 @@ cdef struct Table:
     int mti
 
 
+_RULE_CODES = {}   # Rules -> its RuleCodes as bytes
+
 # The observation layout (layout.py) as plain offsets, read once.
 _SLOTS = offsets()
 cdef int AT_HAND = _SLOTS["hand"].start, AT_PLAYED_BY = _SLOTS["played_by"].start
@@ -176,7 +179,7 @@ cdef class FastGame:
     cdef readonly tuple boodle_cards
     cdef list _queued_deals, _queued_lots
     cdef object _dealt                 # the DealtCards of this deal when it was given, else None
-    cdef tuple _rng_state              # random.Random(seed).getstate(): the replay starts from it
+    cdef object _seed                  # the seed (None replaced by a drawn one): the replay starts from it
     cdef list _given_deals, _given_lots, _taken  # for the replay: inputs and every action taken
 
     def __init__(self, rules, seed=None, deals=(), present_forced=False, record_events=True, lots=()):
@@ -193,8 +196,7 @@ cdef class FastGame:
         self._dealt = None
         self._set_rules(rules)
         memset(&self.t, 0, sizeof(Table))
-        self._rng_state = random.Random(seed).getstate()
-        self._load_rng(self._rng_state)
+        self._seed_rng(seed)
         cdef int s
         for s in range(self.n):
             self.t.balances[s] = rules.starting_chips
@@ -203,6 +205,18 @@ cdef class FastGame:
         self._advance()
 
     cdef void _set_rules(self, rules) except *:
+        """The rules as C ints, computed once per distinct rules (envs make a game per reset)."""
+        self.boodle_cards = tuple(rules.boodle_cards)
+        cdef bytes cached = _RULE_CODES.get(rules)
+        if cached is None:
+            self._compute_rules(rules)
+            if len(_RULE_CODES) > 256:
+                _RULE_CODES.clear()
+            _RULE_CODES[rules] = (<char *>&self.r)[:sizeof(RuleCodes)]
+        else:
+            memcpy(&self.r, <char *>cached, sizeof(RuleCodes))
+
+    cdef void _compute_rules(self, rules) except *:
         cdef RuleCodes *r = &self.r
         cdef int card, rank, suit, nxt, b
         memset(r, 0, sizeof(RuleCodes))
@@ -216,7 +230,6 @@ cdef class FastGame:
         r.first_lead, r.lead_rule = _code(rules.first_lead), _code(rules.lead_after_stop)
         r.per_card_payment, r.leftover, r.ace_high = rules.per_card_payment, _code(rules.leftover), rules.ace_high
         r.removed = rules.removed_mask
-        self.boodle_cards = tuple(rules.boodle_cards)
         for card in range(NUM_CARDS):
             r.boodle_of[card] = -1
         for b in range(4):
@@ -235,12 +248,67 @@ cdef class FastGame:
                 r.deck[r.deck_size] = card
                 r.deck_size += 1
 
-    cdef void _load_rng(self, tuple state) except *:
-        cdef tuple words = state[1]
+    cdef void _seed_rng(self, seed) except *:
+        """Seed as ``random.Random(seed)`` does; ``replayed()`` rebuilds that generator from ``_seed``."""
+        cdef uint32_t key[MT_N]
+        cdef int used = 0, i
+        if seed is None:
+            seed = int.from_bytes(os.urandom(16), "little")  # as unpredictable as Random()'s own seeding
+        self._seed = seed
+        if type(seed) is not int:  # str, bytes, ...: take the state random.Random makes from it
+            words = random.Random(seed).getstate()[1]
+            for i in range(MT_N):
+                self.t.mt[i] = words[i]
+            self.t.mti = words[MT_N]
+            return
+        n = abs(seed)   # random_seed() in Modules/_randommodule.c: |seed| as 32-bit words, lowest first
+        while True:
+            if used == MT_N:
+                words = random.Random(seed).getstate()[1]   # a seed over 19,968 bits: let Python do it
+                for i in range(MT_N):
+                    self.t.mt[i] = words[i]
+                self.t.mti = words[MT_N]
+                return
+            key[used] = n & 0xffffffff
+            used += 1
+            n >>= 32
+            if not n:
+                break
+        self._init_by_array(key, used)
+
+    cdef void _init_genrand(self, uint32_t s) noexcept:
+        cdef uint32_t *mt = self.t.mt
         cdef int i
-        for i in range(MT_N):
-            self.t.mt[i] = words[i]
-        self.t.mti = words[MT_N]
+        mt[0] = s
+        for i in range(1, MT_N):
+            mt[i] = 1812433253U * (mt[i - 1] ^ (mt[i - 1] >> 30)) + <uint32_t>i
+        self.t.mti = MT_N
+
+    cdef void _init_by_array(self, const uint32_t *key, int length) noexcept:
+        """The reference MT19937 seeding from a key of 32-bit words (what random.seed(int) runs)."""
+        cdef uint32_t *mt = self.t.mt
+        cdef int i = 1, j = 0, k
+        self._init_genrand(19650218U)
+        k = MT_N if MT_N > length else length
+        while k:
+            mt[i] = (mt[i] ^ ((mt[i - 1] ^ (mt[i - 1] >> 30)) * 1664525U)) + key[j] + <uint32_t>j
+            i += 1
+            j += 1
+            if i >= MT_N:
+                mt[0] = mt[MT_N - 1]
+                i = 1
+            if j >= length:
+                j = 0
+            k -= 1
+        k = MT_N - 1
+        while k:
+            mt[i] = (mt[i] ^ ((mt[i - 1] ^ (mt[i - 1] >> 30)) * 1566083941U)) - <uint32_t>i
+            i += 1
+            if i >= MT_N:
+                mt[0] = mt[MT_N - 1]
+                i = 1
+            k -= 1
+        mt[0] = 0x80000000U
 
     # ------------------------------------------------------------------ randomness (as random.Random)
     cdef uint32_t _genrand(self) noexcept:
@@ -389,8 +457,7 @@ cdef class FastGame:
         """The reference :class:`Game` that took the same actions: the same state, with its events."""
         from newmarket_env.engine.game import Game
 
-        rng = random.Random()
-        rng.setstate(self._rng_state)
+        rng = random.Random(self._seed)
         game = Game(self.rules, deals=self._given_deals, present_forced=True, record_events=True,
                     lots=self._given_lots, rng=rng)
         for action in self._taken:
@@ -406,7 +473,7 @@ cdef class FastGame:
         clone.rules, clone.n, clone.record_events = self.rules, self.n, self.record_events
         clone.present_forced, clone.boodle_cards = self.present_forced, self.boodle_cards
         clone._queued_deals, clone._queued_lots = list(self._queued_deals), list(self._queued_lots)
-        clone._dealt, clone._rng_state = self._dealt, self._rng_state
+        clone._dealt, clone._seed = self._dealt, self._seed
         clone._given_deals, clone._given_lots, clone._taken = self._given_deals, self._given_lots, list(self._taken)
         return clone
 
