@@ -15,6 +15,7 @@ from gymnasium import spaces
 from pettingzoo import AECEnv
 
 from newmarket_env import actions as A
+from newmarket_env.engine.choice import engine_class
 from newmarket_env.engine.game import NOBODY, Game
 from newmarket_env.engine.record import session_record
 from newmarket_env.engine.types import IllegalActionError
@@ -31,7 +32,10 @@ class raw_env(AECEnv):
     ``variant`` names a preset of RULES.md; ``num_players`` and any rules
     parameter may be given as keywords. Env options (not rules):
     ``observation`` (``"flat"`` or ``"planes"``), ``present_forced`` (also ask
-    agents for decisions with a single legal action) and ``render_mode``.
+    agents for decisions with a single legal action), ``render_mode`` and
+    ``engine`` (``"auto"``: the compiled engine when it is built, else the
+    pure-Python reference; ``"compiled"``; ``"python"``; both play identical
+    sessions).
     """
 
     metadata = {"render_modes": ["human", "ansi"], "name": ENV_NAME, "is_parallelizable": False}
@@ -43,10 +47,13 @@ class raw_env(AECEnv):
         render_mode: str | None = None,
         observation: str = "flat",
         present_forced: bool = False,
+        engine: str = "auto",
         **overrides: Any,
     ) -> None:
         super().__init__()
         self.rules = make_rules(variant, num_players, **overrides)
+        self._game_class = engine_class(engine)
+        self._compiled = hasattr(self._game_class, "encode_into")
         self.variant = variant
         if observation not in ENCODINGS:
             raise ValueError(f"observation={observation!r} is unknown; allowed: {', '.join(ENCODINGS)}")
@@ -81,7 +88,7 @@ class raw_env(AECEnv):
         if isinstance(deals, dict):
             raise ValueError("reset option 'deals' must be a list of deals, e.g. [{'dealer': 0, 'hands': ..., 'dead': ...}]")
         # Build the new game first: a bad deal raises here and leaves the env as it was.
-        game = Game(self.rules, seed=seed, deals=deals, present_forced=self.present_forced)
+        game = self._game_class(self.rules, seed=seed, deals=deals, present_forced=self.present_forced)
         self.game = game
         self.agents = list(self.possible_agents)
         self._seen_balances = [self.rules.starting_chips] * game.n
@@ -120,9 +127,10 @@ class raw_env(AECEnv):
             reward = True
             self.agent_selection = self.possible_agents[0]
         if reward:
+            balances = game.balances  # a fresh list from the compiled engine: read it once
             for seat, agent in enumerate(self.possible_agents):
-                self.rewards[agent] = float(game.balances[seat] - self._seen_balances[seat])
-            self._seen_balances = list(game.balances)
+                self.rewards[agent] = float(balances[seat] - self._seen_balances[seat])
+            self._seen_balances = list(balances)
         self._obs_cache = {}
         if game.over:
             for agent in self.agents:
@@ -158,7 +166,11 @@ class raw_env(AECEnv):
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         cached = self._obs_cache.get(agent)
         if cached is None:
-            flat = encode_flat(self.game, self._seat[agent], self._static)
+            if self._compiled:
+                flat = np.empty(self._static.shape, dtype=np.float32)
+                self.game.encode_into(self._seat[agent], flat, self._static)
+            else:
+                flat = encode_flat(self.game, self._seat[agent], self._static)
             obs = flat if self.observation_kind == "flat" else flat_to_planes(flat)
             cached = {"observation": obs, "action_mask": self.infos[agent]["action_mask"]}
             self._obs_cache[agent] = cached

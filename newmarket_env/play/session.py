@@ -44,7 +44,10 @@ class Table:
 
     def __init__(self, options: PlayOptions) -> None:
         self.options = options
-        self.env = make_env(variant=options.variant, num_players=options.num_players, **options.overrides)
+        # The reference engine: its record grows in place, and the table reads it after every move
+        # (speed does not matter at human pace).
+        self.env = make_env(variant=options.variant, num_players=options.num_players, engine="python",
+                            **options.overrides)
         self.rules = self.env.unwrapped.rules
         n = self.rules.num_players
         if not 0 <= options.seat < n:
