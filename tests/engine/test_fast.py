@@ -1,0 +1,169 @@
+"""The compiled engine (engine/_fast.pyx) against the reference ``Game``: the same session, action by action.
+
+At every step of random sessions (every preset, 3-8 players, random rule
+overrides, with and without ``present_forced``) every public attribute, every
+seat's pending count and every seat's observation must be equal; at the end the
+compiled game's replayed record must equal the reference record. Skipped when
+the extension is not built (``.ci/run`` checks that it is).
+"""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from newmarket_env import env as make_env
+from newmarket_env.engine import Game, IllegalActionError
+from newmarket_env.engine.choice import FastGame, engine_class
+from newmarket_env.observation.encode import encode_flat, static_part
+from newmarket_env.rules import VARIANTS, make_rules
+
+from .test_properties import rule_sets
+
+pytestmark = pytest.mark.skipif(FastGame is None, reason="the compiled engine is not built (needs a C compiler)")
+
+ATTRIBUTES = (
+    "n", "balances", "boodle_stacks", "pot", "deal_index", "dealer", "eldest", "over", "phase", "hands",
+    "hand_sizes", "dead", "played", "public_dead", "known_dead", "played_by", "owner", "last_played", "to_act",
+    "decision", "legal", "in_auction", "high_bid", "high_bidder", "widow_taker", "boodle_cards",
+)
+
+
+def assert_same_state(reference: Game, fast, static: np.ndarray, step: int) -> None:
+    for name in ATTRIBUTES:
+        assert getattr(fast, name) == getattr(reference, name), f"{name} differs after {step} actions"
+    out = np.empty(static.shape, dtype=np.float32)
+    for seat in range(reference.n):
+        assert fast.pending_for(seat) == reference.pending_for(seat)
+        fast.encode_into(seat, out, static)
+        np.testing.assert_array_equal(out, encode_flat(reference, seat, static), err_msg=f"seat {seat}, step {step}")
+
+
+def play_both(rules, seed, present_forced=False, deals=(), lots=()):
+    """Play one random session on both engines, comparing them at every step; return both."""
+    reference = Game(rules, seed=seed, present_forced=present_forced, deals=deals, lots=lots)
+    fast = FastGame(rules, seed=seed, present_forced=present_forced, deals=deals, lots=lots)
+    static = static_part(rules)
+    rng = random.Random(seed)
+    step = 0
+    assert_same_state(reference, fast, static, step)
+    while not reference.over:
+        action = rng.choice(reference.legal)
+        reference.apply(action)
+        fast.apply(action)
+        step += 1
+        assert_same_state(reference, fast, static, step)
+    assert fast.deals == reference.deals  # the record, rebuilt by replaying the compiled game's actions
+    return reference, fast
+
+
+@pytest.mark.parametrize("variant", sorted(VARIANTS))
+@pytest.mark.parametrize("present_forced", [False, True])
+def test_presets_play_the_same_sessions(variant, present_forced):
+    low, high = VARIANTS[variant].players
+    for players in sorted({low, 4 if low <= 4 <= high else low, high}):
+        for seed in range(6):
+            play_both(make_rules(variant, players), seed, present_forced)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.filter_too_much])
+@given(rule_sets(), st.integers(0, 2**64), st.booleans())
+def test_random_rules_play_the_same_sessions(rules_variant, seed, present_forced):
+    rules, _ = rules_variant
+    play_both(rules, seed, present_forced)
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2**32 - 1, 2**32, -7, 2**100 + 3, "a text seed", b"bytes"])
+def test_seeds_give_the_reference_shuffle(seed):
+    rules = make_rules("michigan", 5)
+    assert FastGame(rules, seed=seed).hands == Game(rules, seed=seed).hands
+
+
+def test_given_deals_and_lots_are_used_as_given():
+    rules = make_rules("newmarket", 3, num_deals=2)
+    deal = {"dealer": 2, "hands": [["AS", "2S", "3S", "4S"] + [f"{r}C" for r in "A23456789"],
+                                   ["5S", "6S", "7S", "8S"] + [f"{r}D" for r in "A23456789"],
+                                   ["9S", "TS", "JS", "QS"] + [f"{r}H" for r in "A23456789"]],
+            "dead": ["KS"] + [f"{r}{s}" for s in "CDH" for r in "TJQK"]}
+    reference, fast = play_both(rules, 4, deals=[deal], lots=[1, 1, 0, 2, 1])
+    assert fast.deals[0]["dealer"] == 2 and fast.balances == reference.balances
+
+
+def test_illegal_action_raises_the_same_error_and_changes_nothing():
+    rules = make_rules("michigan")
+    reference, fast = Game(rules, seed=3), FastGame(rules, seed=3)
+    for bad in (99, -1, 2.0, True, "7", None):
+        with pytest.raises(IllegalActionError) as expected:
+            reference.apply(bad)
+        with pytest.raises(IllegalActionError) as got:
+            fast.apply(bad)
+        assert str(got.value) == str(expected.value)
+    assert_same_state(reference, fast, static_part(rules), 0)
+    while not fast.over:
+        fast.apply(fast.legal[0])
+    with pytest.raises(IllegalActionError, match="session is over"):
+        fast.apply(0)
+
+
+def test_numpy_integer_actions_are_accepted():
+    fast = FastGame(make_rules("newmarket"), seed=1)
+    fast.apply(np.int64(fast.legal[-1]))
+    assert fast.deals[0]["events"]
+
+
+def test_copy_is_independent():
+    rules = make_rules("newbury")
+    game = FastGame(rules, seed=9)
+    clone = game.copy()
+    rng = random.Random(0)
+    while not clone.over:
+        clone.apply(rng.choice(clone.legal))
+    fresh = FastGame(rules, seed=9)
+    assert game.hands == fresh.hands and game.balances == fresh.balances and not game.over
+    # The copy continues the same random stream: it plays like a game that took the same actions.
+    reference = Game(rules, seed=9)
+    rng = random.Random(0)
+    while not reference.over:
+        reference.apply(rng.choice(reference.legal))
+    assert clone.balances == reference.balances
+
+
+def test_bad_encode_arguments_name_the_problem():
+    rules = make_rules("newmarket")
+    fast = FastGame(rules, seed=0)
+    with pytest.raises(ValueError, match="float32 arrays of 936"):
+        fast.encode_into(0, np.empty(10, np.float32), static_part(rules))
+    with pytest.raises(ValueError, match="allowed: 0..3"):
+        fast.encode_into(4, np.empty(936, np.float32), static_part(rules))
+    with pytest.raises(ValueError, match="allowed: 0..3"):
+        fast.pending_for(8)
+
+
+def test_engine_choice():
+    assert engine_class("auto") is FastGame and engine_class("python") is Game
+    with pytest.raises(ValueError, match="allowed: auto, compiled, python"):
+        engine_class("c++")
+
+
+@pytest.mark.parametrize("variant", sorted(VARIANTS))
+def test_env_on_either_engine_gives_the_same_episode(variant):
+    """Observations, masks, rewards and records through the PettingZoo API are engine-independent."""
+    envs = [make_env(variant=variant, engine=engine) for engine in ("python", "compiled")]
+    for e in envs:
+        e.reset(seed=12)
+    rng = random.Random(12)
+    while envs[0].agents:
+        steps = [e.last() for e in envs]
+        assert envs[0].agent_selection == envs[1].agent_selection
+        (obs_a, reward_a, term_a, trunc_a, _), (obs_b, reward_b, term_b, trunc_b, _) = steps
+        np.testing.assert_array_equal(obs_a["observation"], obs_b["observation"])
+        np.testing.assert_array_equal(obs_a["action_mask"], obs_b["action_mask"])
+        assert (reward_a, term_a, trunc_a) == (reward_b, term_b, trunc_b)
+        action = None if term_a or trunc_a else rng.choice(np.flatnonzero(obs_a["action_mask"]).tolist())
+        for e in envs:
+            e.step(action)
+    assert envs[0].unwrapped.record() == envs[1].unwrapped.record()
