@@ -43,6 +43,8 @@ def build_parser(parser: argparse.ArgumentParser | None = None) -> argparse.Argu
     parser.add_argument("--peers", nargs="*", default=list(PEER_NAMES), choices=list(PEER_NAMES), metavar="PEER",
                         help=f"peers to measure (default all: {', '.join(PEER_NAMES)})")
     parser.add_argument("--no-planes", action="store_true", help="skip the observation='planes' rows")
+    parser.add_argument("--no-reference", action="store_true",
+                        help="skip the rows of newmarket on the pure-Python reference engine")
     parser.add_argument("--no-extras", action="store_true", help="skip the single-agent and tournament rows")
     parser.add_argument("--memory-envs", type=_number(int, 0, False), default=50, help="envs built for the memory figure (0: skip)")
     parser.add_argument("--clock", choices=("cpu", "wall"), default="cpu",
@@ -55,7 +57,7 @@ def build_parser(parser: argparse.ArgumentParser | None = None) -> argparse.Argu
 
 def config_from_args(args: argparse.Namespace) -> BenchConfig:
     return BenchConfig(seconds=args.seconds, repeats=args.repeats, presets=tuple(args.presets),
-                       planes=not args.no_planes, extras=not args.no_extras, peers=tuple(args.peers),
+                       planes=not args.no_planes, reference=not args.no_reference, extras=not args.no_extras, peers=tuple(args.peers),
                        memory_envs=args.memory_envs, seed=args.seed, clock=args.clock)
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import importlib
 import random
 
-from newmarket_env.engine.game import Game
+from newmarket_env.engine.choice import engine_class
 from newmarket_env.eval.bench.drivers import aec_random_player
 from newmarket_env.eval.bench.timing import SessionPlayer
 from newmarket_env.rules import make_rules
@@ -13,9 +13,14 @@ from newmarket_env.rules import make_rules
 PLAYERS = 4  # every preset is measured with 4 players (Newbury allows only 4)
 
 
-def engine_player(variant: str, num_players: int = PLAYERS, record_events: bool = True) -> SessionPlayer:
-    """Random legal play straight on the engine (no observations): one session per call."""
+def engine_player(variant: str, num_players: int = PLAYERS, record_events: bool = True,
+                  engine: str = "auto") -> SessionPlayer:
+    """Random legal play straight on the engine (no observations): one session per call.
+
+    ``engine`` as for the env: ``"auto"`` (the compiled engine when built), ``"compiled"``, ``"python"``.
+    """
     rules = make_rules(variant, num_players)
+    Game = engine_class(engine)
 
     def play(seed: int) -> int:
         rng = random.Random(seed)
@@ -29,11 +34,20 @@ def engine_player(variant: str, num_players: int = PLAYERS, record_events: bool 
     return play
 
 
-def aec_player(variant: str, observation: str = "flat", num_players: int = PLAYERS) -> SessionPlayer:
+def aec_player(variant: str, observation: str = "flat", num_players: int = PLAYERS,
+               engine: str = "auto") -> SessionPlayer:
     """Random legal play through the PettingZoo API of the wrapped env."""
     from newmarket_env import env
 
-    return aec_random_player(lambda: env(variant=variant, num_players=num_players, observation=observation))
+    return aec_random_player(
+        lambda: env(variant=variant, num_players=num_players, observation=observation, engine=engine))
+
+
+def engine_note() -> str:
+    """Which engine the "auto" rows ran on."""
+    from newmarket_env.engine.choice import compiled_available
+
+    return "compiled engine" if compiled_available() else "python engine (the compiled one is not built)"
 
 
 def optional_module(name: str):

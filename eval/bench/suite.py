@@ -8,7 +8,7 @@ from typing import Any
 
 from newmarket_env.eval.bench.extras import EXTRAS
 from newmarket_env.eval.bench.memory import MemoryFigure, memory_per_env
-from newmarket_env.eval.bench.ours import PLAYERS, aec_player, engine_player
+from newmarket_env.eval.bench.ours import PLAYERS, aec_player, engine_note, engine_player
 from newmarket_env.eval.bench.peers import PEER_NAMES, PEERS, classic_env_maker
 from newmarket_env.eval.bench.timing import CLOCKS, Measurement, measure_rounds
 from newmarket_env.rules import VARIANTS
@@ -24,6 +24,7 @@ class BenchConfig:
     repeats: int = 5            # repeats per workload; the median is reported
     presets: tuple[str, ...] = tuple(VARIANTS)  # variants measured (engine and AEC, 4 players)
     planes: bool = True         # also measure the AEC env with observation="planes"
+    reference: bool = True      # also measure newmarket on the pure-Python reference engine
     extras: bool = True         # single-agent view and tournament, where those modules exist
     peers: tuple[str, ...] = PEER_NAMES
     memory_envs: int = 50       # envs built for the memory figure (0: skip)
@@ -117,12 +118,19 @@ def run_benchmark(config: BenchConfig = BenchConfig(), progress=None) -> BenchRe
 
 def _workloads(config: BenchConfig):
     """(row name, group, factory returning (player or None, note), note) in table order."""
+    note = f"{PLAYERS} players, {engine_note()}"
     for preset in config.presets:
-        yield f"engine {preset}", "engine", _ready(engine_player, preset), f"{PLAYERS} players"
+        yield f"engine {preset}", "engine", _ready(engine_player, preset), note
+    if config.reference and "newmarket" in config.presets:
+        yield ("engine newmarket python", "engine", _ready(engine_player, "newmarket", PLAYERS, True, "python"),
+               f"{PLAYERS} players, the pure-Python reference engine")
     encodings = ("flat", "planes") if config.planes else ("flat",)
     for encoding in encodings:
         for preset in config.presets:
-            yield f"aec {preset} {encoding}", "aec", _ready(aec_player, preset, encoding), f"{PLAYERS} players"
+            yield f"aec {preset} {encoding}", "aec", _ready(aec_player, preset, encoding), note
+    if config.reference and "newmarket" in config.presets:
+        yield ("aec newmarket flat python", "aec", _ready(aec_player, "newmarket", "flat", PLAYERS, "python"),
+               f"{PLAYERS} players, the pure-Python reference engine")
     if config.extras:
         for name, (group, factory) in EXTRAS.items():
             yield name, group, factory, ""
