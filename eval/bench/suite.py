@@ -128,9 +128,9 @@ def _workloads(config: BenchConfig):
     for encoding in encodings:
         for preset in config.presets:
             yield f"aec {preset} {encoding}", "aec", _ready(aec_player, preset, encoding), note
-    if config.reference and "newmarket" in config.presets:
-        yield ("aec newmarket flat python", "aec", _ready(aec_player, "newmarket", "flat", PLAYERS, "python"),
-               f"{PLAYERS} players, the pure-Python reference engine")
+        if encoding == "flat" and config.reference and "newmarket" in config.presets:
+            yield ("aec newmarket flat python", "aec", _ready(aec_player, "newmarket", "flat", PLAYERS, "python"),
+                   f"{PLAYERS} players, the pure-Python reference engine")
     if config.extras:
         for name, (group, factory) in EXTRAS.items():
             yield name, group, factory, ""

@@ -16,12 +16,12 @@ def test_every_workload_gives_a_row_or_a_note():
     config = BenchConfig(presets=("newmarket", "newbury"), **TINY)
     result = run_benchmark(config)
     names = [r.name for r in result.rows]
-    assert names[:6] == ["engine newmarket", "engine newbury", "aec newmarket flat", "aec newbury flat",
-                         "aec newmarket planes", "aec newbury planes"]
+    assert names[:8] == ["engine newmarket", "engine newbury", "engine newmarket python", "aec newmarket flat",
+                         "aec newbury flat", "aec newmarket flat python", "aec newmarket planes", "aec newbury planes"]
     expected = ["single_agent newmarket", "tournament baselines", "texas_holdem_v4", "connect_four_v3", "hearts",
                 "hearts+tensor"]
     noted = [note.split(":")[0] for note in result.notes]
-    assert sorted(names[6:] + noted) == sorted(expected)  # measured, or skipped with a note saying why
+    assert sorted(names[8:] + noted) == sorted(expected)  # measured, or skipped with a note saying why
     for row in result.rows:
         assert row.decisions_per_s > 0 and row.sessions_per_s > 0 and row.decisions_per_session > 0
     assert [m.name for m in result.memory][:2] == ["newmarket 4p flat", "newmarket 4p planes"]
@@ -29,8 +29,8 @@ def test_every_workload_gives_a_row_or_a_note():
 
 
 def test_targets_and_tables_are_built_from_the_same_run():
-    result = run_benchmark(BenchConfig(presets=("newmarket",), planes=False, extras=False, peers=("connect_four_v3",),
-                                       **TINY))
+    result = run_benchmark(BenchConfig(presets=("newmarket",), planes=False, reference=False, extras=False,
+                                       peers=("connect_four_v3",), **TINY))
     headers, rows = rate_rows(result)
     names = [r[0] for r in rows]
     if "connect_four_v3" in names:  # measured where PettingZoo classic's extras are installed
@@ -48,7 +48,8 @@ def test_cli_prints_the_table_and_writes_json(tmp_path, capsys):
     assert code == 0
     assert "engine michigan" in capsys.readouterr().out
     data = json.loads(out.read_text())
-    assert [r["name"] for r in data["rows"]] == ["engine michigan", "aec michigan flat"]
+    assert [r["name"] for r in data["rows"]] == ["engine michigan", "aec michigan flat"]  # reference rows: newmarket
+    assert "compiled engine" in data["rows"][0]["note"] or "python engine" in data["rows"][0]["note"]
 
 
 def test_bad_options_are_refused():
