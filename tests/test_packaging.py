@@ -8,6 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from newmarket_env.engine.choice import compiled_available
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -15,7 +17,9 @@ ROOT = Path(__file__).resolve().parents[1]
 def wheel(tmp_path_factory):
     # Build from a copy: setuptools leaves build/ behind, and a stale build/ would leak old files into wheels.
     source = tmp_path_factory.mktemp("src") / "project"
-    skip = shutil.ignore_patterns(".git", ".venv", "build", "runs", "results", "*.egg-info", "__pycache__")
+    # The compiled engine is rebuilt from _fast.pyx: the in-place build products are not copied.
+    skip = shutil.ignore_patterns(".git", ".venv", "build", "runs", "results", "*.egg-info", "__pycache__",
+                                  "*.so", "*.pyd", "_fast.c")
     shutil.copytree(ROOT, source, ignore=skip)
     out = tmp_path_factory.mktemp("wheel")
     cmd = [sys.executable, "-m", "pip", "wheel", str(source), "--no-deps", "--no-build-isolation", "-q", "-w", str(out)]
@@ -45,3 +49,11 @@ def test_every_source_package_is_listed(wheel):
         for init in (ROOT / folder).rglob("__init__.py"):
             rel = init.relative_to(ROOT / folder).as_posix()
             assert f"{target}/{rel}" in names, f"{folder}/{rel} is missing from the wheel: add it to pyproject packages"
+
+
+@pytest.mark.skipif(not compiled_available(), reason="the compiled engine is not built here (no C compiler)")
+def test_the_wheel_carries_the_compiled_engine(wheel):
+    """Where this install has the compiled engine, a wheel built from the sources has it too."""
+    names = zipfile.ZipFile(wheel).namelist()
+    assert any(n.startswith("newmarket_env/engine/_fast.") and n.endswith((".so", ".pyd")) for n in names), \
+        "the wheel has no compiled engine: is Cython installed and a C compiler present?"

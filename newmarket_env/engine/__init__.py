@@ -1,4 +1,8 @@
-"""The rules engine: pure Python, no gymnasium, pettingzoo or torch."""
+"""The rules engine (no gymnasium, pettingzoo or torch).
+
+``Game`` is the pure-Python reference; ``choice.FastGame`` is the same state machine
+compiled with Cython (``_fast.pyx``), used by the env when it is built.
+"""
 
 from newmarket_env.engine.game import Game
 from newmarket_env.engine.types import Decision, IllegalActionError, Phase
