@@ -477,6 +477,17 @@ cdef class FastGame:
         clone._given_deals, clone._given_lots, clone._taken = self._given_deals, self._given_lots, list(self._taken)
         return clone
 
+    def __copy__(self):
+        return self.copy()
+
+    def __deepcopy__(self, memo):
+        return self.copy()  # nothing mutable is shared: rules and given deals are frozen
+
+    def __reduce__(self):
+        """Pickled as its inputs and the actions it took; unpickling replays them."""
+        return (_rebuild, (self.rules, self._seed, self._given_deals, self._given_lots, self._taken,
+                           self.present_forced, self.record_events))
+
     # ------------------------------------------------------------------ observing
     def encode_into(self, int viewer, float[::1] out, const float[::1] static):
         """Write ``viewer``'s flat observation into ``out`` (what encode.encode_flat returns)."""
@@ -1011,3 +1022,12 @@ cdef class FastGame:
                 t.balances[seat] += amount
         memset(t.boodle_stacks, 0, sizeof(t.boodle_stacks))
         t.pot = 0
+
+
+def _rebuild(rules, seed, deals, lots, taken, present_forced, record_events):
+    """The game that ``FastGame.__reduce__`` describes: the same inputs, the same actions replayed."""
+    game = FastGame(rules, seed=seed, deals=deals, present_forced=True, record_events=record_events, lots=lots)
+    for action in taken:
+        game.apply(action)
+    game.present_forced = present_forced
+    return game

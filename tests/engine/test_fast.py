@@ -132,6 +132,36 @@ def test_copy_is_independent():
     assert clone.balances == reference.balances
 
 
+@pytest.mark.parametrize("duplicate", ["pickle", "deepcopy", "copy"])
+def test_pickle_and_copies_keep_the_state(duplicate):
+    import copy
+    import pickle
+
+    rules = make_rules("michigan", 5)
+    game = FastGame(rules, seed=21, present_forced=True)
+    rng = random.Random(21)
+    for _ in range(7):
+        game.apply(rng.choice(game.legal))
+    make = {"pickle": lambda g: pickle.loads(pickle.dumps(g)), "deepcopy": copy.deepcopy, "copy": copy.copy}
+    twin = make[duplicate](game)
+    assert_same_state(game.replayed(), twin, static_part(rules), 7)
+    assert twin.present_forced and twin.deals == game.deals
+    while not game.over:  # both go on alike, random lots included
+        action = rng.choice(game.legal)
+        game.apply(action)
+        twin.apply(action)
+    assert twin.balances == game.balances
+
+
+def test_env_with_the_compiled_engine_can_be_deep_copied():
+    import copy
+
+    e = make_env(variant="newmarket")
+    e.reset(seed=4)
+    twin = copy.deepcopy(e)
+    assert twin.unwrapped.game.hands == e.unwrapped.game.hands and twin.agent_selection == e.agent_selection
+
+
 def test_bad_encode_arguments_name_the_problem():
     rules = make_rules("newmarket")
     fast = FastGame(rules, seed=0)
