@@ -168,7 +168,12 @@ cdef inline int _rel(int seat, int viewer, int n) noexcept nogil:
 
 
 cdef class FastGame:
-    """One session, as :class:`~newmarket_env.engine.game.Game` (same constructor, attributes and errors)."""
+    """One session, as :class:`~newmarket_env.engine.game.Game` (same constructor, attributes and errors).
+
+    The attributes are read-only: list-valued ones (``hands``, ``balances``,
+    ``legal``, ...) are fresh lists at every read, so change the game only
+    through :meth:`apply`, as with ``Game``.
+    """
 
     cdef RuleCodes r
     cdef Table t
