@@ -4,7 +4,7 @@
 >>> result = run_benchmark(BenchConfig(seconds=0.01, repeats=1, presets=("newmarket",), peers=(), memory_envs=2,
 ...                                   extras=False, planes=False))
 >>> [row.name for row in result.rows]
-['engine newmarket', 'aec newmarket flat']
+['engine newmarket', 'engine newmarket python', 'aec newmarket flat', 'aec newmarket flat python']
 """
 
 from newmarket_env.eval.bench.suite import BenchConfig, BenchResult, run_benchmark
