@@ -556,8 +556,9 @@ cdef class FastGame:
         is_id = type(action) is int or (isinstance(action, numbers.Integral) and not isinstance(action, bool))
         if not is_id or not self._is_legal(action):
             self._refuse(action, is_id)
-        self._taken.append(int(action))
-        self._take(int(action))
+        cdef int taken = action
+        self._taken.append(taken)
+        self._take(taken)
         self._advance()
 
     cdef bint _is_legal(self, action) except -1:
