@@ -23,11 +23,12 @@ import os
 import random
 
 from newmarket_env import actions as A
-from newmarket_env.engine.dealing import parse_deal, DealtCards
+from newmarket_env.engine.dealing import DEAD_SLOT, DealtCards, dealing_order, parse_deal, sorted_deck
 from newmarket_env.engine.types import DECISION_ORDER, PHASE_ORDER, Decision, IllegalActionError, Phase
 from newmarket_env.observation.layout import FLAT_SIZE, offsets
+from newmarket_env.order import next_table
 from newmarket_env.rules import (
-    DeadHand, DeadHandPosition, FirstLead, LeadRule, Leftover, StakeMode, Widow,
+    DeadHand, FirstLead, LeadRule, Leftover, StakeMode, Widow,
 )
 
 cdef extern from *:
@@ -84,12 +85,9 @@ cdef uint64_t BLACK_MASK = SUIT_MASK | (SUIT_MASK << (3 * NUM_RANKS))           
 cdef int _code(value):
     return list(type(value)).index(value)
 
-cdef int SM_SPREAD = _code(StakeMode.SPREAD), SM_CHOOSE = _code(StakeMode.CHOOSE)
-cdef int SM_EACH = _code(StakeMode.EACH), SM_HOUSE = _code(StakeMode.HOUSE)
-cdef int DH_DEALT = _code(DeadHand.DEALT), DH_DISCARD = _code(DeadHand.DISCARD)
-cdef int DP_FIRST = _code(DeadHandPosition.FIRST), DP_BEFORE_DEALER = _code(DeadHandPosition.BEFORE_DEALER)
+cdef int SM_CHOOSE = _code(StakeMode.CHOOSE), SM_EACH = _code(StakeMode.EACH), SM_HOUSE = _code(StakeMode.HOUSE)
+cdef int DH_DISCARD = _code(DeadHand.DISCARD)
 cdef int WI_NONE = _code(Widow.NONE), WI_BUY = _code(Widow.DEALER_BUY)
-cdef int WI_AUCTION = _code(Widow.DEALER_OR_AUCTION)
 cdef int FL_LOWEST_CLUB = _code(FirstLead.LOWEST_CLUB)
 cdef int LR_ANY_SUIT = _code(LeadRule.LOWEST_ANY_SUIT), LR_OTHER_SUIT = _code(LeadRule.LOWEST_OTHER_SUIT)
 cdef int LR_OPPOSITE = _code(LeadRule.LOWEST_OPPOSITE_COLOUR)
@@ -99,7 +97,7 @@ cdef int LO_LOT = _code(Leftover.LOT)
 cdef struct RuleCodes:
     int n, num_deals, starting_chips
     int stake_mode, pot_ante, boodle_stake, house_pot, house_boodle, dealer_multiplier
-    int dead_hand, dead_hand_position, discard_count
+    int dead_hand, discard_count
     int widow, widow_fee, min_bid, max_bid
     int first_lead, lead_rule, per_card_payment, leftover, ace_high
     int boodle_cards[4]
@@ -108,6 +106,8 @@ cdef struct RuleCodes:
     uint64_t removed, boodle_mask
     int deck[NUM_CARDS]             # the cards in play, lowest id first: the deck before a shuffle
     int deck_size
+    int deal_order[MAX_SEATS][MAX_SEATS + 1]   # dealing.dealing_order per dealer; -1: the dead hand
+    int deal_slots
 
 
 cdef struct SeatQueue:
@@ -223,13 +223,13 @@ cdef class FastGame:
 
     cdef void _compute_rules(self, rules) except *:
         cdef RuleCodes *r = &self.r
-        cdef int card, rank, suit, nxt, b
+        cdef int card, b, dealer, slot
         memset(r, 0, sizeof(RuleCodes))
         r.n, r.num_deals, r.starting_chips = rules.num_players, rules.num_deals, rules.starting_chips
         r.stake_mode, r.pot_ante, r.boodle_stake = _code(rules.stake_mode), rules.pot_ante, rules.boodle_stake
         r.house_pot, r.house_boodle = rules.house_pot, rules.house_boodle
         r.dealer_multiplier = rules.dealer_stake_multiplier
-        r.dead_hand, r.dead_hand_position = _code(rules.dead_hand), _code(rules.dead_hand_position)
+        r.dead_hand = _code(rules.dead_hand)
         r.discard_count, r.widow, r.widow_fee = rules.discard_count, _code(rules.widow), rules.widow_fee
         r.min_bid, r.max_bid = rules.min_bid, rules.max_bid
         r.first_lead, r.lead_rule = _code(rules.first_lead), _code(rules.lead_after_stop)
@@ -242,44 +242,44 @@ cdef class FastGame:
             r.boodle_cards[b] = card
             r.boodle_of[card] = b
             r.boodle_mask |= 1ULL << card
-        for card in range(NUM_CARDS):
-            suit, rank = card // NUM_RANKS, card % NUM_RANKS
-            if r.ace_high:
-                nxt = -1 if rank == 0 else (0 if rank == 12 else rank + 1)
-            else:
-                nxt = -1 if rank == 12 else rank + 1
-            r.next_card[card] = -1 if nxt < 0 else suit * NUM_RANKS + nxt
-            if not (r.removed >> card) & 1:
-                r.deck[r.deck_size] = card
-                r.deck_size += 1
+        # The reference's own tables: next card in a run, the deck before a shuffle, the dealing order.
+        for card, following in enumerate(next_table(rules.ace_high)):
+            r.next_card[card] = -1 if following is None else following
+        for card in sorted_deck(rules.removed_mask):
+            r.deck[r.deck_size] = card
+            r.deck_size += 1
+        for dealer in range(r.n):
+            order = dealing_order(rules, dealer)
+            r.deal_slots = len(order)
+            for slot, seat in enumerate(order):
+                r.deal_order[dealer][slot] = -1 if seat == DEAD_SLOT else seat
 
     cdef void _seed_rng(self, seed) except *:
         """Seed as ``random.Random(seed)`` does; ``replayed()`` rebuilds that generator from ``_seed``."""
         cdef uint32_t key[MT_N]
-        cdef int used = 0, i
+        cdef int used = 0
         if seed is None:
             seed = int.from_bytes(os.urandom(16), "little")  # as unpredictable as Random()'s own seeding
         self._seed = seed
-        if type(seed) is not int:  # str, bytes, ...: take the state random.Random makes from it
-            words = random.Random(seed).getstate()[1]
-            for i in range(MT_N):
-                self.t.mt[i] = words[i]
-            self.t.mti = words[MT_N]
+        # str, bytes, ... and ints over 19,968 bits: take the state random.Random makes from them.
+        if type(seed) is not int or abs(seed).bit_length() > 32 * MT_N:
+            self._load_state(random.Random(seed).getstate()[1])
             return
         n = abs(seed)   # random_seed() in Modules/_randommodule.c: |seed| as 32-bit words, lowest first
         while True:
-            if used == MT_N:
-                words = random.Random(seed).getstate()[1]   # a seed over 19,968 bits: let Python do it
-                for i in range(MT_N):
-                    self.t.mt[i] = words[i]
-                self.t.mti = words[MT_N]
-                return
             key[used] = n & 0xffffffff
             used += 1
             n >>= 32
             if not n:
                 break
         self._init_by_array(key, used)
+
+    cdef void _load_state(self, tuple words) except *:
+        """A state as ``random.Random.getstate()[1]`` gives it: 624 words, then the position."""
+        cdef int i
+        for i in range(MT_N):
+            self.t.mt[i] = words[i]
+        self.t.mti = words[MT_N]
 
     cdef void _init_genrand(self, uint32_t s) noexcept:
         cdef uint32_t *mt = self.t.mt
@@ -735,9 +735,8 @@ cdef class FastGame:
     cdef void _shuffled_deal(self) noexcept:
         """dealing.shuffled_deal: shuffle the sorted deck as random.shuffle does, deal round the order."""
         cdef int deck[NUM_CARDS]
-        cdef int order[MAX_SEATS + 1]
-        cdef int size = self.r.deck_size, i, j, swap, slots = 0, k
-        cdef int n = self.n, dead_slot = -1
+        cdef int size = self.r.deck_size, i, j, swap, slot
+        cdef int *order = self.r.deal_order[self.t.dealer]
         memcpy(deck, self.r.deck, size * sizeof(int))
         i = size - 1
         while i >= 1:
@@ -746,26 +745,12 @@ cdef class FastGame:
             deck[i] = deck[j]
             deck[j] = swap
             i -= 1
-        # dealing.dealing_order: eldest ... dealer, with the dead hand's slot (-1) where the rules put it
-        if self.r.dead_hand == DH_DEALT and self.r.dead_hand_position == DP_FIRST:
-            order[slots] = dead_slot
-            slots += 1
-        for k in range(n):
-            if k == n - 1 and self.r.dead_hand == DH_DEALT and self.r.dead_hand_position == DP_BEFORE_DEALER:
-                order[slots] = dead_slot
-                slots += 1
-            order[slots] = (self.t.dealer + 1 + k) % n
-            slots += 1
-        if self.r.dead_hand == DH_DEALT and self.r.dead_hand_position != DP_FIRST \
-                and self.r.dead_hand_position != DP_BEFORE_DEALER:
-            order[slots] = dead_slot
-            slots += 1
-        for i in range(size):
-            k = order[i % slots]
-            if k == dead_slot:
+        for i in range(size):   # card i goes to slot i % slots, as one card at a time round the table
+            slot = order[i % self.r.deal_slots]
+            if slot < 0:
                 self.t.dead |= 1ULL << deck[i]
             else:
-                self.t.hands[k] |= 1ULL << deck[i]
+                self.t.hands[slot] |= 1ULL << deck[i]
 
     cdef inline void _set_owner(self, uint64_t mask, int seat) noexcept:
         while mask:

@@ -37,14 +37,14 @@ def dealing_order(rules: Rules, dealer: int) -> list[int]:
 
 
 @functools.lru_cache(maxsize=None)
-def _sorted_deck(removed_mask: int) -> tuple[int, ...]:
+def sorted_deck(removed_mask: int) -> tuple[int, ...]:
     """The cards in play, lowest id first: the deck before each shuffle."""
     return tuple(iter_cards(FULL_DECK & ~removed_mask))
 
 
 def shuffled_deal(rules: Rules, dealer: int, rng: random.Random) -> DealtCards:
     """Deal the shuffled deck one card at a time in the dealing order."""
-    deck = list(_sorted_deck(rules.removed_mask))
+    deck = list(sorted_deck(rules.removed_mask))
     rng.shuffle(deck)
     order = dealing_order(rules, dealer)
     masks = {slot: mask_from_cards(deck[i::len(order)]) for i, slot in enumerate(order)}  # card i: slot i % len
