@@ -66,6 +66,31 @@ MIN_PLAYERS, MAX_PLAYERS = 3, 8
 MAX_BID_LIMIT = 20
 NUM_BOODLES = 4
 
+# Upper bounds of the amounts, so that both engines accept exactly the same rules and compute the same
+# numbers. The compiled engine (engine/_fast.pyx) keeps rule amounts in C ``int`` (32 bits: at most
+# 2**31 - 1 = 2,147,483,647) and multiplies them in ``int``; the reference engine uses Python ints and
+# never overflows. The bounds keep every amount either engine computes inside C int range:
+#
+# Per deal, the chips that change hands are at most (n <= 8 players, M = dealer multiplier):
+#   stakes    antes pot_ante * (n - 1 + M) <= 10,000 * 17 = 170,000, plus boodle stakes; the largest
+#             boodle stake is stake_mode="each", 4 * boodle_stake * (n - 1 + M) <= 680,000 ("spread" and
+#             "choose" pay boodle_stake * (n - 1 + M), "house" pays house_pot + 4 * house_boodle
+#             <= 50,000 instead of antes and stakes): at most 850,000
+#   widow     widow_fee <= 10,000, or a winning bid <= MAX_BID_LIMIT = 20
+#   payments  per_card_payment for each card left in the losers' hands, at most 52 cards: <= 520,000
+#   in all    <= 1,380,020 chips per deal.
+# Over a session of at most MAX_DEALS = 1,000 deals that is <= 1,380,020,000 chips. The pot and every
+# boodle stack (which carry over while deals end without a winner, e.g. blocked Newbury deals) hold at
+# most the chips staked in the session, and a balance moves from its start (|starting_chips| <=
+# 1,000,000) by at most the chips that change hands: every amount stays within +-1,381,020,000,
+# below 2**31 - 1 with room to spare, and every single product (an ante times the multiplier, a
+# per-card payment times 52) is far smaller. tests/engine/test_rule_bounds.py checks this sum and
+# plays both engines at the bounds.
+MAX_AMOUNT = 10_000          # pot_ante, boodle_stake, house_pot, house_boodle, widow_fee, per_card_payment
+MAX_DEALER_MULTIPLIER = 10   # dealer_stake_multiplier
+MAX_DEALS = 1_000            # num_deals
+MAX_STARTING_CHIPS = 1_000_000  # |starting_chips|
+
 _ENUM_FIELDS = {
     "stake_mode": StakeMode,
     "dead_hand": DeadHand,
@@ -148,31 +173,37 @@ class Rules:
 PARAMETER_NAMES = tuple(sorted(f.name for f in dataclasses.fields(Rules) if f.name != "allowed_players"))
 
 
-def _fail(name: str, value: Any, allowed: str) -> None:
-    raise ValueError(f"rules parameter {name}={value!r} is out of range; allowed: {allowed}")
+def _fail(name: str, value: Any, allowed: str, problem: str = "is out of range") -> None:
+    raise ValueError(f"rules parameter {name}={value!r} {problem}; allowed: {allowed}")
+
+
+def _int_range(low: int | None, high: int | None) -> str:
+    if low is None:
+        return "an int"
+    return f"an int {low}..{high}" if high is not None else f"an int >= {low}"
 
 
 def _check_int(name: str, value: Any, low: int | None = None, high: int | None = None) -> None:
     if isinstance(value, bool) or not isinstance(value, int):
-        _fail(name, value, "an int" + (f" >= {low}" if low is not None else ""))
+        # A value of the wrong kind (text, a float, True) is not "out of range": say what it is.
+        _fail(name, value, _int_range(low, high), f"is not an int (got {type(value).__name__})")
     if (low is not None and value < low) or (high is not None and value > high):
-        bounds = f"{low}..{high}" if high is not None else f">= {low}"
-        _fail(name, value, f"an int {bounds}")
+        _fail(name, value, _int_range(low, high))
 
 
 def _validate(rules: Rules) -> None:
     low, high = rules.allowed_players
     _check_int("num_players", rules.num_players, low, high)
     for name in _NON_NEGATIVE:
-        _check_int(name, getattr(rules, name), 0)
-    _check_int("dealer_stake_multiplier", rules.dealer_stake_multiplier, 1)
+        _check_int(name, getattr(rules, name), 0, MAX_AMOUNT)
+    _check_int("dealer_stake_multiplier", rules.dealer_stake_multiplier, 1, MAX_DEALER_MULTIPLIER)
     _check_int("discard_count", rules.discard_count, 1)
-    _check_int("num_deals", rules.num_deals, 1)
-    _check_int("starting_chips", rules.starting_chips)
+    _check_int("num_deals", rules.num_deals, 1, MAX_DEALS)
+    _check_int("starting_chips", rules.starting_chips, -MAX_STARTING_CHIPS, MAX_STARTING_CHIPS)
     _check_int("min_bid", rules.min_bid, 1, MAX_BID_LIMIT)
     _check_int("max_bid", rules.max_bid, rules.min_bid, MAX_BID_LIMIT)
     if not isinstance(rules.ace_high, bool):
-        _fail("ace_high", rules.ace_high, "True or False")
+        _fail("ace_high", rules.ace_high, "True or False", f"is not a bool (got {type(rules.ace_high).__name__})")
     for name, enum in _ENUM_FIELDS.items():
         if not isinstance(getattr(rules, name), enum):
             _fail(name, getattr(rules, name), ", ".join(m.value for m in enum))
@@ -189,6 +220,10 @@ def _validate_cards(rules: Rules) -> None:
     removed = [card_from_text(t) for t in rules.removed_cards]
     if len(set(removed)) != len(removed):
         _fail("removed_cards", rules.removed_cards, "distinct card texts")
+    taken_out = [text for text, card in zip(rules.boodles, boodles) if card in removed]
+    if taken_out:
+        # A boodle card that is not in the pack could never be played: its stakes would only ever go by lot.
+        _fail("boodles", rules.boodles, f"cards still in the pack; {', '.join(taken_out)} is in removed_cards")
 
 
 def _validate_deck_size(rules: Rules) -> None:
@@ -211,7 +246,7 @@ def _normalise(name: str, value: Any) -> Any:
         try:
             return enum(value.value if isinstance(value, Enum) else value)
         except ValueError:
-            _fail(name, value, ", ".join(m.value for m in enum))
+            _fail(name, value, ", ".join(m.value for m in enum), "is unknown")
     if name in ("boodles", "removed_cards"):
         if isinstance(value, str) or not hasattr(value, "__iter__"):
             _fail(name, value, "a tuple of card texts such as ('AS', 'KH')")
