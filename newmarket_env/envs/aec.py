@@ -8,7 +8,7 @@ an agent's rewards over a session is its final balance minus its start.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Mapping
 
 import numpy as np
 from gymnasium import spaces
@@ -24,6 +24,13 @@ from newmarket_env.observation.layout import CHIP_CLIP
 from newmarket_env.rules import make_rules
 
 ENV_NAME = "newmarket_v0"
+
+
+def _check_seed(seed: Any) -> int | None:
+    """``None`` or an int (numpy ints too, as for actions); anything else is refused in one line."""
+    if seed is None or (isinstance(seed, (int, np.integer)) and not isinstance(seed, (bool, np.bool_))):
+        return None if seed is None else int(seed)
+    raise ValueError(f"reset seed={seed!r} is not allowed; allowed: None or an int")
 
 
 class raw_env(AECEnv):
@@ -60,6 +67,9 @@ class raw_env(AECEnv):
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode={render_mode!r} is unknown; allowed: None, 'human', 'ansi'")
         self.observation_kind = observation
+        if not isinstance(present_forced, (bool, np.bool_)):
+            # bool("no") is True: a string or a number here is a mistake, not a wish.
+            raise ValueError(f"present_forced={present_forced!r} is not allowed; allowed: True or False")
         self.present_forced = bool(present_forced)
         self.render_mode = render_mode
         self.possible_agents = [f"player_{i}" for i in range(self.rules.num_players)]
@@ -83,10 +93,15 @@ class raw_env(AECEnv):
     # ------------------------------------------------------------------ reset
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
         """Start a session; ``options={"deals": [...]}`` fixes the cards (CONTRACT.md)."""
+        seed = _check_seed(seed)
+        if options is not None and not isinstance(options, Mapping):
+            raise ValueError(f"reset options={options!r} is not allowed; allowed: None or a dict such as "
+                             "{'deals': [...]}")
         # Like Gymnasium envs, other option keys are ignored (PettingZoo's api_test passes some).
         deals = (options or {}).get("deals") or ()
-        if isinstance(deals, dict):
-            raise ValueError("reset option 'deals' must be a list of deals, e.g. [{'dealer': 0, 'hands': ..., 'dead': ...}]")
+        if not isinstance(deals, (list, tuple)):
+            raise ValueError(f"reset option 'deals' must be a list of deals, e.g. [{{'dealer': 0, 'hands': ..., "
+                             f"'dead': ...}}]; got {deals!r}")
         # Build the new game first: a bad deal raises here and leaves the env as it was.
         game = self._game_class(self.rules, seed=seed, deals=deals, present_forced=self.present_forced)
         self.game = game
@@ -166,6 +181,8 @@ class raw_env(AECEnv):
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         cached = self._obs_cache.get(agent)
         if cached is None:
+            if agent not in self._seat:
+                raise ValueError(f"unknown agent {agent!r}; agents: {', '.join(self.possible_agents)}")
             if self._compiled:
                 flat = np.empty(self._static.shape, dtype=np.float32)
                 self.game.encode_into(self._seat[agent], flat, self._static)
