@@ -70,18 +70,60 @@ def save_policy(path: str | os.PathLike, layers: Sequence[tuple[np.ndarray, np.n
     return metadata
 
 
+#: Largest metadata entry read (its JSON is a few kB).
+MAX_METADATA_BYTES = 1 << 20
+#: Room for the ``.npy`` header of each array, on top of its numbers.
+_NPY_HEADER_BYTES = 4096
+
+
 def read_saved(path: str | os.PathLike) -> tuple[dict[str, Any], list[tuple[np.ndarray, np.ndarray]]]:
-    """Metadata and layers of a saved-agent file; ``ValueError`` if it is not a valid one."""
+    """Metadata and layers of a saved-agent file; ``ValueError`` if it is not a valid one.
+
+    The archive's directory is checked before any array is decompressed: only the expected entries, the
+    metadata first, then each layer no larger than its shape in ``layers`` allows (a file carrying an extra
+    or oversized array is refused without reading it).
+    """
     where = f"{os.fspath(path)!r} is not a valid newmarket_env saved agent"
     try:
-        with np.load(path, allow_pickle=False) as data:
-            arrays = {key: data[key] for key in data.files}
-    except (OSError, ValueError, EOFError, zipfile.BadZipFile) as err:
+        with zipfile.ZipFile(path) as archive:
+            sizes = {info.filename: info.file_size for info in archive.infolist()}
+            if sizes.get("metadata.npy", MAX_METADATA_BYTES + 1) > MAX_METADATA_BYTES:
+                raise ValueError(f"{where}: it has no 'metadata' entry of at most {MAX_METADATA_BYTES} bytes")
+            with np.load(path, allow_pickle=False) as data:
+                metadata = _parse_metadata(data["metadata"], where)
+                _check_directory(sizes, metadata, where)
+                arrays = {key: data[key] for key in data.files if key != "metadata"}
+    except (OSError, EOFError, zipfile.BadZipFile) as err:
         raise ValueError(f"{where}: cannot read it as an .npz file ({err})") from None
-    if not isinstance(arrays, dict) or "metadata" not in arrays:
-        raise ValueError(f"{where}: it has no 'metadata' entry")
-    metadata = _parse_metadata(arrays.pop("metadata"), where)
+    except ValueError as err:
+        if str(err).startswith(where):
+            raise
+        raise ValueError(f"{where}: cannot read it as an .npz file ({err})") from None
     return metadata, _layers(arrays, metadata, where)
+
+
+def _check_directory(sizes: Mapping[str, int], metadata: Mapping[str, Any], where: str) -> None:
+    """Entries and uncompressed sizes of the archive against the layer sizes its metadata states."""
+    layers = _layer_sizes(metadata, where)
+    allowed = {"metadata.npy": MAX_METADATA_BYTES}
+    for i in range(len(layers) - 1):
+        # float64 at most (8 bytes a number); layers are saved as float32 or float16
+        allowed[f"layer{i}.weight.npy"] = 8 * layers[i + 1] * layers[i] + _NPY_HEADER_BYTES
+        allowed[f"layer{i}.bias.npy"] = 8 * layers[i + 1] + _NPY_HEADER_BYTES
+    extra = sorted(set(sizes) - set(allowed))
+    if extra:
+        raise ValueError(f"{where}: it holds entries {extra} besides the layers of 'layers' {layers}")
+    for name, size in sizes.items():
+        if size > allowed[name]:
+            raise ValueError(f"{where}: entry {name!r} is {size} bytes, more than 'layers' {layers} allows")
+
+
+def _layer_sizes(metadata: Mapping[str, Any], where: str) -> list[int]:
+    sizes = metadata.get("layers")
+    if (not isinstance(sizes, list) or len(sizes) < 2 or sizes[0] != FLAT_SIZE or sizes[-1] != NUM_ACTIONS
+            or not all(isinstance(n, int) and not isinstance(n, bool) and n >= 1 for n in sizes)):
+        raise ValueError(f"{where}: 'layers' must run from {FLAT_SIZE} inputs to {NUM_ACTIONS} actions; got {sizes!r}")
+    return sizes
 
 
 def _parse_metadata(raw: np.ndarray, where: str) -> dict[str, Any]:
@@ -104,9 +146,7 @@ def _parse_metadata(raw: np.ndarray, where: str) -> dict[str, Any]:
 
 
 def _layers(arrays: dict[str, np.ndarray], metadata: dict[str, Any], where: str):
-    sizes = metadata.get("layers")
-    if not isinstance(sizes, list) or len(sizes) < 2 or sizes[0] != FLAT_SIZE or sizes[-1] != NUM_ACTIONS:
-        raise ValueError(f"{where}: 'layers' must run from {FLAT_SIZE} inputs to {NUM_ACTIONS} actions; got {sizes!r}")
+    sizes = _layer_sizes(metadata, where)
     expected = {f"layer{i}.{part}" for i in range(len(sizes) - 1) for part in ("weight", "bias")}
     if set(arrays) != expected:
         raise ValueError(f"{where}: arrays {sorted(arrays)} do not match 'layers' {sizes}")
