@@ -113,15 +113,22 @@ def run_play(args: argparse.Namespace) -> int:
 
 def run_replay(args: argparse.Namespace) -> int:
     """``newmarket replay``: load and check the record, then show it."""
-    from newmarket_env.play.replay import load_session, show_record, verify
+    from newmarket_env.play.replay import count_decisions, first_difference, load_session, show_record
 
     try:
         record, rules = load_session(args.file)
         deals = record["deals"]
         if args.deal is not None and not 1 <= args.deal <= len(deals):
             raise ValueError(f"--deal {args.deal}: the record has deals 1..{len(deals)}")
-        if args.verify and not verify(record):
-            raise ValueError(f"{args.file}: replaying its decisions does not give back the same record")
+        if args.verify:
+            difference = first_difference(record)
+            if difference:
+                raise ValueError(f"{args.file}: replaying its decisions does not give back the same record; "
+                                 f"first difference at {difference}")
+            print(f"verified: replaying the {count_decisions(record)} decisions of {args.file} gives back "
+                  "the same record")
+    except RecursionError:  # json nests as deep as the file does: a record is a few levels deep
+        return _error("replay", f"{args.file}: not a session record (nested too deeply)")
     except (ValueError, KeyError, TypeError) as err:
         return _error("replay", str(err) if isinstance(err, ValueError) else f"{args.file}: malformed record ({err!r})")
     show_record(record, rules, step=not args.all, read=input, write=print, only=args.deal)

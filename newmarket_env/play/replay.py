@@ -48,8 +48,44 @@ def _check_record(record: Any, path: str) -> Rules:
 
 def verify(record: Mapping[str, Any]) -> bool:
     """True if replaying the record's decisions through the engine gives back the same record."""
-    game = rebuild_game(record)
-    return session_record(game, record["variant"]) == record
+    return first_difference(record) is None
+
+
+def first_difference(record: Mapping[str, Any]) -> str | None:
+    """Where the record and its replay through the engine first differ (``None``: they are the same).
+
+    >>> _first_difference({"deals": [{"chips": [1, 2]}]}, {"deals": [{"chips": [1, 3]}]})
+    'deals[0].chips[1]: the record has 2, the replay gives 3'
+    """
+    return _first_difference(record, session_record(rebuild_game(record), record["variant"]))
+
+
+def _first_difference(given: Any, replayed: Any, where: str = "") -> str | None:
+    if isinstance(given, Mapping) and isinstance(replayed, Mapping):
+        for key in list(given) + [k for k in replayed if k not in given]:
+            if key not in given or key not in replayed:
+                side = "the record" if key not in given else "the replay"
+                return f"{where}.{key}".lstrip(".") + f": missing from {side}"
+            found = _first_difference(given[key], replayed[key], f"{where}.{key}")
+            if found:
+                return found
+        return None
+    if isinstance(given, list) and isinstance(replayed, list):
+        for i, (a, b) in enumerate(zip(given, replayed)):
+            found = _first_difference(a, b, f"{where}[{i}]")
+            if found:
+                return found
+        if len(given) != len(replayed):
+            return f"{where.lstrip('.')}: the record has {len(given)} entries, the replay gives {len(replayed)}"
+        return None
+    if given != replayed:
+        return f"{where.lstrip('.')}: the record has {given!r}, the replay gives {replayed!r}"
+    return None
+
+
+def count_decisions(record: Mapping[str, Any]) -> int:
+    """Decisions taken in the record (the events that carry an ``action``)."""
+    return sum(1 for deal in record["deals"] for event in deal["events"] if "action" in event)
 
 
 def deal_lines(index: int, deal: Mapping[str, Any], rules: Rules, before: list[int]) -> list[str]:

@@ -8,10 +8,12 @@ from __future__ import annotations
 
 import os
 import random
+import tempfile
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from newmarket_env import load_agent
+from newmarket_env.cards import iter_cards
 from newmarket_env.engine.record import save_record
 from newmarket_env.engine.types import Decision
 from newmarket_env.envs import env as make_env
@@ -19,7 +21,7 @@ from newmarket_env.play.events import chips_line
 from newmarket_env.play.feed import RecordFeed
 from newmarket_env.play.prompt import Choices, QuitSession, ask
 from newmarket_env.play.table import table_lines
-from newmarket_env.play.words import Names
+from newmarket_env.play.words import Names, count_text
 from newmarket_env.rules import LeadRule
 
 Write = Callable[[str], None]
@@ -76,8 +78,20 @@ def _agent_names(agents: list[str], others: int) -> list[str]:
 
 def check_save_path(path: str | None) -> None:
     """Fail before the game, not after it, when the record could not be written."""
-    if path is not None and not os.path.isdir(os.path.dirname(os.path.abspath(path))):
-        raise ValueError(f"--save {path}: the folder {os.path.dirname(os.path.abspath(path))} does not exist")
+    if path is None:
+        return
+    folder = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(folder):
+        raise ValueError(f"--save {path}: the folder {folder} does not exist")
+    if os.path.isdir(path):
+        raise ValueError(f"--save {path}: it is a folder; give a file name, e.g. {os.path.join(path, 'game.json')}")
+    if os.path.exists(path) and not os.access(path, os.W_OK):
+        raise ValueError(f"--save {path}: the file is not writable")
+    try:  # the surest test that the folder takes a new file: make one, and remove it
+        with tempfile.NamedTemporaryFile(dir=folder, prefix=".newmarket-save-check-"):
+            pass
+    except OSError as err:
+        raise ValueError(f"--save {path}: cannot write in {folder} ({err.strerror})") from None
 
 
 def prepare(options: PlayOptions) -> Table:
@@ -123,7 +137,7 @@ def _play_loop(table: Table, feed: RecordFeed, names: Names, read: Read, write: 
 
 
 def _human_turn(game, seat: int, names: Names, read: Read, write: Write) -> int:
-    choices = Choices(game.legal, game.decision, game.rules)
+    choices = Choices(game.legal, game.decision, game.rules, hand=iter_cards(game.hands[seat]))
 
     def show_table() -> None:
         write("")
@@ -141,7 +155,8 @@ def _question(game, seat: int) -> str:
         Decision.STAKE: f"Place a stake chip on a boodle ({left} to place).",
         Decision.DISCARD: f"Discard a card face down into the dead hand ({left} to discard).",
         Decision.WIDOW: "You are the dealer: keep your hand, or take the widow unseen.",
-        Decision.BUY: f"You are the dealer: keep your hand, or buy the dead hand unseen for {rules.widow_fee} chips.",
+        Decision.BUY: ("You are the dealer: keep your hand, or buy the dead hand unseen for "
+                       f"{count_text(rules.widow_fee, 'chip')}."),
         Decision.BID: "Auction for the widow: bid, or pass and be out of the auction.",
         Decision.LEAD: f"Your lead: {_lead_rule(game)}.",
     }
@@ -170,7 +185,8 @@ def _intro(table: Table, names: Names, options: PlayOptions, write: Write) -> No
     write("you are player_{0}; the others: {1}".format(table.seat, ", ".join(table.labels.values())))
     write("cards are rank + suit: TH is the ten of hearts, AS the ace of spades; "
           f"aces are {'high' if rules.ace_high else 'low'}")
-    write(f"boodles (pay cards): {' '.join(rules.boodles)}; every player starts with {rules.starting_chips} chips")
+    write(f"boodles (pay cards): {' '.join(rules.boodles)}; every player starts with "
+          f"{count_text(rules.starting_chips, 'chip')}")
     write("")
 
 

@@ -36,7 +36,10 @@ def _seat_lines(game: Game, names: Names) -> list[str]:
     lines = []
     for seat in range(game.n):
         mark = "  (dealer)" if seat == game.dealer else ""
-        lines.append(f"  {names(seat):<9} {game.hands[seat].bit_count():>2} cards  {game.balances[seat]:>4} chips{mark}")
+        cards, chips = game.hands[seat].bit_count(), game.balances[seat]
+        # "1 card " keeps the columns of "7 cards" aligned
+        lines.append(f"  {names(seat):<9} {cards:>2} {'card ' if cards == 1 else 'cards'}  {chips:>4} "
+                     f"{'chip ' if chips == 1 else 'chips'}{mark}".rstrip())
     return lines
 
 

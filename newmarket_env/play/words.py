@@ -11,6 +11,8 @@
 ['clubs     2 T', 'hearts    A K']
 >>> hand_text(["KH", "2C", "AH", "TC"], ace_high=True)
 'clubs 2 T | hearts K A'
+>>> count_text(1, "chip"), count_text(0, "card"), count_text(-1, "chip")
+('1 chip', '0 cards', '-1 chips')
 """
 
 from __future__ import annotations
@@ -45,6 +47,11 @@ class Names:
         if seat != self.viewer:
             return f"{self(seat)} {verb}"
         return f"you {_IRREGULAR.get(verb, verb[:-1] if verb.endswith('s') else verb)}"
+
+
+def count_text(count: int, noun: str) -> str:
+    """``1 chip``, ``4 chips``: the noun in the number the count needs."""
+    return f"{count} {noun}{'' if count == 1 else 's'}"
 
 
 def hand_lines(cards: Iterable[str | int], ace_high: bool) -> list[str]:
@@ -97,5 +104,5 @@ def choice_text(action: int, decision: Decision, rules: Rules) -> str:
 
 def _widow_choice_text(action: int, decision: Decision, rules: Rules) -> str:
     if decision is Decision.BUY:
-        return "keep your hand" if action == A.KEEP else f"buy the dead hand for {rules.widow_fee} chips"
+        return "keep your hand" if action == A.KEEP else f"buy the dead hand for {count_text(rules.widow_fee, 'chip')}"
     return "keep your hand" if action == A.KEEP else "take the widow"
