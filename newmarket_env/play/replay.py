@@ -6,11 +6,13 @@ replay shows everything: all hands, the dead hand, every discard.
 
 from __future__ import annotations
 
+import gzip
 import json
 from typing import Any, Callable, Mapping
 
 from newmarket_env.engine.record import replay as rebuild_game
 from newmarket_env.engine.record import session_record
+from newmarket_env.engine.types import IllegalActionError
 from newmarket_env.play.events import chips_line, describe_events
 from newmarket_env.play.feed import deal_footer, deal_header
 from newmarket_env.play.words import Names, hand_text
@@ -19,19 +21,59 @@ from newmarket_env.rules import VARIANTS, Rules, rules_from_dict
 _DEAL_KEYS = ("dealer", "hands", "dead", "events", "chips")
 
 
-def load_session(path: str) -> tuple[dict[str, Any], Rules]:
-    """The record in ``path`` and its rules; ``ValueError`` saying what is wrong with the file."""
+def load_session(path: str, game: int | None = None) -> tuple[dict[str, Any], Rules]:
+    """The record in ``path`` and its rules; ``ValueError`` saying what is wrong with the file.
+
+    ``path`` may be gzipped, and may hold many records (a tournament's ``records.jsonl.gz``):
+    ``game`` (from 1) picks one; without it a file of one record is required.
+    """
     try:
-        with open(path, encoding="utf-8") as fh:
-            record = json.load(fh)
+        with open(path, "rb") as fh:
+            data = fh.read()
     except OSError as err:
         raise ValueError(f"cannot read {path}: {err.strerror}") from None
-    except (json.JSONDecodeError, UnicodeDecodeError) as err:
-        raise ValueError(f"{path} is not a JSON session record: {err}") from None
-    return record, _check_record(record, path)
+    records = read_records(data, path)
+    if game is None and len(records) > 1:
+        raise ValueError(f"{path} holds {len(records)} records; pick one with --game K (1..{len(records)})")
+    if game is not None and not 1 <= game <= len(records):
+        raise ValueError(f"--game {game}: {path} holds records 1..{len(records)}")
+    record = records[(game or 1) - 1][1]
+    return record, check_record(record, path)
 
 
-def _check_record(record: Any, path: str) -> Rules:
+def read_records(data: bytes, source: str) -> list[tuple[str, dict[str, Any]]]:
+    """The records in ``data`` with a title each: one JSON record, or JSON lines of them (gzipped or not).
+
+    A line may be a record or a tournament entry ``{"title": ..., "record": {...}}``
+    (:mod:`newmarket_env.eval.tournament` with ``save_records``).
+    """
+    try:
+        if data[:2] == b"\x1f\x8b":
+            data = gzip.decompress(data)
+        text = data.decode("utf-8")
+    except (OSError, EOFError, UnicodeDecodeError) as err:
+        raise ValueError(f"{source} is neither a JSON session record nor a gzipped one: {err}") from None
+    try:
+        items = [json.loads(text)]
+    except json.JSONDecodeError as whole:
+        lines = [line for line in text.splitlines() if line.strip()]
+        try:
+            items = [json.loads(line) for line in lines] if len(lines) > 1 else []
+        except json.JSONDecodeError:
+            items = []
+        if not items:
+            raise ValueError(f"{source} is not a JSON session record: {whole}") from None
+    out = []
+    for number, item in enumerate(items, start=1):
+        if isinstance(item, dict) and isinstance(item.get("record"), dict):
+            out.append((str(item.get("title") or f"record {number}"), item["record"]))
+        else:
+            out.append((f"record {number}" if len(items) > 1 else source, item))
+    return out
+
+
+def check_record(record: Any, path: str) -> Rules:
+    """The rules of ``record``; ``ValueError`` naming what is wrong (``path`` names the source in it)."""
     if not isinstance(record, dict) or not {"variant", "rules", "deals"} <= set(record):
         raise ValueError(f"{path} is not a session record: it needs 'variant', 'rules' and 'deals' "
                          "(save one with newmarket play --save FILE)")
@@ -57,7 +99,37 @@ def first_difference(record: Mapping[str, Any]) -> str | None:
     >>> _first_difference({"deals": [{"chips": [1, 2]}]}, {"deals": [{"chips": [1, 3]}]})
     'deals[0].chips[1]: the record has 2, the replay gives 3'
     """
-    return _first_difference(record, session_record(rebuild_game(record), record["variant"]))
+    try:
+        game = rebuild_game(record)
+    except IllegalActionError as err:  # the decisions no longer fit the deal (edited cards, dealer, actions)
+        return f"{_first_illegal_decision(record)}: {err}"
+    return _first_difference(record, session_record(game, record["variant"]))
+
+
+def _first_illegal_decision(record: Mapping[str, Any]) -> str:
+    """Where the first recorded decision that cannot be taken sits; a bisection over replayed prefixes."""
+    places = [(d, k) for d, deal in enumerate(record["deals"]) for k, event in enumerate(deal["events"])
+              if "action" in event]
+    low, high = 0, len(places) - 1  # the decisions before ``low`` replay; the one at ``high`` does not
+    while low < high:
+        middle = (low + high) // 2
+        if _replays_up_to(record, places[middle]):
+            low = middle + 1
+        else:
+            high = middle
+    deal, event = places[low]
+    return f"deals[{deal}].events[{event}].action (decision {low + 1} of {len(places)})"
+
+
+def _replays_up_to(record: Mapping[str, Any], place: tuple[int, int]) -> bool:
+    """Whether the record's decisions up to the one at ``place`` (deal, event) can all be taken."""
+    deals = [{**deal, "events": [e for k, e in enumerate(deal["events"]) if "action" not in e or (d, k) <= place]}
+             for d, deal in enumerate(record["deals"][:place[0] + 1])]
+    try:
+        rebuild_game({**record, "deals": deals})
+    except IllegalActionError:
+        return False
+    return True
 
 
 def _first_difference(given: Any, replayed: Any, where: str = "") -> str | None:
