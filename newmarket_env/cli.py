@@ -22,6 +22,7 @@ DELEGATED = {
     "train": ("newmarket_env.train.cli", "train an agent from a config file (e.g. configs/newmarket_ppo.yaml)",
               "train"),
     "bench": ("newmarket_env.eval.bench.cli", "measure the speed of the engine and the env", "eval"),
+    "serve": ("newmarket_env.web.cli", "the web app: play, watch and replay in a browser (127.0.0.1)", "web"),
 }
 EXIT_BAD_INPUT = 2
 EXIT_NOT_AVAILABLE = 1
@@ -37,7 +38,7 @@ class OneLineParser(argparse.ArgumentParser):
 
 def build_parser() -> OneLineParser:
     """The parser of ``newmarket`` and of its own subcommands (play, replay)."""
-    from newmarket_env.play.arguments import add_play_parser, add_replay_parser
+    from newmarket_env.play.arguments import add_play_parser, add_replay_parser, add_watch_parser
 
     parser = OneLineParser(
         prog="newmarket",
@@ -47,6 +48,7 @@ def build_parser() -> OneLineParser:
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
     add_play_parser(commands)
     add_replay_parser(commands)
+    add_watch_parser(commands)
     for name, (_, summary, _) in DELEGATED.items():
         commands.add_parser(name, help=summary, add_help=False)
     return parser

@@ -62,7 +62,7 @@ def plan_tournament(config: TournamentConfig) -> Plan:
     specs, skipped = (list(config.agents), {}) if config.agents else default_agent_specs(players, env)
     entrants = make_entrants(specs, config.agent_options)
     _check_options_used(config, entrants)
-    setup = TableSetup(config.variant, players, dict(config.rules), tuple(entrants))
+    setup = TableSetup(config.variant, players, dict(config.rules), tuple(entrants), keep_records=config.save_records)
     tables, games = build_schedule(len(entrants), players, config.blocks, config.seed, config.permutations,
                                    config.max_lineups)
     for entrant in {(e.spec, tuple(sorted(e.options.items()))): e for e in entrants}.values():
@@ -76,6 +76,8 @@ def _check_numbers(config: TournamentConfig) -> None:
         value = getattr(config, name)
         if isinstance(value, bool) or not isinstance(value, int) or value < low:
             raise ValueError(f"{name}={value!r} is out of range; allowed: an int >= {low}")
+    if not isinstance(config.save_records, bool):
+        raise ValueError(f"save_records={config.save_records!r} is not allowed; allowed: True or False")
     if isinstance(config.seed, bool) or not isinstance(config.seed, int) or config.seed < 0:
         raise ValueError(f"seed={config.seed!r} is out of range; allowed: an int >= 0")
 

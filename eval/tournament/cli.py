@@ -49,6 +49,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
         help="keyword option for one agent, repeatable (e.g. search:budget=50); defaults: "
         + (", ".join(f"{a}:{k}={v}" for a, o in SLOW_AGENT_OPTIONS.items() for k, v in o.items()) or "none"))
     add("--resamples", type=int, default=DEFAULT_RESAMPLES, help="bootstrap resamples")
+    add("--save-records", action="store_true", help="also write every session's record to OUT/records.jsonl.gz "
+        "(replay session K with: newmarket replay OUT/records.jsonl.gz --game K, or in newmarket serve)")
     add("--quiet", action="store_true", help="no progress bar and no table; just write the files")
     return parser
 
@@ -66,7 +68,8 @@ def config_from_args(args: argparse.Namespace) -> TournamentConfig:
     return TournamentConfig(agents=agents, variant=args.variant, players=args.players,
                             rules=parse_set_options(args.set), blocks=args.blocks, seed=args.seed,
                             workers=args.workers, permutations=args.permutations,
-                            agent_options=parse_agent_options(args.agent_option), resamples=args.resamples)
+                            agent_options=parse_agent_options(args.agent_option), resamples=args.resamples,
+                            save_records=args.save_records)
 
 
 def reproduce_command(plan: Plan) -> str:

@@ -57,6 +57,9 @@ class TournamentConfig:
     """Bootstrap resamples for the intervals."""
     max_lineups: int = MAX_LINEUPS
     """More line-ups than this per block: play a balanced subset instead of all combinations."""
+    save_records: bool = False
+    """Also write every session's record (``records.jsonl.gz`` in the output folder), so any session of the
+    leaderboard can be replayed (``newmarket replay FILE --game K``, or the web app's Replay)."""
 
 
 def parse_set_value(text: str) -> Any:

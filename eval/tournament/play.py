@@ -24,6 +24,7 @@ class TableSetup:
     players: int
     overrides: Mapping[str, Any]
     entrants: tuple[Entrant, ...]
+    keep_records: bool = False  # keep every session's record (TournamentConfig.save_records)
 
     def make_env(self):
         return raw_env(variant=self.variant, num_players=self.players, **dict(self.overrides))
@@ -40,6 +41,7 @@ class GameResult:
     outs: list[int]  # deals this seat went out first
     decisions: list[int]
     think_seconds: list[float]  # time spent in act(); the only figure that varies between runs
+    record: dict[str, Any] | None = None  # the session record (CONTRACT.md), when the setup keeps records
 
     @property
     def key(self) -> tuple[int, int, int]:
@@ -103,6 +105,8 @@ class TablePlayer:
         game = self.env.game
         start = self.env.rules.starting_chips
         chips = [balance - start for balance in game.balances]
-        parts, outs = chip_parts(self.env.record())
+        record = self.env.record()
+        parts, outs = chip_parts(record)
         check_parts(parts, chips)
-        return GameResult(spec, len(game.deals), chips, parts, outs, decisions, think)
+        return GameResult(spec, len(game.deals), chips, parts, outs, decisions, think,
+                          record if self.setup.keep_records else None)

@@ -1,8 +1,10 @@
-"""Writing a tournament to a folder: results.json, games.csv, leaderboard.md and the plots."""
+"""Writing a tournament to a folder: results.json, games.csv, leaderboard.md, the plots and, when kept,
+records.jsonl.gz (every session's record, for ``newmarket replay FILE --game K`` and the web app's replay)."""
 
 from __future__ import annotations
 
 import csv
+import gzip
 import json
 import os
 from typing import Any
@@ -66,6 +68,23 @@ def write_games_csv(result: TournamentResult, path: str) -> None:
                                  *(game.parts[seat][p] for p in PARTS), game.decisions[seat]])
 
 
+def write_records(result: TournamentResult, path: str) -> None:
+    """Every session's record as gzipped JSON lines, in games.csv order: ``{"title", "block", "lineup",
+    "seating", "seats", "game_seed", "record"}``; written under a temporary name, then renamed."""
+    labels = result.plan.labels
+    temporary = f"{path}.part"
+    with gzip.open(temporary, "wt", encoding="utf-8") as fh:
+        for number, game in enumerate(result.games, start=1):
+            s = game.spec
+            seats = [labels[e] for e in s.seats]
+            title = (f"session {number}: block {s.block}, line-up {s.lineup}, seating {s.seating} -- "
+                     + ", ".join(f"player_{k} {name}" for k, name in enumerate(seats)))
+            entry = {"title": title, "block": s.block, "lineup": s.lineup, "seating": s.seating, "seats": seats,
+                     "game_seed": s.game_seed, "record": game.record}
+            fh.write(json.dumps(entry, separators=(",", ":")) + "\n")
+    os.replace(temporary, path)
+
+
 def leaderboard_markdown(result: TournamentResult, command: str | None = None) -> str:
     """The leaderboard, pairwise matrix and how to reproduce the run, as Markdown."""
     plan = result.plan
@@ -107,4 +126,7 @@ def write_outputs(result: TournamentResult, folder: str, command: str | None = N
         fh.write(leaderboard_markdown(result, command))
     plot_chips_per_deal(result.standings, paths["chips_per_deal.png"])
     plot_pairwise(result.standings, result.pairwise, paths["pairwise.png"])
+    if result.plan.config.save_records:
+        paths["records.jsonl.gz"] = os.path.join(folder, "records.jsonl.gz")
+        write_records(result, paths["records.jsonl.gz"])
     return list(paths.values())

@@ -9,7 +9,7 @@ re-draws the recorded lots; the game it rebuilds gives back the same record.
 from __future__ import annotations
 
 import json
-from typing import Any, Mapping
+from typing import Any, Iterator, Mapping
 
 from newmarket_env.engine.game import Game
 from newmarket_env.rules import Rules, VARIANTS, rules_from_dict
@@ -25,6 +25,19 @@ def session_record(game: Game, variant: str) -> dict[str, Any]:
 
 def replay(record: Mapping[str, Any]) -> Game:
     """Rebuild the game a record was taken from, by its deals, decisions and lots."""
+    game = None
+    for game in replay_steps(record):
+        pass
+    game.present_forced = False
+    return game
+
+
+def replay_steps(record: Mapping[str, Any]) -> Iterator[Game]:
+    """The game a record was taken from, yielded before its first decision and after each one.
+
+    The same ``Game`` object is yielded every time (changed in place by the next
+    decision): read what you need from it before asking for the next step.
+    """
     variant = record.get("variant")
     if variant not in VARIANTS:
         raise ValueError(f"record variant {variant!r} is unknown; allowed variants: {', '.join(VARIANTS)}")
@@ -37,12 +50,12 @@ def replay(record: Mapping[str, Any]) -> Game:
     actions = [e["action"] for e in events if "action" in e]
     lots = [e["seat"] for e in events if e["type"] == "leftover" and e["seat"] is not None]
     game = Game(rules, deals=deals, present_forced=True, lots=lots)
+    yield game
     for action in actions:
         if game.over:
             raise ValueError("record has more decisions than its deals allow")
         game.apply(action)
-    game.present_forced = False
-    return game
+        yield game
 
 
 def save_record(record: Mapping[str, Any], path) -> None:

@@ -39,13 +39,17 @@ class raw_env(AECEnv):
     ``variant`` names a preset of RULES.md; ``num_players`` and any rules
     parameter may be given as keywords. Env options (not rules):
     ``observation`` (``"flat"`` or ``"planes"``), ``present_forced`` (also ask
-    agents for decisions with a single legal action), ``render_mode`` and
+    agents for decisions with a single legal action), ``render_mode``
+    (``"human"`` and ``"ansi"``: text; ``"rgb_array"``: an ``H x W x 3`` uint8
+    picture, see :mod:`newmarket_env.picture`), ``render_all_hands`` (draw every
+    hand and the dead hand instead of the acting seat's view) and
     ``engine`` (``"auto"``: the compiled engine when it is built, else the
     pure-Python reference; ``"compiled"``; ``"python"``; both play identical
     sessions).
     """
 
-    metadata = {"render_modes": ["human", "ansi"], "name": ENV_NAME, "is_parallelizable": False}
+    metadata = {"render_modes": ["human", "ansi", "rgb_array"], "name": ENV_NAME, "is_parallelizable": False,
+                "render_fps": 2}
 
     def __init__(
         self,
@@ -55,6 +59,7 @@ class raw_env(AECEnv):
         observation: str = "flat",
         present_forced: bool = False,
         engine: str = "auto",
+        render_all_hands: bool = False,
         **overrides: Any,
     ) -> None:
         super().__init__()
@@ -65,13 +70,14 @@ class raw_env(AECEnv):
         if observation not in ENCODINGS:
             raise ValueError(f"observation={observation!r} is unknown; allowed: {', '.join(ENCODINGS)}")
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(f"render_mode={render_mode!r} is unknown; allowed: None, 'human', 'ansi'")
+            raise ValueError(f"render_mode={render_mode!r} is unknown; allowed: None, 'human', 'ansi', 'rgb_array'")
         self.observation_kind = observation
         if not isinstance(present_forced, (bool, np.bool_)):
             # bool("no") is True: a string or a number here is a mistake, not a wish.
             raise ValueError(f"present_forced={present_forced!r} is not allowed; allowed: True or False")
         self.present_forced = bool(present_forced)
         self.render_mode = render_mode
+        self.render_all_hands = bool(render_all_hands)
         self.possible_agents = [f"player_{i}" for i in range(self.rules.num_players)]
         self._seat = {agent: i for i, agent in enumerate(self.possible_agents)}
         self._static = static_part(self.rules)
@@ -198,15 +204,19 @@ class raw_env(AECEnv):
         """The JSON-serialisable record of the session so far (CONTRACT.md)."""
         return session_record(self.game, self.variant)
 
-    def render(self) -> str | None:
+    def render(self) -> str | np.ndarray | None:
         if self.render_mode is None:
             import gymnasium
 
             gymnasium.logger.warn("render() called without a render_mode; pass render_mode='ansi' or 'human'")
             return None
+        viewer = self._seat[self.agent_selection] if self.agent_selection in self._seat else 0
+        if self.render_mode == "rgb_array":
+            from newmarket_env.picture import table_picture
+
+            return table_picture(self.game, None if self.render_all_hands else viewer, reveal=self.render_all_hands)
         from newmarket_env.render import render_table
 
-        viewer = self._seat[self.agent_selection] if self.agent_selection in self._seat else 0
         text = render_table(self.game, viewer)
         if self.render_mode == "human":
             print(text)

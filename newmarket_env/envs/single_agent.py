@@ -44,7 +44,7 @@ class SingleAgentEnv(gym.Env):
     send unmasked actions).
     """
 
-    metadata = {"render_modes": ["ansi"]}
+    metadata = {"render_modes": ["ansi", "rgb_array"], "render_fps": 2}
 
     def __init__(
         self,
@@ -87,8 +87,8 @@ class SingleAgentEnv(gym.Env):
             raise ValueError(f"seat={seat!r} is unknown; allowed: {', '.join(SEAT_MODES)} or a seat 0..{self.n - 1}")
         if not float(scale) > 0:
             raise ValueError(f"reward_scale={scale!r} is out of range; allowed: a number > 0")
-        if render_mode not in (None, "ansi"):
-            raise ValueError(f"render_mode={render_mode!r} is unknown; allowed: None, 'ansi'")
+        if render_mode not in (None, *self.metadata["render_modes"]):
+            raise ValueError(f"render_mode={render_mode!r} is unknown; allowed: None, 'ansi', 'rgb_array'")
 
     # ------------------------------------------------------------------ the pool
     def set_snapshots(self, paths: Sequence[str]) -> None:
@@ -181,7 +181,14 @@ class SingleAgentEnv(gym.Env):
             info["opponents"] = [spec for spec in self.table if spec is not None]
         return info
 
-    def render(self) -> str | None:
+    def render(self) -> str | np.ndarray | None:
+        """The table from the learner's seat: text (``"ansi"``) or a picture (``"rgb_array"``;
+        every hand with ``render_all_hands=True``, passed on to the AEC env)."""
+        if self.render_mode == "rgb_array":
+            from newmarket_env.picture import table_picture
+
+            reveal = self.aec.render_all_hands
+            return table_picture(self.aec.game, None if reveal else self.learner, reveal=reveal)
         if self.render_mode != "ansi":
             return None
         from newmarket_env.render import render_table

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import textwrap
 
@@ -27,6 +28,15 @@ examples:
   newmarket play --save game.json && newmarket replay game.json
   newmarket replay game.json --all              print every deal at once
   newmarket replay game.json --deal 2 --verify  only deal 2, after checking the record replays exactly
+  newmarket replay game.json --gif game.gif     an animation of the session, every hand shown
+  newmarket replay results/T/records.jsonl.gz --game 3   session 3 of a tournament run with --save-records
+"""
+
+WATCH_EPILOG = """\
+examples:
+  newmarket watch                                          4 random agents, every hand shown
+  newmarket watch --agents greedy,control,random,search --delay 0.5
+  newmarket watch --variant michigan --seat 2 --table      told from seat 2, the table before each decision
 """
 
 
@@ -78,7 +88,13 @@ def add_replay_parser(commands: argparse._SubParsersAction) -> None:
                     "every event in words and the chips after each deal. Press Enter for the next deal.",
         epilog=REPLAY_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("file", metavar="FILE", help="the session record, a JSON file")
+    parser.add_argument("file", metavar="FILE", help="the session record: a JSON file, gzipped or not, or a "
+                        "tournament's records.jsonl.gz (pick a session with --game)")
+    parser.add_argument("--game", type=int, default=None, metavar="K",
+                        help="the K-th record of a file of several (counted from 1)")
+    parser.add_argument("--gif", default=None, metavar="OUT",
+                        help="write an animation of the session (every hand shown; only deal K with --deal) "
+                             "to OUT instead of printing it")
     parser.add_argument("--all", action="store_true", help="print every deal at once, without waiting for Enter")
     parser.add_argument("--deal", type=int, default=None, metavar="K",
                         help="show only deal K (counted from 1)")
@@ -86,6 +102,32 @@ def add_replay_parser(commands: argparse._SubParsersAction) -> None:
                         help="first check that replaying the record's decisions through the engine gives back "
                              "the same record")
     parser.set_defaults(run=run_replay)
+
+
+def add_watch_parser(commands: argparse._SubParsersAction) -> None:
+    parser = commands.add_parser(
+        "watch", help="watch agents play a session against each other in the terminal",
+        description="Agents against agents: the session told in the terminal as it is played, every hand shown\n"
+                    "or from one seat's view.",
+        epilog=WATCH_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("--variant", default="newmarket", choices=list(VARIANTS), metavar="NAME",
+                        help=f"the rules preset: {', '.join(VARIANTS)} (default: newmarket)")
+    parser.add_argument("--players", type=int, default=None, metavar="N",
+                        help="number of players, 3-8 (newbury: 4); default: the variant's default, 4")
+    parser.add_argument("--agents", default="random", metavar="LIST",
+                        help="one agent name for every seat, or one per seat in seat order, comma-separated "
+                             "(default: random; known: %(known)s)" % {"known": _known_agents()})
+    parser.add_argument("--seed", type=int, default=None, metavar="S", help="seed of the shuffles and the agents")
+    parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", dest="settings",
+                        help="override a rules parameter of the preset (as for newmarket play); repeat for several")
+    parser.add_argument("--seat", type=int, default=None, metavar="K",
+                        help="tell the session from seat K's view (its hand only); default: every hand shown")
+    parser.add_argument("--delay", type=float, default=0.0, metavar="SECONDS",
+                        help="pause after each decision, to follow at reading speed (default: 0)")
+    parser.add_argument("--table", action="store_true", help="draw the table before every decision")
+    parser.add_argument("--save", default=None, metavar="FILE", help="write the session record (JSON) to FILE")
+    parser.set_defaults(run=run_watch)
 
 
 def _error(command: str, message: str) -> int:
@@ -116,7 +158,7 @@ def run_replay(args: argparse.Namespace) -> int:
     from newmarket_env.play.replay import count_decisions, first_difference, load_session, show_record
 
     try:
-        record, rules = load_session(args.file)
+        record, rules = load_session(args.file, args.game)
         deals = record["deals"]
         if args.deal is not None and not 1 <= args.deal <= len(deals):
             raise ValueError(f"--deal {args.deal}: the record has deals 1..{len(deals)}")
@@ -131,5 +173,43 @@ def run_replay(args: argparse.Namespace) -> int:
         return _error("replay", f"{args.file}: not a session record (nested too deeply)")
     except (ValueError, KeyError, TypeError) as err:
         return _error("replay", str(err) if isinstance(err, ValueError) else f"{args.file}: malformed record ({err!r})")
+    if args.gif:
+        return _write_gif(record, args)
     show_record(record, rules, step=not args.all, read=input, write=print, only=args.deal)
     return 0
+
+
+def _write_gif(record, args: argparse.Namespace) -> int:
+    from newmarket_env.play.animation import write_gif
+
+    folder = os.path.dirname(os.path.abspath(args.gif))
+    if not os.path.isdir(folder):
+        return _error("replay", f"--gif {args.gif}: the folder {folder} does not exist")
+    try:
+        frames = write_gif(record, args.gif, only_deal=args.deal)
+    except ModuleNotFoundError as err:
+        return _error("replay", str(err))
+    except OSError as err:
+        return _error("replay", f"cannot write {args.gif}: {err.strerror or err}")
+    print(f"wrote {args.gif}: {frames} frames")
+    return 0
+
+
+def run_watch(args: argparse.Namespace) -> int:
+    """``newmarket watch``: check every option first, then play and tell the session."""
+    from newmarket_env.play.options import parse_agents, parse_settings
+    from newmarket_env.play.watch import WatchOptions, WatchTable, watch
+
+    try:
+        options = WatchOptions(variant=args.variant, num_players=args.players, agents=parse_agents(args.agents),
+                               seed=args.seed, overrides=parse_settings(args.settings), seat=args.seat,
+                               delay=args.delay, table=args.table, save=args.save)
+        table = WatchTable(options)
+    except ValueError as err:
+        return _error("watch", str(err))
+    try:
+        return watch(table)
+    except BrokenPipeError:  # the reader went away (newmarket watch | head): newmarket's main stops quietly
+        raise
+    except OSError as err:
+        return _error("watch", f"cannot save the record: {err}")

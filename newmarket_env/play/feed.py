@@ -22,7 +22,8 @@ def deal_footer(index: int, chips: Sequence[int], before: Sequence[int], names: 
 class RecordFeed:
     """Reads ``deals`` (a record's list, possibly still growing) from where it left off.
 
-    With a viewer in ``names``, that seat's hand is told once the cards are dealt.
+    With a viewer in ``names``, that seat's hand is told once the cards are dealt; with no
+    viewer and ``reveal``, every hand and the dead hand are.
     """
 
     def __init__(self, deals: list[dict[str, Any]], rules: Rules, names: Names, reveal: bool = False) -> None:
@@ -51,12 +52,17 @@ class RecordFeed:
         events = deal["events"][self._event:]
         self._event += len(events)
         viewer = self.names.viewer
-        if viewer is None or self._hand_told or not deal["hands"]:
+        if (viewer is None and not self.reveal) or self._hand_told or not deal["hands"]:
             return describe_events(events, self.rules, self.names, self.reveal)
         stakes = 0
         while stakes < len(events) and events[stakes]["type"] == "stake":
             stakes += 1
         self._hand_told = True
-        hand = "your hand as dealt: " + hand_text(deal["hands"][viewer], self.rules.ace_high)
-        return (describe_events(events[:stakes], self.rules, self.names, self.reveal) + [hand]
+        if viewer is None:  # watching with every hand shown: all hands and the dead hand, as dealt
+            hands = [f"{self.names(s)} holds {hand_text(h, self.rules.ace_high)}" for s, h in enumerate(deal["hands"])]
+            if deal["dead"]:
+                hands.append(f"dead hand {hand_text(deal['dead'], self.rules.ace_high)}")
+        else:
+            hands = ["your hand as dealt: " + hand_text(deal["hands"][viewer], self.rules.ace_high)]
+        return (describe_events(events[:stakes], self.rules, self.names, self.reveal) + hands
                 + describe_events(events[stakes:], self.rules, self.names, self.reveal))

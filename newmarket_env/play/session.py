@@ -144,12 +144,13 @@ def _human_turn(game, seat: int, names: Names, read: Read, write: Write) -> int:
         _write_all(table_lines(game, seat, names), write)
 
     show_table()
-    write(_question(game, seat))
+    write(question_text(game, seat))
     _write_all(choices.lines(), write)
     return ask(choices, show_table, read, write)
 
 
-def _question(game, seat: int) -> str:
+def question_text(game, seat: int) -> str:
+    """The question ``seat`` is asked now, with the rule that limits its choices (terminal and web)."""
     rules, left = game.rules, game.pending_for(seat)
     questions = {
         Decision.STAKE: f"Place a stake chip on a boodle ({left} to place).",

@@ -1,0 +1,97 @@
+"""Agents against agents in the terminal (``newmarket watch``): the session told as it is played.
+
+Every seat is an agent (``load_agent``); the env runs the rules on the
+reference engine, whose record grows in place, and :class:`RecordFeed` tells
+its new events after each decision, in the terminal game's words. With a
+``seat`` the session is told from that seat (its hand, its own discards);
+without one every hand and the dead hand are shown.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from newmarket_env import load_agent
+from newmarket_env.engine.record import save_record
+from newmarket_env.envs import env as make_env
+from newmarket_env.play.feed import RecordFeed
+from newmarket_env.play.session import _final, check_save_path
+from newmarket_env.play.table import table_lines
+from newmarket_env.play.words import Names
+
+Write = Callable[[str], None]
+
+
+@dataclass
+class WatchOptions:
+    """What ``newmarket watch`` was asked for."""
+
+    variant: str = "newmarket"
+    num_players: int | None = None
+    agents: list[str] = field(default_factory=lambda: ["random"])  # one name for all, or one per seat
+    seed: int | None = None
+    overrides: dict[str, Any] = field(default_factory=dict)
+    seat: int | None = None        # tell the session from this seat; None: every hand shown
+    delay: float = 0.0             # seconds to wait after each decision that added lines
+    table: bool = False            # also draw the table (from ``seat``, or all hands) before each decision
+    save: str | None = None
+
+
+class WatchTable:
+    """The env and one agent per seat, checked before anything is played."""
+
+    def __init__(self, options: WatchOptions) -> None:
+        check_save_path(options.save)
+        self.options = options
+        self.env = make_env(variant=options.variant, num_players=options.num_players, engine="python",
+                            **options.overrides)
+        self.rules = self.env.unwrapped.rules
+        n = self.rules.num_players
+        if options.seat is not None and not 0 <= options.seat < n:
+            raise ValueError(f"--seat {options.seat} is not a seat of this {n}-player table; allowed: 0..{n - 1}")
+        if len(options.agents) not in (1, n):
+            raise ValueError(f"--agents names {len(options.agents)} agents; give 1 (for every seat) or {n} "
+                             "(one per seat, in seat order)")
+        if options.delay < 0:
+            raise ValueError(f"--delay {options.delay} is out of range; allowed: 0 or more seconds")
+        names = options.agents * n if len(options.agents) == 1 else list(options.agents)
+        self.seed = random.randrange(10**6) if options.seed is None else options.seed
+        self.agents = [load_agent(name, env=self.env, seed=self.seed + 1 + s) for s, name in enumerate(names)]
+        self.labels = {s: f"player_{s} ({name})" for s, name in enumerate(names)}
+
+
+def watch(table: WatchTable, write: Write = print, sleep: Callable[[float], None] = time.sleep) -> int:
+    """Play the session with the agents, telling it as it goes; returns the exit code."""
+    options, env, rules = table.options, table.env, table.rules
+    for agent in table.agents:
+        agent.reset()
+    env.reset(seed=table.seed)
+    game = env.unwrapped.game
+    names = Names(rules.num_players, options.seat, table.labels)
+    view = "every hand shown" if options.seat is None else f"told from {names(options.seat)}'s seat"
+    write(f"newmarket watch -- variant {options.variant}, {rules.num_players} players, {rules.num_deals} deal(s), "
+          f"seed {table.seed}, {view}")
+    write("the players: " + ", ".join(table.labels.values()))
+    write("")
+    feed = RecordFeed(game.deals, rules, names, reveal=options.seat is None)
+    while not game.over:
+        if options.table:
+            for line in table_lines(game, game.to_act if options.seat is None else options.seat, names):
+                write(line)
+        seat = game.to_act
+        env.step(int(table.agents[seat].act(env.observe(env.agent_selection))))
+        lines = feed.new_lines()
+        for line in lines:
+            write(line)
+        if lines and options.delay:
+            sleep(options.delay)
+    for line in feed.new_lines():
+        write(line)
+    _final(game.balances, rules.starting_chips, names, write)
+    if options.save:
+        save_record(env.unwrapped.record(), options.save)
+        write(f"record saved to {options.save} (watch it again with: newmarket replay {options.save})")
+    return 0

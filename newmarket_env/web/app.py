@@ -1,0 +1,142 @@
+"""The web app (FastAPI): one self-contained page and a small JSON API.
+
+Routes (all JSON but ``/``):
+
+- ``GET  /``                          the page (inline CSS and JS, nothing fetched from the internet)
+- ``GET  /api/options``               variants, agents, rules parameters: what the forms offer
+- ``POST /api/games``                 a new table, ``{"mode": "play"|"watch", "variant", "players", "agents",
+                                      "seat", "seed", "rules"}``; answers its id and first view
+- ``GET  /api/games/{id}?view=``      the table (a player: their seat; a watcher: ``all`` or a seat)
+- ``POST /api/games/{id}/act``        the person's decision ``{"action": id}`` (play)
+- ``POST /api/games/{id}/step``       one agent decision (watch)
+- ``POST /api/replays?game=K``        a record file as the body (JSON, JSON lines, gzipped or not)
+- ``GET  /api/replays/{id}/{frame}``  the table before the first decision (0) or after decision ``frame``
+
+Bad input is a 4xx with ``{"error": "one line"}``; no request gets a traceback.
+"""
+
+from __future__ import annotations
+
+import logging
+from importlib import resources
+from typing import Any
+
+from fastapi import Body, FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import HTMLResponse, JSONResponse
+from pydantic import BaseModel, Field
+
+from newmarket_env.agents import available_agents
+from newmarket_env.play.replay import read_records
+from newmarket_env.rules import PARAMETER_NAMES, VARIANTS
+from newmarket_env.web.tables import MODES, BadInput, GameStore, ReplayGame, TableGame
+
+MAX_RECORD_BYTES = 20 * 2**20  # a tournament's records file of a few thousand sessions fits
+_log = logging.getLogger(__name__)
+
+
+class NewGame(BaseModel):
+    """The form of a new table (the page's Play and Watch tabs)."""
+
+    mode: str = "play"
+    variant: str = "newmarket"
+    players: int | None = None
+    agents: list[str] = Field(default_factory=lambda: ["random"])
+    seat: int = 0
+    seed: int | None = None
+    rules: dict[str, Any] = Field(default_factory=dict)
+
+
+class Action(BaseModel):
+    action: int
+
+
+def _page() -> str:
+    return resources.files("newmarket_env.web").joinpath("static/index.html").read_text(encoding="utf-8")
+
+
+def create_app(store: GameStore | None = None) -> FastAPI:
+    """The app; each app has its own games (tests make one each)."""
+    app = FastAPI(title="newmarket-env", docs_url=None, redoc_url=None, openapi_url=None)
+    games = store or GameStore()
+    page = _page()
+
+    @app.exception_handler(BadInput)
+    async def bad_input(request: Request, err: BadInput) -> JSONResponse:
+        return JSONResponse({"error": str(err)}, status_code=err.status)
+
+    @app.exception_handler(RequestValidationError)
+    async def bad_request(request: Request, err: RequestValidationError) -> JSONResponse:
+        # FastAPI's default is a list of dicts; the page shows one line naming the field and the problem.
+        problems = "; ".join(f"{'.'.join(str(p) for p in e['loc'][1:]) or 'body'}: {e['msg']}" for e in err.errors())
+        return JSONResponse({"error": f"bad request: {problems}"}, status_code=422)
+
+    @app.exception_handler(Exception)
+    async def failure(request: Request, err: Exception) -> JSONResponse:  # a bug: logged here, one line there
+        _log.exception("request %s failed", request.url.path)
+        return JSONResponse({"error": f"internal error: {type(err).__name__}: {err}"}, status_code=500)
+
+    @app.get("/", response_class=HTMLResponse)
+    def index() -> str:
+        return page
+
+    @app.get("/api/options")
+    def options() -> dict[str, Any]:
+        return {"variants": {name: {"players": list(v.players), "default_players": v.default_players}
+                             for name, v in VARIANTS.items()},
+                "agents": available_agents(), "parameters": [p for p in PARAMETER_NAMES if p != "num_players"],
+                "modes": list(MODES)}
+
+    @app.post("/api/games")
+    def new_game(form: NewGame) -> dict[str, Any]:
+        table = TableGame(form.mode, form.variant, form.players, form.agents, form.seat, form.seed, form.rules)
+        key = games.add(table)
+        return {"id": key, **table.view()}
+
+    @app.get("/api/games/{key}")
+    def show_game(key: str, view: str | None = None) -> dict[str, Any]:
+        table = games.get(key, TableGame)
+        with table.lock:
+            return {"id": key, **table.view(view)}
+
+    @app.post("/api/games/{key}/act")
+    def act(key: str, body: Action) -> dict[str, Any]:
+        table = games.get(key, TableGame)
+        with table.lock:
+            table.act(body.action)
+            return {"id": key, **table.view()}
+
+    @app.post("/api/games/{key}/step")
+    def step(key: str, view: str | None = None) -> dict[str, Any]:
+        table = games.get(key, TableGame)
+        with table.lock:
+            table.step()
+            return {"id": key, **table.view(view)}
+
+    @app.post("/api/replays")
+    def new_replay(data: bytes = Body(b"", media_type="application/octet-stream"), game: int = 1) -> dict[str, Any]:
+        if not data:
+            raise BadInput("no record sent: choose a record file (from newmarket play --save, a tournament's "
+                           "records.jsonl.gz, or the env's record())")
+        if len(data) > MAX_RECORD_BYTES:
+            raise BadInput(f"the file is {len(data)} bytes; the limit is {MAX_RECORD_BYTES}", 413)
+        records = read_records_or_fail(data)
+        if not 1 <= game <= len(records):
+            raise BadInput(f"game {game} is out of range; the file holds records 1..{len(records)}")
+        title, record = records[game - 1]
+        replay = ReplayGame(record, title)
+        key = games.add(replay)
+        return {"id": key, "records": len(records), "game": game, **replay.frame(0)}
+
+    @app.get("/api/replays/{key}/{frame}")
+    def replay_frame(key: str, frame: int) -> dict[str, Any]:
+        return {"id": key, **games.get(key, ReplayGame).frame(frame)}
+
+    return app
+
+
+def read_records_or_fail(data: bytes) -> list[tuple[str, dict[str, Any]]]:
+    try:
+        return read_records(data, "the file")
+    except ValueError as err:
+        raise BadInput(str(err)) from None

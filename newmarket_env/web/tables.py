@@ -1,0 +1,186 @@
+"""The games the web app holds: tables to play or watch, and records to replay.
+
+Nothing here knows about HTTP: a bad request is a :class:`BadInput` (the app
+turns it into a 4xx with its one-line message). The rules are the env's
+(``newmarket_env.env`` on the reference engine, whose record grows in place,
+as in the terminal game); agents come from ``load_agent``; what is shown is a
+:func:`~newmarket_env.play.scene.scene`.
+"""
+
+from __future__ import annotations
+
+import random
+import secrets
+import threading
+from collections import OrderedDict
+from typing import Any, Mapping, Sequence
+
+from newmarket_env.agents import available_agents, load_agent
+from newmarket_env.engine.record import replay_steps
+from newmarket_env.engine.types import IllegalActionError
+from newmarket_env.envs import env as make_env
+from newmarket_env.play.replay import check_record
+from newmarket_env.play.scene import scene
+
+MODES = ("play", "watch")
+MAX_GAMES = 64  # tables and replays kept in memory; the oldest goes first
+
+
+class BadInput(ValueError):
+    """A request the app refuses; ``status`` is its HTTP status (400 bad value, 404 unknown id, 409 not now)."""
+
+    def __init__(self, message: str, status: int = 400) -> None:
+        super().__init__(message)
+        self.status = status
+
+
+class TableGame:
+    """A session at a table: in ``play`` a person holds ``seat`` and agents the others; in ``watch``, agents all."""
+
+    def __init__(self, mode: str, variant: str = "newmarket", players: int | None = None,
+                 agents: Sequence[str] = ("random",), seat: int = 0, seed: int | None = None,
+                 rules: Mapping[str, Any] | None = None) -> None:
+        if mode not in MODES:
+            raise BadInput(f"mode {mode!r} is unknown; allowed: {', '.join(MODES)}")
+        try:
+            self.env = make_env(variant=variant, num_players=players, engine="python", **dict(rules or {}))
+        except (ValueError, TypeError) as err:
+            raise BadInput(str(err)) from None
+        n = self.env.unwrapped.rules.num_players
+        self.mode, self.variant = mode, variant
+        self.human = seat if mode == "play" else None
+        if mode == "play" and not (isinstance(seat, int) and 0 <= seat < n):
+            raise BadInput(f"seat {seat!r} is not a seat of this {n}-player table; allowed: 0..{n - 1}")
+        self.seed = random.randrange(10**6) if seed is None else int(seed)
+        robot_seats = [s for s in range(n) if s != self.human]
+        names = _agent_names(agents, len(robot_seats))
+        self.agents = {s: load_agent(name, env=self.env, seed=self.seed + 1 + s) for s, name in zip(robot_seats, names)}
+        self.labels = {s: f"player_{s} ({name})" for s, name in zip(robot_seats, names)}
+        for agent in self.agents.values():
+            agent.reset()
+        self.env.reset(seed=self.seed)
+        self.lock = threading.Lock()
+        if self.human is not None:
+            self._agents_until_human()
+
+    @property
+    def game(self):
+        return self.env.unwrapped.game
+
+    def view(self, view: str | None = None) -> dict[str, Any]:
+        """The table as the request may see it: a player sees only their seat; a watcher any seat or all."""
+        n = self.game.n
+        if self.human is not None:
+            if view not in (None, "", str(self.human)):
+                raise BadInput(f"view {view!r} is not allowed while you play: you see your own seat only", 403)
+            viewer, reveal = self.human, False
+        elif view in (None, "", "all"):
+            viewer, reveal = None, True
+        elif view.isdigit() and int(view) < n:
+            viewer, reveal = int(view), False
+        else:
+            raise BadInput(f"view {view!r} is unknown; allowed: all or a seat 0..{n - 1}")
+        out = scene(self.game, viewer, reveal, self.labels)
+        out.update(mode=self.mode, seed=self.seed, variant=self.variant, labels=self._all_labels())
+        return out
+
+    def act(self, action: Any) -> None:
+        """The person's decision; then the agents move until it is the person's turn again (or the end)."""
+        game = self.game
+        if self.human is None:
+            raise BadInput("this table is watched, not played: nobody may act; use step", 409)
+        if game.over:
+            raise BadInput("the session is over; start a new game", 409)
+        if game.to_act != self.human:  # cannot happen between requests, but a second tab could race
+            raise BadInput(f"it is player_{game.to_act}'s turn, not yours", 409)
+        if isinstance(action, bool) or not isinstance(action, int) or action not in game.legal:
+            legal = ", ".join(str(a) for a in game.legal)
+            raise BadInput(f"action {action!r} is not one of your choices now; allowed: {legal}")
+        try:
+            self.env.step(action)
+        except IllegalActionError as err:  # the engine's own check, kept as the last word
+            raise BadInput(str(err)) from None
+        self._agents_until_human()
+
+    def step(self) -> None:
+        """One agent decision (watch mode)."""
+        if self.human is not None:
+            raise BadInput("this table is played by you: agents move by themselves after your decision", 409)
+        if self.game.over:
+            raise BadInput("the session is over; start a new game", 409)
+        self._agent_move()
+
+    def _agents_until_human(self) -> None:
+        while not self.game.over and self.game.to_act != self.human:
+            self._agent_move()
+
+    def _agent_move(self) -> None:
+        name = self.env.agent_selection
+        seat = self.game.to_act
+        self.env.step(int(self.agents[seat].act(self.env.observe(name))))
+
+    def _all_labels(self) -> list[str]:
+        return [self.labels.get(s, "you") for s in range(self.game.n)]
+
+
+def _agent_names(agents: Sequence[str], seats: int) -> list[str]:
+    agents = [str(a).strip() for a in agents]
+    known = available_agents()
+    for name in agents:
+        if name not in known:  # registered names only: a web request must not name files to load
+            raise BadInput(f"unknown agent {name!r}; allowed: {', '.join(known)}")
+    if len(agents) == 1:
+        return agents * seats
+    if len(agents) != seats:
+        raise BadInput(f"{len(agents)} agents given; give 1 (for every agent seat) or {seats} (one per agent seat)")
+    return agents
+
+
+class ReplayGame:
+    """A saved record, as one scene before its first decision and one after each decision."""
+
+    mode = "replay"
+
+    def __init__(self, record: Any, title: str = "the record") -> None:
+        try:
+            rules = check_record(record, title)
+            self.frames = [scene(game, reveal=True) for game in replay_steps(record)]
+        except (ValueError, KeyError, TypeError, IndexError, AttributeError) as err:
+            message = str(err) if isinstance(err, ValueError) else f"malformed record ({type(err).__name__}: {err})"
+            raise BadInput(message if message.startswith(title) else f"{title}: {message}") from None
+        self.variant, self.title, self.num_players = record["variant"], title, rules.num_players
+        self.lock = threading.Lock()
+
+    def frame(self, index: int) -> dict[str, Any]:
+        last = len(self.frames) - 1
+        if not 0 <= index <= last:
+            raise BadInput(f"frame {index} is out of range; allowed: 0..{last}")
+        out = dict(self.frames[index])
+        out.update(mode="replay", frame=index, frames=len(self.frames), variant=self.variant, title=self.title)
+        return out
+
+
+class GameStore:
+    """Games by id, the newest :data:`MAX_GAMES` kept; an unknown or dropped id is a 404."""
+
+    def __init__(self, limit: int = MAX_GAMES) -> None:
+        self.limit = limit
+        self._games: OrderedDict[str, Any] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def add(self, game: Any) -> str:
+        key = secrets.token_hex(8)
+        with self._lock:
+            self._games[key] = game
+            while len(self._games) > self.limit:
+                self._games.popitem(last=False)
+        return key
+
+    def get(self, key: str, kind: type) -> Any:
+        with self._lock:
+            game = self._games.get(key)
+        if game is None or not isinstance(game, kind):
+            what = "replay" if kind is ReplayGame else "game"
+            raise BadInput(f"{what} id {key!r} is unknown or expired (the server keeps the newest {self.limit}); "
+                           f"start a new one", 404)
+        return game
