@@ -9,6 +9,7 @@ from typing import Any, Callable
 
 import numpy as np
 
+from newmarket_env.eval.tournament.backends import check_backend
 from newmarket_env.eval.tournament.config import TournamentConfig
 from newmarket_env.eval.tournament.entrants import Entrant, check_entrant, default_agent_specs, make_entrants
 from newmarket_env.eval.tournament.play import GameResult, TableSetup
@@ -72,6 +73,7 @@ def plan_tournament(config: TournamentConfig) -> Plan:
 
 
 def _check_numbers(config: TournamentConfig) -> None:
+    check_backend(config.backend, config.address)
     for name, low in (("blocks", 1), ("workers", 1), ("resamples", 1), ("max_lineups", 1)):
         value = getattr(config, name)
         if isinstance(value, bool) or not isinstance(value, int) or value < low:
@@ -92,10 +94,11 @@ def _check_options_used(config: TournamentConfig, entrants: list[Entrant]) -> No
 
 def run_tournament(config: TournamentConfig, progress: Callable[[GameResult], None] | None = None,
                    plan: Plan | None = None) -> TournamentResult:
-    """Play a tournament and compute its figures (figures do not depend on ``config.workers``)."""
+    """Play a tournament and compute its figures (they depend on neither ``config.workers`` nor ``config.backend``)."""
     plan = plan or plan_tournament(config)
     start = time.perf_counter()
-    games = play_schedule(plan.setup, plan.specs, config.workers, progress)
+    games = play_schedule(plan.setup, plan.specs, config.workers, progress, backend=config.backend,
+                          address=config.address)
     wall = time.perf_counter() - start
     rows, pairs = standings(games, plan.labels, config.blocks, config.resamples,
                             seed=derive_seed(config.seed, _RESAMPLE_TAG))

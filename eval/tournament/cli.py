@@ -12,9 +12,10 @@ import sys
 from typing import Sequence
 
 from newmarket_env.eval.tournament.api import Plan, TournamentResult, plan_tournament, run_tournament
+from newmarket_env.eval.tournament.backends import BACKENDS
 from newmarket_env.eval.tournament.config import (
-    DEFAULT_BLOCKS, DEFAULT_PLAYERS, DEFAULT_RESAMPLES, DEFAULT_VARIANT, DEFAULT_WORKERS, SLOW_AGENT_OPTIONS,
-    TournamentConfig, parse_agent_options, parse_set_options,
+    DEFAULT_BACKEND, DEFAULT_BLOCKS, DEFAULT_PLAYERS, DEFAULT_RESAMPLES, DEFAULT_VARIANT, DEFAULT_WORKERS,
+    SLOW_AGENT_OPTIONS, TournamentConfig, parse_agent_options, parse_set_options,
 )
 
 EXIT_BAD_INPUT = 2
@@ -40,6 +41,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
     add("--seed", type=int, default=0, help="master seed (default 0)")
     add("--workers", type=int, default=DEFAULT_WORKERS, help=f"worker processes; 1 = this process "
         f"(default {DEFAULT_WORKERS}); figures do not depend on it")
+    add("--backend", default=DEFAULT_BACKEND, choices=BACKENDS, help="where sessions are played: local (this "
+        "process or --workers processes) or ray (one Ray task per deal block; needs the ray extra); figures do "
+        f"not depend on it (default {DEFAULT_BACKEND})")
+    add("--address", default=None, metavar="ADDR", help="with --backend ray: 'auto' or HOST:PORT joins a running "
+        "cluster (ray start --head / ray start --address); default: start a local Ray with --workers CPUs")
     add("--out", default=None, help="output folder (default results/tournament-VARIANT-Np-seedS)")
     add("--set", action="append", default=[], metavar="KEY=VALUE", help="rules override, repeatable "
         "(e.g. --set widow=dealer_buy --set boodles=AS,KS,QS,JS)")
@@ -69,7 +75,8 @@ def config_from_args(args: argparse.Namespace) -> TournamentConfig:
                             rules=parse_set_options(args.set), blocks=args.blocks, seed=args.seed,
                             workers=args.workers, permutations=args.permutations,
                             agent_options=parse_agent_options(args.agent_option), resamples=args.resamples,
-                            save_records=args.save_records)
+                            save_records=args.save_records,
+                            backend=args.backend, address=args.address)
 
 
 def reproduce_command(plan: Plan) -> str:

@@ -16,6 +16,8 @@ DEFAULT_BLOCKS = 20
 DEFAULT_VARIANT = "newmarket"
 DEFAULT_PLAYERS = 4
 DEFAULT_WORKERS = 2
+#: Where sessions are played by default: "local" (see backends.BACKENDS).
+DEFAULT_BACKEND = "local"
 #: Bootstrap resamples for every interval (over deal blocks).
 DEFAULT_RESAMPLES = 2000
 #: Above this many line-ups per block (all combinations of agents into seats), a cyclic balanced design is used.
@@ -57,6 +59,12 @@ class TournamentConfig:
     """Bootstrap resamples for the intervals."""
     max_lineups: int = MAX_LINEUPS
     """More line-ups than this per block: play a balanced subset instead of all combinations."""
+    backend: str = DEFAULT_BACKEND
+    """Where sessions are played: ``"local"`` (this process, or ``workers`` processes) or ``"ray"`` (Ray tasks,
+    one per deal block; needs the ``ray`` extra). Figures do not depend on it."""
+    address: str | None = None
+    """Ray only: None starts a private local Ray with ``workers`` CPUs (stopped afterwards); ``"auto"`` or
+    ``"HOST:PORT"`` joins a running cluster (``ray start --head`` / ``ray start --address``)."""
     save_records: bool = False
     """Also write every session's record (``records.jsonl.gz`` in the output folder), so any session of the
     leaderboard can be replayed (``newmarket replay FILE --game K``, or the web app's Replay)."""

@@ -1,4 +1,4 @@
-"""Playing a whole schedule, in this process or on a pool of worker processes.
+"""Playing a whole schedule, in this process, on a pool of worker processes or on Ray.
 
 Every session carries its own seeds, so the results do not depend on which
 worker plays it or in what order; they are sorted back into schedule order.
@@ -19,9 +19,17 @@ _worker_player: TablePlayer | None = None
 
 
 def play_schedule(setup: TableSetup, specs: Sequence[GameSpec], workers: int = 1,
-                  progress: Progress | None = None, start_method: str = "spawn") -> list[GameResult]:
-    """Play every session of ``specs``; ``progress`` is called after each one."""
-    if workers <= 1:
+                  progress: Progress | None = None, start_method: str = "spawn", backend: str = "local",
+                  address: str | None = None) -> list[GameResult]:
+    """Play every session of ``specs``; ``progress`` is called after each one.
+
+    ``backend="ray"`` plays them as Ray tasks (see :mod:`~newmarket_env.eval.tournament.backends`).
+    """
+    if backend == "ray":
+        from newmarket_env.eval.tournament.backends import play_on_ray
+
+        results = play_on_ray(setup, specs, address, workers, progress)
+    elif workers <= 1:
         results = _play_here(setup, specs, progress)
     else:
         results = _play_on_pool(setup, specs, workers, progress, start_method)

@@ -1,0 +1,132 @@
+"""Where a tournament's sessions are played: this machine (``local``) or a Ray cluster (``ray``).
+
+Every session carries its own seeds (from seed, block, line-up, seating and
+seat), so a result never depends on the machine, the worker or the order it was
+played in. The Ray backend therefore ships work by *block* (every line-up and
+seating of one deal block: the block's deals are dealt once per task) as Ray
+tasks, streams each finished block into the progress callback, and lets Ray
+retry a block whose worker or node died (``max_retries``): a retried block
+replays the same seeds, so it changes no result.
+
+Connecting: with no address a private local Ray is started (with ``workers``
+CPUs) and shut down afterwards; ``"auto"`` or ``"HOST:PORT"`` joins a running
+cluster (``ray start --head`` / ``ray start --address``), and the cluster is
+left running. A driver already connected to Ray (``ray.init`` called by the
+caller) is used as it is.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+from typing import Callable, Sequence
+
+from newmarket_env.eval.tournament.play import GameResult, TablePlayer, TableSetup
+from newmarket_env.eval.tournament.schedule import GameSpec
+
+BACKENDS = ("local", "ray")
+#: Times Ray re-runs a block whose worker process or node died. Errors raised by an agent are not
+#: retried (they would fail again: every seed is the same).
+RAY_MAX_RETRIES = 3
+RAY_INSTALL_HINT = "pip install 'newmarket-env[ray]'"
+
+Progress = Callable[[GameResult], None]
+
+
+def check_backend(backend: object, address: object) -> None:
+    """Raise a one-line ValueError for a backend or address that cannot work (nothing is started)."""
+    if backend not in BACKENDS:
+        raise ValueError(f"backend={backend!r} is unknown; allowed: {', '.join(BACKENDS)}")
+    if address is not None:
+        if not isinstance(address, str) or not address.strip() or any(c.isspace() for c in address):
+            raise ValueError(f"address={address!r} is not allowed; allowed: None (start a local Ray), 'auto' "
+                             f"or a cluster address such as '10.0.0.1:6379'")
+        if backend != "ray":
+            raise ValueError(f"address={address!r} needs backend='ray'; allowed with backend={backend!r}: None")
+    if backend == "ray" and not ray_available():
+        raise ValueError(f"backend='ray' needs Ray, which is not installed; install it with {RAY_INSTALL_HINT}")
+
+
+def ray_available() -> bool:
+    import importlib.util
+
+    return importlib.util.find_spec("ray") is not None
+
+
+def blocks_of(specs: Sequence[GameSpec]) -> list[list[GameSpec]]:
+    """The sessions grouped by block, blocks in order (one Ray task each).
+
+    >>> from newmarket_env.eval.tournament.schedule import build_schedule
+    >>> _, specs = build_schedule(4, 4, blocks=3, seed=0)
+    >>> [len(group) for group in blocks_of(specs)], [group[0].block for group in blocks_of(specs)]
+    ([4, 4, 4], [0, 1, 2])
+    """
+    groups: dict[int, list[GameSpec]] = {}
+    for spec in specs:
+        groups.setdefault(spec.block, []).append(spec)
+    return [groups[block] for block in sorted(groups)]
+
+
+def play_on_ray(setup: TableSetup, specs: Sequence[GameSpec], address: str | None = None, workers: int = 1,
+                progress: Progress | None = None) -> list[GameResult]:
+    """Play ``specs`` as one Ray task per block; results in completion order (the caller sorts them)."""
+    import ray
+
+    started_here = not ray.is_initialized()
+    if started_here:
+        # A private local Ray sized like the process pool, or a connection to a running cluster.
+        kwargs = {"num_cpus": workers} if address is None else {"address": address}
+        ray.init(**kwargs, include_dashboard=False, log_to_driver=False, configure_logging=False)
+    try:
+        return _run_blocks(ray, _portable(setup), specs, progress)
+    finally:
+        if started_here:
+            ray.shutdown()
+
+
+def _run_blocks(ray, setup: TableSetup, specs: Sequence[GameSpec], progress: Progress | None) -> list[GameResult]:
+    play_block = ray.remote(num_cpus=1, max_retries=RAY_MAX_RETRIES, retry_exceptions=False)(_play_block)
+    setup_ref = ray.put(setup)  # shipped to each node once, not once per task
+    pending = [play_block.remote(setup_ref, group) for group in blocks_of(specs)]
+    results: list[GameResult] = []
+    try:
+        while pending:
+            done, pending = ray.wait(pending, num_returns=1)
+            try:
+                block_results = ray.get(done[0])
+            except ray.exceptions.RayTaskError as err:  # an agent failed: its RuntimeError names the session
+                cause = getattr(err, "cause", None)
+                raise RuntimeError(str(cause) if cause is not None else _last_line(str(err))) from None
+            for result in block_results:
+                results.append(result)
+                if progress:
+                    progress(result)
+    finally:
+        for ref in pending:  # interrupted or failed: stop the blocks still queued on the cluster
+            ray.cancel(ref, force=True)
+    return results
+
+
+def _last_line(text: str) -> str:
+    lines = [line for line in text.strip().splitlines() if line.strip()]
+    return lines[-1].strip() if lines else text
+
+
+def _play_block(setup: TableSetup, specs: list[GameSpec]) -> list[GameResult]:
+    """Ray task: every session of one block (its deals are dealt once and shared by the block)."""
+    player = TablePlayer(setup)
+    return [player.play(spec) for spec in specs]
+
+
+def _portable(setup: TableSetup) -> TableSetup:
+    """The setup with saved-agent paths made absolute, since Ray workers do not share the driver's folder.
+
+    Only what the workers load changes: labels and specs in the results come from the driver's plan.
+    On a cluster of several machines such files must exist at the same path on every node.
+    """
+    from newmarket_env import available_agents
+
+    names = set(available_agents())  # a registered name wins over a file of that name, as in load_agent
+    entrants = tuple(dataclasses.replace(e, spec=os.path.abspath(e.spec))
+                     if e.spec not in names and os.path.isfile(e.spec) else e for e in setup.entrants)
+    return dataclasses.replace(setup, entrants=entrants)

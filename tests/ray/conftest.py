@@ -1,0 +1,27 @@
+"""A real local Ray cluster of two nodes on this machine (``ray.cluster_utils.Cluster``), one per test module.
+
+Each node gets one CPU and a small object store: the machine has two cores. Modules that need Ray
+start with ``pytest.importorskip("ray")``, so they skip (with the reason) only where Ray is not installed.
+"""
+
+import pytest
+
+#: Small object stores: a tournament block's results are kilobytes.
+OBJECT_STORE_BYTES = 80 * 1024 * 1024
+
+
+@pytest.fixture(scope="module")
+def ray_cluster():
+    """A head node and one worker node, one CPU each, with this process connected as the driver."""
+    import ray
+    from ray.cluster_utils import Cluster
+
+    cluster = Cluster(initialize_head=True, head_node_args={"num_cpus": 1, "object_store_memory": OBJECT_STORE_BYTES})
+    cluster.add_node(num_cpus=1, object_store_memory=OBJECT_STORE_BYTES)
+    cluster.wait_for_nodes()
+    ray.init(address=cluster.address)
+    try:
+        yield cluster
+    finally:
+        ray.shutdown()
+        cluster.shutdown()
