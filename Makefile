@@ -15,7 +15,7 @@ $(BIN)/.installed: pyproject.toml
 setup: $(BIN)/.installed
 
 tournament: $(BIN)/.installed  ## the main job: a tournament of the shipped agents, printing the leaderboard
-	$(BIN)/newmarket tournament
+	$(BIN)/newmarket tournament --overwrite
 
 test: $(BIN)/.installed  ## the whole test suite, on 2 processes
 	$(BIN)/python -m pytest -n 2

@@ -57,17 +57,21 @@ class TournamentResult:
 def plan_tournament(config: TournamentConfig) -> Plan:
     """Check every input and build the schedule; raises ValueError (one line) before any game is played."""
     _check_numbers(config)
+    if "num_players" in dict(config.rules):
+        raise ValueError("num_players is not a rules override here: give the number of players with --players "
+                         "(TournamentConfig.players)")
     rules = make_rules(config.variant, config.players, **dict(config.rules))
     players = rules.num_players
     env = raw_env(variant=config.variant, num_players=players, **dict(config.rules))
     specs, skipped = (list(config.agents), {}) if config.agents else default_agent_specs(players, env)
     entrants = make_entrants(specs, config.agent_options)
     _check_options_used(config, entrants)
+    # Every name, file and option first: a misspelt agent is the error to report, not the seat count.
+    for entrant in {(e.spec, tuple(sorted(e.options.items()))): e for e in entrants}.values():
+        check_entrant(entrant, env)
     setup = TableSetup(config.variant, players, dict(config.rules), tuple(entrants), keep_records=config.save_records)
     tables, games = build_schedule(len(entrants), players, config.blocks, config.seed, config.permutations,
                                    config.max_lineups)
-    for entrant in {(e.spec, tuple(sorted(e.options.items()))): e for e in entrants}.values():
-        check_entrant(entrant, env)
     return Plan(config, setup, rules.to_dict(), tables, len(seatings(players, config.permutations)), games,
                 skipped)
 

@@ -7,6 +7,7 @@ Bad input ends with one line on stderr and exit code 2, before any game is playe
 from __future__ import annotations
 
 import argparse
+import os
 import shlex
 import sys
 from typing import Sequence
@@ -27,7 +28,7 @@ class OneLineParser(argparse.ArgumentParser):
     """An argument parser whose errors are one line (no usage block)."""
 
     def error(self, message: str):  # type: ignore[override]
-        self.exit(EXIT_BAD_INPUT, f"error: {message} (see --help)\n")
+        self.exit(EXIT_BAD_INPUT, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
@@ -46,7 +47,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
         f"not depend on it (default {DEFAULT_BACKEND})")
     add("--address", default=None, metavar="ADDR", help="with --backend ray: 'auto' or HOST:PORT joins a running "
         "cluster (ray start --head / ray start --address); default: start a local Ray with --workers CPUs")
-    add("--out", default=None, help="output folder (default results/tournament-VARIANT-Np-seedS)")
+    add("--out", default=None, help="output folder, checked before any game (default "
+        "results/tournament-VARIANT-Np-AGENTS-seedS, AGENTS = the --agents list or 'all')")
+    add("--overwrite", action="store_true", help="replace the results already in the output folder (without it, "
+        "an existing results folder is an error)")
     add("--set", action="append", default=[], metavar="KEY=VALUE", help="rules override, repeatable "
         "(e.g. --set widow=dealer_buy --set boodles=AS,KS,QS,JS)")
     add("--permutations", action="store_true", help="seat each line-up in every order (up to 4 seats), "
@@ -95,27 +99,67 @@ def reproduce_command(plan: Plan) -> str:
     return shlex.join(words)
 
 
-def main(argv: Sequence[str] | None = None) -> int:
+PROG = "python -m newmarket_env.eval.tournament"
+
+
+def _error(prog: str, message: str) -> None:
+    print(f"{prog}: error: {message}", file=sys.stderr)  # the one error line of every newmarket command
+
+
+def main(argv: Sequence[str] | None = None, prog: str = PROG) -> int:
     """Run a tournament from the command line; returns the exit code."""
+    from newmarket_env.eval.tournament.output import OutputFolder, default_folder
+
     try:
-        args = build_parser().parse_args(argv)
+        args = build_parser(prog).parse_args(argv)
     except SystemExit as stop:  # --help, or a one-line argument error already printed
         return int(stop.code or 0)
     try:
-        plan = plan_tournament(config_from_args(args))
+        config = config_from_args(args)
+        _cap_workers(config, args, prog)
+        plan = plan_tournament(config)
+        folder = args.out or default_folder(args.variant, plan.setup.players, args.seed, config.agents)
+        output = OutputFolder(folder, overwrite=args.overwrite)  # checked before the first game
     except ValueError as err:
-        print(f"error: {err}", file=sys.stderr)
+        _error(prog, str(err))
         return EXIT_BAD_INPUT
-    folder = args.out or f"results/tournament-{args.variant}-{plan.setup.players}p-seed{args.seed}"
+    _note_small_run(plan, prog)
     try:
         result = _run_with_progress(plan, quiet=args.quiet)
     except RuntimeError as err:  # an agent broke mid-run: not bad input, but still one line
-        print(f"error: {err}", file=sys.stderr)
+        output.discard()
+        _error(prog, str(err))
         return EXIT_FAILED
     except KeyboardInterrupt:
+        output.discard()
         print("interrupted; nothing written", file=sys.stderr)
         return EXIT_INTERRUPTED
-    return _finish(result, folder, reproduce_command(plan), quiet=args.quiet)
+    return _finish(result, output, reproduce_command(plan), quiet=args.quiet)
+
+
+def available_cores() -> int:
+    """CPU cores this process may run on."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1
+
+
+def _cap_workers(config: TournamentConfig, args: argparse.Namespace, prog: str) -> None:
+    """More local worker processes than cores only thrash the machine: use the cores, and say so."""
+    cores = available_cores()
+    if isinstance(config.workers, int) and config.workers > cores and getattr(args, "address", None) is None:
+        print(f"{prog}: note: --workers {config.workers} is more than the {cores} CPU cores here; using {cores}",
+              file=sys.stderr)
+        config.workers = cores
+
+
+def _note_small_run(plan: Plan, prog: str) -> None:
+    from newmarket_env.eval.tournament.leaderboard import MIN_BLOCKS_FOR_INTERVALS
+
+    if plan.config.blocks < MIN_BLOCKS_FOR_INTERVALS:
+        print(f"{prog}: note: only {plan.config.blocks} deal block(s): the 95% intervals are rough guesses; "
+              f"use --blocks {MIN_BLOCKS_FOR_INTERVALS} or more for figures to rely on", file=sys.stderr)
 
 
 def _run_with_progress(plan: Plan, quiet: bool) -> TournamentResult:
@@ -130,10 +174,16 @@ def _run_with_progress(plan: Plan, quiet: bool) -> TournamentResult:
         return run_tournament(plan.config, progress=lambda _: bar.advance(task), plan=plan)
 
 
-def _finish(result: TournamentResult, folder: str, command: str, quiet: bool) -> int:
+def _finish(result: TournamentResult, output, command: str, quiet: bool) -> int:
     from newmarket_env.eval.tournament.report import write_outputs
 
-    paths = write_outputs(result, folder, command)
+    try:
+        written = write_outputs(result, output.staging, command)
+        output.publish()  # all files at once: never a half-replaced results folder
+    except BaseException:
+        output.discard()
+        raise
+    paths = [output.path(os.path.basename(p)) for p in written]
     if not quiet:
         from newmarket_env.eval.tournament.table import print_leaderboard
 

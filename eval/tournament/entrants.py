@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import inspect
 import os
+import re
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, Mapping
@@ -77,8 +79,29 @@ def check_entrant(entrant: Entrant, env: Any) -> None:
         entrant.load(env, seed=0)
     except ValueError as err:
         raise ValueError(_one_line(str(err))) from None
+    except TypeError as err:  # a keyword the agent does not take: name it and the ones it does
+        unknown = re.search(r"unexpected keyword argument '(\w+)'", str(err))
+        if unknown is None:
+            raise ValueError(f"agent {spec!r} could not be loaded (TypeError: {_one_line(str(err))})") from None
+        allowed = agent_option_names(spec)
+        raise ValueError(f"agent option {unknown.group(1)!r} is unknown for {spec!r}; allowed: "
+                         f"{', '.join(allowed) if allowed else 'none (it takes no options)'}") from None
     except Exception as err:  # a broken file or a bad option: say which agent, on one line
         raise ValueError(f"agent {spec!r} could not be loaded ({type(err).__name__}: {_one_line(str(err))})") from None
+
+
+def agent_option_names(spec: str) -> list[str]:
+    """The keyword options ``load_agent(spec, ...)`` accepts besides ``env`` and ``seed``."""
+    from newmarket_env.agents import registry
+    from newmarket_env.agents.saved import load_saved_agent
+
+    factory = registry._REGISTRY.get(spec, load_saved_agent)  # the registry keeps the factories by name
+    try:
+        parameters = inspect.signature(factory).parameters.values()
+    except (TypeError, ValueError):
+        return []
+    return [p.name for p in parameters if p.name not in ("self", "rules", "seed", "path", "env")
+            and p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)]
 
 
 def _looks_like_path(spec: str) -> bool:

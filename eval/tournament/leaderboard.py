@@ -2,10 +2,36 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any, Mapping
 
 HEADERS = ("#", "agent", "chips/deal [95% CI]", "won %", "boodles", "pot", "cards", "stakes", "other",
            "mu ± sigma", "decisions/s")
+#: What the "won %" column counts, said wherever the column is shown.
+WON_DEFINITION = "won %: the share of the deals it played that it won by going out first (blocked deals have no winner)"
+#: Fewer deal blocks than this: the bootstrap intervals are too rough to rely on, and the outputs say so.
+MIN_BLOCKS_FOR_INTERVALS = 10
+
+
+def small_run_note(blocks: int) -> str | None:
+    """The warning for a run too small for its intervals, or None."""
+    if blocks >= MIN_BLOCKS_FOR_INTERVALS:
+        return None
+    return (f"Only {blocks} deal block(s): the 95% intervals are rough guesses, not figures to rely on "
+            f"(use {MIN_BLOCKS_FOR_INTERVALS} or more blocks).")
+
+
+def not_entered_line(name: str, why: str) -> str:
+    """Why a default agent is not in the field, worded as the expected note it is (not an error).
+
+    >>> not_entered_line("ppo-michigan", "saved agent 'x.npz' was trained for 'michigan' with other rules; ...")
+    'not entered: ppo-michigan (made for the michigan rules; a trained agent plays only the rules it learned)'
+    """
+    trained = re.search(r"was trained for '([^']+)' with other rules", why)
+    if trained:
+        return (f"not entered: {name} (made for the {trained.group(1)} rules; a trained agent plays only the rules "
+                "it learned)")
+    return f"not entered: {name} ({short_reason(why)})"
 
 
 def short_reason(text: str, limit: int = 110) -> str:

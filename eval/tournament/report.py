@@ -11,7 +11,9 @@ from typing import Any
 
 from newmarket_env.eval.tournament.accounting import PARTS
 from newmarket_env.eval.tournament.api import TournamentResult, config_dict, meeting_counts
-from newmarket_env.eval.tournament.leaderboard import HEADERS, leaderboard_rows, pairwise_matrix, short_reason
+from newmarket_env.eval.tournament.leaderboard import (
+    HEADERS, WON_DEFINITION, leaderboard_rows, not_entered_line, pairwise_matrix, small_run_note,
+)
 
 RESULTS_FORMAT = "newmarket-tournament/1"
 #: How every session's deals are rebuilt from its game seed, for whoever reproduces a run.
@@ -98,9 +100,14 @@ def leaderboard_markdown(result: TournamentResult, command: str | None = None) -
               "Chips per deal: mean over deal blocks, 95% percentile-bootstrap interval over blocks. "
               "Boodles, pot, cards (card payments), stakes (paid, negative) and other (widow, bids, "
               "leftover lots) are chips per deal by source; they add up to chips/deal. "
-              "Rating: openskill Plackett-Luce, each session ranked by final chips.", ""]
+              "Rating: openskill Plackett-Luce, each session ranked by final chips. "
+              f"{WON_DEFINITION[0].upper()}{WON_DEFINITION[1:]}.", ""]
+    note = small_run_note(cfg.blocks)
+    if note:
+        lines += [f"**Note:** {note}", ""]
     lines += _markdown_table(HEADERS, leaderboard_rows(result.standings, result.speed))
-    lines += [f"\nLeft out: {name} ({short_reason(why)})" for name, why in plan.skipped.items()]
+    lines += [f"\n{not_entered_line(name, why)[0].upper()}{not_entered_line(name, why)[1:]}"
+              for name, why in plan.skipped.items()]
     matrix = pairwise_matrix(result.standings, result.pairwise)
     lines += ["", "## Pairwise differences (row minus column, chips per deal; * = 95% paired interval excludes 0)", ""]
     lines += _markdown_table(("", *(row[0] for row in matrix)), [tuple(row) for row in matrix])
@@ -124,8 +131,11 @@ def write_outputs(result: TournamentResult, folder: str, command: str | None = N
     write_games_csv(result, paths["games.csv"])
     with open(paths["leaderboard.md"], "w", encoding="utf-8") as fh:
         fh.write(leaderboard_markdown(result, command))
-    plot_chips_per_deal(result.standings, paths["chips_per_deal.png"])
-    plot_pairwise(result.standings, result.pairwise, paths["pairwise.png"])
+    plan = result.plan
+    about = (f"{plan.config.variant}, {plan.setup.players} players, {len(plan.specs)} sessions "
+             f"({plan.config.blocks} deal blocks)")
+    plot_chips_per_deal(result.standings, paths["chips_per_deal.png"], about=about)
+    plot_pairwise(result.standings, result.pairwise, paths["pairwise.png"], about=about)
     if result.plan.config.save_records:
         paths["records.jsonl.gz"] = os.path.join(folder, "records.jsonl.gz")
         write_records(result, paths["records.jsonl.gz"])

@@ -5,7 +5,9 @@ from __future__ import annotations
 from typing import Sequence
 
 from newmarket_env.eval.tournament.api import TournamentResult
-from newmarket_env.eval.tournament.leaderboard import HEADERS, leaderboard_rows, short_reason
+from newmarket_env.eval.tournament.leaderboard import (
+    HEADERS, WON_DEFINITION, leaderboard_rows, not_entered_line, small_run_note,
+)
 
 MIN_PIPE_WIDTH = 130  # a log or a pipe gets at least this many columns
 WIDE_TABLE_WIDTH = 118  # narrower terminals get the chip sources in a second table
@@ -43,7 +45,11 @@ def print_leaderboard(result: TournamentResult, command: str | None = None) -> N
     else:
         console.print(_table(title, rows, MAIN_COLUMNS, None))
         console.print(_table("chips per deal by source", rows, SOURCE_COLUMNS, CAPTION))
+    console.print(WON_DEFINITION, markup=False, highlight=False)
+    note = small_run_note(plan.config.blocks)
+    if note:
+        console.print(f"note: {note}", markup=False, highlight=False)
     for name, why in plan.skipped.items():
-        console.print(f"left out: {name} ({short_reason(why)})", markup=False, highlight=False)
+        console.print(not_entered_line(name, why), markup=False, highlight=False)
     if command:
         console.print(f"reproduce: {command}", soft_wrap=True, markup=False, highlight=False)

@@ -51,7 +51,7 @@ def test_bad_input_stops_with_one_line(argv, words, tmp_path, capsys):
     out = tmp_path / "never"
     assert main([*argv, "--out", str(out), "--quiet"]) == 2
     err = capsys.readouterr().err
-    assert err.count("\n") == 1 and err.startswith("error: ") and words in err
+    assert err.count("\n") == 1 and err.startswith("python -m newmarket_env.eval.tournament: error: ") and words in err
     assert not out.exists()  # stopped before any game
 
 
