@@ -9,6 +9,7 @@ Routes (all JSON but ``/``):
 - ``GET  /api/games/{id}?view=``      the table (a player: their seat; a watcher: ``all`` or a seat)
 - ``POST /api/games/{id}/act``        the person's decision ``{"action": id}`` (play)
 - ``POST /api/games/{id}/step``       one agent decision (watch)
+- ``GET  /api/games/{id}/record``     the session record, for replay (a played table: once it is over)
 - ``POST /api/replays?game=K``        a record file as the body (JSON, JSON lines, gzipped or not)
 - ``GET  /api/replays/{id}/{frame}``  the table before the first decision (0) or after decision ``frame``
 
@@ -105,6 +106,12 @@ def create_app(store: GameStore | None = None) -> FastAPI:
         with table.lock:
             table.act(body.action)
             return {"id": key, **table.view()}
+
+    @app.get("/api/games/{key}/record")
+    def game_record(key: str) -> dict[str, Any]:
+        table = games.get(key, TableGame)
+        with table.lock:
+            return table.record()
 
     @app.post("/api/games/{key}/step")
     def step(key: str, view: str | None = None) -> dict[str, Any]:

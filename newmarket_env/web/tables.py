@@ -102,6 +102,12 @@ class TableGame:
             raise BadInput(str(err)) from None
         self._agents_until_human()
 
+    def record(self) -> dict[str, Any]:
+        """The session record (every hand as dealt): for a played table only once the session is over."""
+        if self.human is not None and not self.game.over:
+            raise BadInput("the record shows every hand: it is given once the session is over", 409)
+        return self.env.unwrapped.record()
+
     def step(self) -> None:
         """One agent decision (watch mode)."""
         if self.human is not None:

@@ -1,0 +1,91 @@
+"""``newmarket watch`` (agents against agents in the terminal) and ``newmarket replay FILE --gif OUT``."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import numpy as np
+import pytest
+
+from newmarket_env import cli, env, load_agent
+from newmarket_env.engine.record import replay_steps
+
+AGENTS = ["greedy", "random", "control", "lowest"]
+
+
+def _direct_session(seed: int, deals: int):
+    """The session played straight through the env, agents seeded as watch seeds them (seed + 1 + seat)."""
+    e = env(variant="newmarket", num_deals=deals)
+    players = [load_agent(name, env=e, seed=seed + 1 + s) for s, name in enumerate(AGENTS)]
+    e.reset(seed=seed)
+    while not e.unwrapped.game.over:
+        e.step(int(players[e.unwrapped.game.to_act].act(e.observe(e.agent_selection))))
+    return e.unwrapped.record()
+
+
+def test_watch_tells_the_whole_session_with_every_hand(capsys, tmp_path):
+    saved = tmp_path / "watched.json"
+    assert cli.main(["watch", "--agents", ",".join(AGENTS), "--seed", "4", "--set", "num_deals=2",
+                     "--save", str(saved)]) == 0
+    out = capsys.readouterr().out
+    record = _direct_session(4, 2)
+    assert json.loads(saved.read_text()) == record
+    for k, deal in enumerate(record["deals"], start=1):
+        assert f"==== deal {k} of 2 ====" in out
+        for seat, hand in enumerate(deal["hands"]):  # every hand as dealt (the replay's words)
+            assert f"player_{seat} ({AGENTS[seat]}) holds " in out
+        assert "dead hand " in out
+    final = record["deals"][-1]["chips"]
+    assert all(f"player_{s} ({AGENTS[s]}) {c} (" in out.split("final balances")[1] for s, c in enumerate(final))
+
+
+def test_watch_from_one_seat_hides_the_other_hands(capsys):
+    assert cli.main(["watch", "--variant", "newbury", "--seed", "2", "--seat", "1", "--set", "num_deals=1"]) == 0
+    out = capsys.readouterr().out
+    assert "you hold" not in out and " holds " not in out and "dead hand " not in out
+    assert "your hand as dealt: " in out
+    for line in out.splitlines():  # other seats' discards are told without their cards
+        if "discards" in line and not line.startswith("you "):
+            assert not re.search(r"\b[A2-9TJQK][CDHS]\b", line), line
+
+
+@pytest.mark.parametrize("args, words", [
+    (["--agents", "random,nobody"], "--agents names 2 agents; give 1 (for every seat) or 4"),
+    (["--agents", "nobody"], "unknown agent 'nobody'"),
+    (["--seat", "7"], "--seat 7 is not a seat of this 4-player table; allowed: 0..3"),
+    (["--delay", "-1"], "--delay -1.0 is out of range"),
+    (["--set", "widow=sometimes"], "widow"),
+    (["--save", "/no/such/folder/x.json"], "does not exist"),
+])
+def test_watch_bad_input_is_one_line(capsys, args, words):
+    assert cli.main(["watch", *args]) == 2
+    err = capsys.readouterr().err.strip()
+    assert words in err and len(err.splitlines()) == 1 and err.startswith("newmarket watch: error: ")
+
+
+def test_replay_gif_has_one_frame_per_decision(tmp_path, capsys):
+    from PIL import Image
+
+    record = _direct_session(6, 1)
+    source, gif = tmp_path / "session.json", tmp_path / "session.gif"
+    source.write_text(json.dumps(record))
+    assert cli.main(["replay", str(source), "--gif", str(gif)]) == 0
+    decisions = sum("action" in e for d in record["deals"] for e in d["events"])
+    assert f"{decisions + 1} frames" in capsys.readouterr().out
+    with Image.open(gif) as animation:
+        assert animation.n_frames == decisions + 1 and animation.size == (960, 640)
+        frames = []
+        for k in range(animation.n_frames):
+            animation.seek(k)
+            frames.append(np.asarray(animation.convert("RGB")))
+    assert all(not np.array_equal(a, b) for a, b in zip(frames, frames[1:]))  # each decision changes the table
+    assert len(list(replay_steps(record))) == decisions + 1
+    assert not list(tmp_path.glob("*.part"))
+
+
+def test_replay_gif_bad_folder_is_one_line(tmp_path, capsys):
+    source = tmp_path / "session.json"
+    source.write_text(json.dumps(_direct_session(1, 1)))
+    assert cli.main(["replay", str(source), "--gif", str(tmp_path / "missing" / "x.gif")]) == 2
+    assert "the folder" in capsys.readouterr().err

@@ -1,0 +1,242 @@
+"""The web app's JSON API through FastAPI's test client: whole sessions, what each view may show, bad input."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import random
+import re
+
+import pytest
+
+pytest.importorskip("fastapi", reason="the web extra is not installed (pip install 'newmarket-env[web]')")
+pytest.importorskip("httpx", reason="FastAPI's test client needs httpx")
+
+from fastapi.testclient import TestClient  # noqa: E402
+
+from newmarket_env import env, load_agent  # noqa: E402
+from newmarket_env.engine.record import replay_steps  # noqa: E402
+from newmarket_env.play.replay import verify  # noqa: E402
+from newmarket_env.web import create_app  # noqa: E402
+from newmarket_env.web.tables import GameStore  # noqa: E402
+
+CARD = re.compile(r"\b[A2-9TJQK][CDHS]\b")
+
+
+@pytest.fixture
+def client():
+    return TestClient(create_app())
+
+
+def _random_record(variant: str = "michigan", seed: int = 4, **rules) -> dict:
+    """A session of random legal actions, straight from the env (not through the app)."""
+    e = env(variant=variant, **rules)
+    e.reset(seed=seed)
+    game, rng = e.unwrapped.game, random.Random(seed)
+    while not game.over:
+        e.step(rng.choice(game.legal))
+    return e.unwrapped.record()
+
+
+def _post_record(client, data: bytes, game: int = 1):
+    return client.post(f"/api/replays?game={game}", content=data, headers={"content-type": "application/octet-stream"})
+
+
+def test_page_is_self_contained(client):
+    page = client.get("/")
+    assert page.status_code == 200 and page.headers["content-type"].startswith("text/html")
+    # Nothing is fetched from elsewhere: no external script, style, font or image.
+    assert not re.search(r"""(src|href)\s*=\s*["']?(https?:)?//""", page.text)
+    assert "@import" not in page.text and "url(http" not in page.text
+    assert "<script>" in page.text and "<style>" in page.text
+
+
+def test_play_a_whole_session_and_its_record_replays(client):
+    form = {"mode": "play", "variant": "michigan", "agents": ["greedy"], "seat": 1, "seed": 8,
+            "rules": {"num_deals": 2}}
+    view = client.post("/api/games", json=form).json()
+    key, sent = view["id"], []
+    while not view["over"]:
+        decision = view["decision"]
+        assert decision["seat"] == 1 and decision["who"] == "you"
+        # The terminal's words: the same question and choice texts as newmarket play prints.
+        assert decision["question"].endswith(".") and all(c["text"] for c in decision["choices"])
+        action = random.Random(len(sent)).choice(decision["choices"])["action"]
+        sent.append(action)
+        view = client.post(f"/api/games/{key}/act", json={"action": action}).json()
+    record = client.get(f"/api/games/{key}/record").json()
+    assert verify(record)  # the engine, replaying the record on its own, gives the same record back
+    mine = [e["action"] for d in record["deals"] for e in d["events"] if "action" in e and e.get("seat") == 1]
+    # Every answer given is in the record, in order (decisions with one legal action are taken by the engine).
+    answers = iter(mine)
+    assert all(any(action == taken for taken in answers) for action in sent)
+    assert [s["chips"] for s in view["seats"]] == record["deals"][-1]["chips"]
+    assert sum(record["deals"][-1]["chips"]) == 4 * record["rules"]["starting_chips"]
+
+
+def test_a_player_sees_only_their_own_seat(client):
+    """Newbury: everyone discards face down; the person must see neither hands nor others' discards."""
+    view = client.post("/api/games", json={"mode": "play", "variant": "newbury", "seed": 3, "seat": 2,
+                                           "rules": {"num_deals": 1}}).json()
+    key = view["id"]
+    checked = 0
+    while not view["over"]:
+        assert view["dead"] is None
+        for seat in view["seats"]:
+            assert (seat["hand"] is None) == (seat["seat"] != 2)
+        for line in view["log"]:
+            if "discard" in line and not line.startswith("you"):
+                assert not CARD.search(line), line
+                checked += 1
+        view = client.post(f"/api/games/{key}/act", json={"action": view["decision"]["choices"][0]["action"]}).json()
+    assert checked  # the others' discards were told (without their cards) at least once
+    for asked in ("all", "0", "3"):
+        refused = client.get(f"/api/games/{key}?view={asked}")
+        assert refused.status_code == 403 and "your own seat" in refused.json()["error"]
+
+
+def test_record_of_a_played_table_only_after_the_end(client):
+    view = client.post("/api/games", json={"mode": "play", "seed": 1}).json()
+    refused = client.get(f"/api/games/{view['id']}/record")
+    assert refused.status_code == 409 and "once the session is over" in refused.json()["error"]
+
+
+def test_watch_to_the_end_matches_the_env_played_directly(client):
+    agents = ["greedy", "random", "control", "lowest"]
+    view = client.post("/api/games", json={"mode": "watch", "agents": agents, "seed": 21,
+                                           "rules": {"num_deals": 2}}).json()
+    key, steps = view["id"], 0
+    while not view["over"]:
+        view = client.post(f"/api/games/{key}/step?view={steps % 5 if steps % 5 < 4 else 'all'}").json()
+        steps += 1
+        viewer = view["viewer"]
+        for seat in view["seats"]:  # a seat's view shows its hand only; "all" shows every hand
+            assert (seat["hand"] is not None) == (viewer is None or seat["seat"] == viewer)
+    # The same session played by hand through the env, agents seeded as the app seeds them (seed + 1 + seat).
+    e = env(variant="newmarket", num_deals=2)
+    players = [load_agent(name, env=e, seed=21 + 1 + s) for s, name in enumerate(agents)]
+    e.reset(seed=21)
+    decisions = 0
+    while not e.unwrapped.game.over:
+        seat = e.unwrapped.game.to_act
+        e.step(int(players[seat].act(e.observe(e.agent_selection))))
+        decisions += 1
+    assert steps == decisions
+    assert [s["chips"] for s in view["seats"]] == e.unwrapped.game.balances
+    assert client.post(f"/api/games/{key}/step").status_code == 409  # over: no more steps
+
+
+def test_replay_forward_and_back(client):
+    record = _random_record(num_deals=2)
+    first = _post_record(client, json.dumps(record).encode()).json()
+    decisions = sum("action" in e for d in record["deals"] for e in d["events"])
+    assert first["frames"] == decisions + 1 and first["frame"] == 0 and first["records"] == 1
+    key = first["id"]
+    games = list(replay_steps(record))  # the same game object, stepped: read each state as it comes
+    pots = []
+    for game in replay_steps(record):
+        pots.append((game.pot, list(game.boodle_stacks), list(game.balances)))
+    for k in (3, 2, 3, decisions, 0):
+        frame = client.get(f"/api/replays/{key}/{k}").json()
+        assert frame["frame"] == k
+        assert (frame["layout"]["pot"], [b["chips"] for b in frame["layout"]["boodles"]],
+                [s["chips"] for s in frame["seats"]]) == pots[k]
+        assert all(s["hand"] is not None for s in frame["seats"]) and frame["dead"] is not None
+    last = client.get(f"/api/replays/{key}/{decisions}").json()
+    assert last["over"] and [s["chips"] for s in last["seats"]] == record["deals"][-1]["chips"]
+    assert len(games) == decisions + 1
+
+
+def test_replay_a_tournament_records_file(client):
+    entries = [{"title": f"session {k}", "record": _random_record(seed=k, num_deals=1)} for k in (1, 2)]
+    data = gzip.compress("\n".join(json.dumps(e) for e in entries).encode())
+    second = _post_record(client, data, game=2).json()
+    assert second["records"] == 2 and second["title"] == "session 2"
+    last = client.get(f"/api/replays/{second['id']}/{second['frames'] - 1}").json()
+    assert [s["chips"] for s in last["seats"]] == entries[1]["record"]["deals"][-1]["chips"]
+    out_of_range = _post_record(client, data, game=3)
+    assert out_of_range.status_code == 400 and "1..2" in out_of_range.json()["error"]
+
+
+BAD_GAMES = [
+    ({"mode": "play", "agents": ["nobody"]}, 400, "unknown agent 'nobody'; allowed: "),
+    ({"mode": "play", "agents": ["/etc/passwd"]}, 400, "unknown agent"),  # names only, never files
+    ({"mode": "play", "variant": "bridge"}, 400, "unknown variant 'bridge'"),
+    ({"mode": "play", "players": 9}, 400, "num_players"),
+    ({"mode": "play", "seat": 4}, 400, "allowed: 0..3"),
+    ({"mode": "play", "rules": {"widow": "sometimes"}}, 400, "widow"),
+    ({"mode": "play", "rules": {"colour": 1}}, 400, "colour"),
+    ({"mode": "dance"}, 400, "allowed: play, watch"),
+    ({"mode": "watch", "agents": ["random", "random"]}, 400, "give 1 (for every agent seat) or 4"),
+    ({"mode": "play", "players": "four"}, 422, "players"),
+]
+
+
+@pytest.mark.parametrize("form, status, words", BAD_GAMES)
+def test_bad_new_game_is_one_line_4xx(client, form, status, words):
+    answer = client.post("/api/games", json=form)
+    error = answer.json()["error"]
+    assert answer.status_code == status and words in error, error
+    assert "\n" not in error and "Traceback" not in error
+
+
+def test_bad_requests_to_a_game(client):
+    played = client.post("/api/games", json={"mode": "play", "seed": 2}).json()
+    watched = client.post("/api/games", json={"mode": "watch", "seed": 2}).json()
+    legal = [c["action"] for c in played["decision"]["choices"]]
+    illegal = next(a for a in range(79) if a not in legal)
+    cases = [
+        (client.post(f"/api/games/{played['id']}/act", json={"action": illegal}), 400, "not one of your choices"),
+        (client.post(f"/api/games/{played['id']}/act", json={"action": "4C"}), 422, "action"),
+        (client.post(f"/api/games/{played['id']}/act", content=b"{", headers={"content-type": "application/json"}),
+         422, "bad request"),
+        (client.post(f"/api/games/{played['id']}/step"), 409, "agents move by themselves"),
+        (client.post(f"/api/games/{watched['id']}/act", json={"action": 0}), 409, "watched, not played"),
+        (client.get(f"/api/games/{watched['id']}?view=9"), 400, "allowed: all or a seat 0..3"),
+        (client.get("/api/games/0123456789abcdef"), 404, "unknown or expired"),
+        (client.post("/api/games/0123456789abcdef/act", json={"action": 1}), 404, "unknown or expired"),
+        (client.get(f"/api/replays/{played['id']}/0"), 404, "replay id"),  # a game id is not a replay id
+    ]
+    for answer, status, words in cases:
+        error = answer.json()["error"]
+        assert answer.status_code == status and words in error, (status, error)
+        assert "\n" not in error
+    # A refused action changes nothing: the same decision is still pending.
+    assert client.get(f"/api/games/{played['id']}").json()["decision"] == played["decision"]
+
+
+@pytest.mark.parametrize("data, words", [
+    (b"", "no record sent"),
+    (b"{not json", "is not a JSON session record"),
+    (b"\x1f\x8b\x08broken", "neither a JSON session record nor a gzipped one"),
+    (b"[1, 2]", "is not a session record"),
+    (b'{"variant": "newmarket", "rules": {}, "deals": [{"dealer": 0}]}', "every deal needs"),
+    (b'{"variant": "whist", "rules": {}, "deals": []}', "variant 'whist' is unknown"),
+])
+def test_malformed_records_are_refused(client, data, words):
+    answer = _post_record(client, data)
+    error = answer.json()["error"]
+    assert answer.status_code == 400 and words in error, error
+    assert "\n" not in error
+
+
+def test_a_record_whose_decisions_do_not_fit_is_refused(client):
+    record = _random_record(num_deals=1)
+    events = record["deals"][0]["events"]
+    first = next(k for k, e in enumerate(events) if "action" in e and e["type"] == "play")
+    events[first]["action"] = 54  # "pass" where a card had to be led
+    answer = _post_record(client, json.dumps(record).encode())
+    assert answer.status_code == 400 and "not legal" in answer.json()["error"]
+
+
+def test_replay_frame_out_of_range(client):
+    first = _post_record(client, json.dumps(_random_record(num_deals=1)).encode()).json()
+    answer = client.get(f"/api/replays/{first['id']}/{first['frames']}")
+    assert answer.status_code == 400 and f"allowed: 0..{first['frames'] - 1}" in answer.json()["error"]
+
+
+def test_the_store_keeps_the_newest_games():
+    client = TestClient(create_app(GameStore(limit=2)))
+    ids = [client.post("/api/games", json={"mode": "watch", "seed": k}).json()["id"] for k in range(3)]
+    assert client.get(f"/api/games/{ids[0]}").status_code == 404
+    assert all(client.get(f"/api/games/{key}").status_code == 200 for key in ids[1:])
