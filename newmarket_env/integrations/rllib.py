@@ -1,0 +1,296 @@
+"""Ray RLlib (new API stack, tested with Ray 2.60): the game as a ``MultiAgentEnv``, masked PPO, self-play.
+
+Install with ``pip install 'newmarket-env[ray]'``. What is here:
+
+``NewmarketMultiAgentEnv`` / :func:`env_creator`
+    The AEC env as RLlib's ``MultiAgentEnv``, for ``register_env(ENV_NAME, env_creator)``. Turn-based:
+    each observation dict holds only the agent to act, so RLlib asks one policy for one action per step.
+    Observations use RLlib's keys, ``{"observations": <flat vector>, "action_mask": <0/1 per action>}``
+    (PettingZoo's singular ``"observation"`` is renamed: RLlib's masking convention reads the plural).
+    Every agent gets its chip change at every step (scaled by ``reward_scale``); RLlib adds up the rewards
+    of agents that are waiting for their turn. An action outside the mask raises ``IllegalActionError``.
+
+:class:`MaskedPPOTorchRLModule`
+    PPO's default torch module with the mask applied to the logits in *every* forward pass: exploration
+    (what env runners sample from), inference and training (so PPO's log-probabilities and entropy are
+    those of the masked distribution). Illegal actions get ``FLOAT_MIN`` (about -3.4e38) instead of their
+    logit: probability exactly 0 when sampling, never the argmax; a finite value rather than -inf, so the
+    entropy and KL terms stay finite (0 * -inf would be nan).
+
+:func:`self_play_config`
+    PPO with two modules: ``"learner"`` (trained) takes one seat per episode, chosen from the episode id,
+    and ``"opponent"`` (never trained, ``policies_to_train=["learner"]``) takes the other seats.
+    :class:`SelfPlay` copies the learner's weights into the frozen opponent every ``refresh_every``
+    iterations and counts, from the recorded episodes, actions that fell outside their masks.
+
+Pitfalls this module avoids (each has bitten RLlib users):
+    * RLlib's environment pre-check steps every env with an *unmasked* random action, which a game with
+      illegal actions must refuse, so the config sets ``disable_env_checking=True``; the env is checked
+      by this package's own tests instead.
+    * RLlib's published action-masking example masks only when the new API stack is on (with the old
+      stack its module is silently ignored and illegal actions reach the env) and edits the batch in
+      place; this module needs the new stack (the default in 2.60) and never mutates its input batch.
+    * With ``batch_mode="truncate_episodes"`` RLlib 2.60 cuts episodes into chunks, and at the end of an
+      episode it can record, for an agent whose last action was taken before the cut, that stale action
+      again on the agent's final observation: a transition that never happened, whose action the
+      final mask may forbid (the audit below counted 3-4 per 256 steps; none reached the env, which
+      raises). Turn-based sessions are short, so the config samples complete episodes instead.
+
+Example (a few iterations; ``examples/rllib_self_play.py`` runs it from the command line)::
+
+    import ray
+    from newmarket_env.integrations.rllib import self_play_config
+    algo = self_play_config(variant="newmarket", num_players=4).build_algo()
+    for _ in range(3):
+        result = algo.train()
+    algo.stop()
+"""
+
+from __future__ import annotations
+
+import functools
+import zlib
+from typing import Any, Mapping
+
+import gymnasium as gym
+import numpy as np
+from ray.rllib.algorithms.ppo import PPOConfig
+from ray.rllib.algorithms.ppo.torch.default_ppo_torch_rl_module import DefaultPPOTorchRLModule
+from ray.rllib.callbacks.callbacks import RLlibCallback
+from ray.rllib.core.columns import Columns
+from ray.rllib.core.rl_module.default_model_config import DefaultModelConfig
+from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
+from ray.rllib.core.rl_module.rl_module import RLModuleSpec
+from ray.rllib.env.multi_agent_env import MultiAgentEnv
+from ray.rllib.utils.torch_utils import FLOAT_MIN
+from ray.tune.registry import register_env
+
+from newmarket_env import actions as A
+from newmarket_env.engine.types import IllegalActionError
+from newmarket_env.envs.aec import raw_env
+
+ENV_NAME = "newmarket_multiagent_v0"
+OBS_KEY, MASK_KEY = "observations", "action_mask"  # RLlib's keys (its masking example reads these)
+LEARNER, OPPONENT = "learner", "opponent"
+#: Env config keys that are not arguments of ``raw_env``.
+WRAPPER_KEYS = ("reward_scale",)
+#: Metrics the SelfPlay callback logs (under result["env_runners"]).
+CHECKED_METRIC, ILLEGAL_METRIC = "newmarket/actions_checked", "newmarket/illegal_actions"
+
+
+class NewmarketMultiAgentEnv(MultiAgentEnv):
+    """The AEC env as a turn-based RLlib ``MultiAgentEnv`` (only the agent to act is in each obs dict).
+
+    ``config`` holds ``raw_env`` keywords (``variant``, ``num_players``, rules overrides, ``engine``) and
+    ``reward_scale`` (chips are multiplied by it; default 1.0). ``observation="planes"`` is refused:
+    the masked module expects the flat vector.
+    """
+
+    def __init__(self, config: Mapping[str, Any] | None = None) -> None:
+        super().__init__()
+        options = dict(config or {})
+        self.reward_scale = float(options.pop("reward_scale", 1.0))
+        if not np.isfinite(self.reward_scale) or self.reward_scale <= 0:
+            raise ValueError(f"reward_scale={self.reward_scale!r} is not allowed; allowed: a number > 0")
+        if options.get("observation", "flat") != "flat":
+            raise ValueError(f"observation={options['observation']!r} is not allowed here; allowed: 'flat'")
+        if options.get("present_forced"):  # kept simple: a forced decision teaches nothing
+            raise ValueError("present_forced=True is not allowed here; allowed: False")
+        self.aec = raw_env(**options)
+        self.possible_agents = list(self.aec.possible_agents)
+        self.agents: list[str] = []
+        obs_box = self.aec.observation_space(self.possible_agents[0])["observation"]
+        mask_box = gym.spaces.Box(0.0, 1.0, shape=(A.NUM_ACTIONS,), dtype=np.float32)
+        space = gym.spaces.Dict({OBS_KEY: obs_box, MASK_KEY: mask_box})
+        self.observation_spaces = {agent: space for agent in self.possible_agents}
+        self.action_spaces = {agent: gym.spaces.Discrete(A.NUM_ACTIONS) for agent in self.possible_agents}
+        self.observation_space = gym.spaces.Dict(self.observation_spaces)
+        self.action_space = gym.spaces.Dict(self.action_spaces)
+
+    def reset(self, *, seed: int | None = None, options: dict | None = None):
+        self.aec.reset(seed=seed, options=options)
+        if self.aec.game.over:  # every decision was forced: nobody can act, RLlib needs an agent to ask
+            raise RuntimeError("the session ended during reset (every decision forced); use other rules")
+        self.agents = list(self.possible_agents)
+        agent = self.aec.agent_selection
+        return {agent: self._observe(agent)}, {agent: {}}
+
+    def step(self, action_dict: Mapping[str, Any]):
+        agent = self.aec.agent_selection
+        if set(action_dict) != {agent}:
+            raise ValueError(f"it is {agent}'s turn alone; got actions for {sorted(action_dict)}")
+        action = int(action_dict[agent])
+        mask = self.aec.observe(agent)["action_mask"]
+        if not 0 <= action < A.NUM_ACTIONS or not mask[action]:
+            legal = ", ".join(f"{a} ({A.action_text(a)})" for a in np.flatnonzero(mask))
+            raise IllegalActionError(f"illegal action {action} for {agent}; legal actions: {legal}")
+        self.aec.step(action)
+        rewards = {a: self.aec.rewards[a] * self.reward_scale for a in self.possible_agents}
+        if self.aec.game.over:
+            self.agents = []
+            done = {a: True for a in self.possible_agents}
+            return {}, rewards, {**done, "__all__": True}, {"__all__": False}, {}
+        nxt = self.aec.agent_selection
+        return {nxt: self._observe(nxt)}, rewards, {"__all__": False}, {"__all__": False}, {nxt: {}}
+
+    def _observe(self, agent: str) -> dict[str, np.ndarray]:
+        seen = self.aec.observe(agent)
+        return {OBS_KEY: seen["observation"], MASK_KEY: seen["action_mask"].astype(np.float32)}
+
+
+def env_creator(env_config: Mapping[str, Any] | None = None) -> NewmarketMultiAgentEnv:
+    """For ``ray.tune.registry.register_env(ENV_NAME, env_creator)``."""
+    return NewmarketMultiAgentEnv(env_config)
+
+
+def register() -> str:
+    """Register the env under :data:`ENV_NAME` (in this process; RLlib ships it to its workers)."""
+    register_env(ENV_NAME, env_creator)
+    return ENV_NAME
+
+
+class MaskedPPOTorchRLModule(DefaultPPOTorchRLModule):
+    """PPO's default torch module on ``obs["observations"]``, its logits masked by ``obs["action_mask"]``.
+
+    Built for the env's Dict space; the networks see only the ``"observations"`` part.
+    """
+
+    def __init__(self, *, observation_space: gym.Space | None = None, **kwargs: Any) -> None:
+        if not isinstance(observation_space, gym.spaces.Dict) or set(observation_space.spaces) != {OBS_KEY, MASK_KEY}:
+            raise ValueError(f"MaskedPPOTorchRLModule needs a Dict observation space with keys {OBS_KEY!r} and "
+                             f"{MASK_KEY!r}; got {observation_space}")
+        self.space_with_mask = observation_space
+        super().__init__(observation_space=observation_space[OBS_KEY], **kwargs)
+
+    def _forward(self, batch: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
+        """Exploration and inference (RLlib routes both here)."""
+        inner, mask = _split(batch)
+        return _masked(super()._forward(inner, **kwargs), mask)
+
+    def _forward_train(self, batch: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
+        inner, mask = _split(batch)
+        return _masked(super()._forward_train(inner, **kwargs), mask)
+
+    def compute_values(self, batch: dict[str, Any], embeddings: Any = None):
+        inner, _ = _split(batch)
+        return super().compute_values(inner, embeddings)
+
+
+def _split(batch: dict[str, Any]) -> tuple[dict[str, Any], Any]:
+    """A shallow copy of ``batch`` whose observations are the vectors, and the mask (the input is not changed)."""
+    obs = batch[Columns.OBS]
+    if not isinstance(obs, Mapping) or MASK_KEY not in obs:
+        raise ValueError(f"the batch's observations carry no {MASK_KEY!r}; use NewmarketMultiAgentEnv's Dict space")
+    return {**batch, Columns.OBS: obs[OBS_KEY]}, obs[MASK_KEY]
+
+
+def _masked(output: dict[str, Any], mask: Any) -> dict[str, Any]:
+    import torch
+
+    logits = output[Columns.ACTION_DIST_INPUTS]
+    output[Columns.ACTION_DIST_INPUTS] = torch.where(mask > 0, logits, torch.full_like(logits, FLOAT_MIN))
+    return output
+
+
+def learner_seat(episode_id: str, num_players: int) -> int:
+    """The seat the learner takes in an episode: a stable hash of the episode id (same in every process).
+
+    >>> learner_seat("abc", 4) == learner_seat("abc", 4) and 0 <= learner_seat("abc", 4) < 4
+    True
+    """
+    return zlib.crc32(str(episode_id).encode()) % num_players
+
+
+class SelfPlayMapping:
+    """Policy mapping: the learner in one seat per episode (from its id), the frozen opponent in the others.
+
+    >>> mapping = SelfPlayMapping(4)
+    >>> class Episode: id_ = "abc"
+    >>> sorted(mapping(f"player_{i}", Episode()) for i in range(4))
+    ['learner', 'opponent', 'opponent', 'opponent']
+    """
+
+    def __init__(self, num_players: int) -> None:
+        self.num_players = num_players
+
+    def __call__(self, agent_id: str, episode: Any, **kwargs: Any) -> str:
+        seat = int(str(agent_id).rsplit("_", 1)[1])
+        return LEARNER if seat == learner_seat(episode.id_, self.num_players) else OPPONENT
+
+
+class SelfPlay(RLlibCallback):
+    """Freezes a copy of the learner as the opponent every ``refresh_every`` iterations; audits the masks.
+
+    The audit reads each recorded episode (independently of the env's own check): every action taken
+    must be allowed by the mask of the observation it was taken on. The counts are logged as
+    ``result["env_runners"]["newmarket/actions_checked"]`` and ``[...]["newmarket/illegal_actions"]``.
+    """
+
+    def __init__(self, refresh_every: int = 1) -> None:
+        super().__init__()
+        self.refresh_every = refresh_every
+
+    def on_algorithm_init(self, *, algorithm: Any, **kwargs: Any) -> None:
+        self._freeze(algorithm)  # the opponent starts as the (untrained) learner
+
+    def on_train_result(self, *, algorithm: Any, result: dict, **kwargs: Any) -> None:
+        if self.refresh_every and algorithm.iteration % self.refresh_every == 0:
+            self._freeze(algorithm)
+            result["opponent_frozen_at"] = algorithm.iteration
+
+    @staticmethod
+    def _freeze(algorithm: Any) -> None:
+        weights = algorithm.learner_group.get_weights(module_ids=[LEARNER])[LEARNER]
+        algorithm.set_state({"learner_group": {"learner": {"rl_module": {OPPONENT: weights}}}})
+
+    def on_episode_end(self, *, episode: Any, prev_episode_chunks: list | None = None,
+                       metrics_logger: Any = None, **kwargs: Any) -> None:
+        checked = illegal = 0
+        for chunk in [*(prev_episode_chunks or []), episode]:
+            for single in chunk.agent_episodes.values():
+                actions = np.asarray(single.get_actions()).reshape(-1)
+                masks = _masks_of(single.get_observations())[: len(actions)]
+                taken = masks[np.arange(len(actions)), actions]
+                checked += len(actions)
+                illegal += int(np.sum(taken <= 0))
+        if metrics_logger is not None:
+            metrics_logger.log_value(CHECKED_METRIC, checked, reduce="sum")
+            metrics_logger.log_value(ILLEGAL_METRIC, illegal, reduce="sum")
+
+
+def _masks_of(observations: Any) -> np.ndarray:
+    """The masks of an episode's observations, whether still a list of dicts or already batched."""
+    if isinstance(observations, Mapping):
+        return np.asarray(observations[MASK_KEY])
+    return np.stack([np.asarray(obs[MASK_KEY]) for obs in observations])
+
+
+def self_play_config(variant: str = "newmarket", num_players: int = 4, rules: Mapping[str, Any] | None = None,
+                     reward_scale: float = 0.1, hidden: tuple[int, ...] = (128, 128), num_env_runners: int = 0,
+                     batch_size: int = 1024, minibatch_size: int = 256, num_epochs: int = 4, lr: float = 3e-4,
+                     refresh_every: int = 5, seed: int | None = 0) -> PPOConfig:
+    """PPO self-play: the masked module as learner and frozen opponent; build with ``.build_algo()``.
+
+    Sizes are small by default (a few iterations train on a laptop); raise ``num_env_runners`` and
+    ``batch_size`` on a cluster. ``seed`` seeds RLlib (torch, env runners).
+    """
+    register()
+    env_config = {"variant": variant, "num_players": num_players, **dict(rules or {}), "reward_scale": reward_scale}
+    players = len(NewmarketMultiAgentEnv(env_config).possible_agents)  # also checks the env config now
+    module = RLModuleSpec(module_class=MaskedPPOTorchRLModule)
+    config = (
+        PPOConfig()
+        .environment(ENV_NAME, env_config=env_config, disable_env_checking=True)
+        .env_runners(num_env_runners=num_env_runners, num_envs_per_env_runner=1, batch_mode="complete_episodes")
+        .learners(num_learners=0)
+        .multi_agent(policies={LEARNER, OPPONENT}, policy_mapping_fn=SelfPlayMapping(players),
+                     policies_to_train=[LEARNER])
+        .rl_module(rl_module_spec=MultiRLModuleSpec(rl_module_specs={LEARNER: module, OPPONENT: module}),
+                   model_config=DefaultModelConfig(fcnet_hiddens=list(hidden), vf_share_layers=False))
+        .training(train_batch_size_per_learner=batch_size, minibatch_size=minibatch_size,
+                  num_epochs=num_epochs, lr=lr, gamma=1.0)
+        .callbacks(functools.partial(SelfPlay, refresh_every=refresh_every))
+    )
+    if seed is not None:
+        config = config.debugging(seed=seed)
+    return config
