@@ -1,5 +1,6 @@
 """Smoke tests of the speed benchmark at a tiny size: it runs and reports the expected rows (no timing thresholds)."""
 
+import importlib.util
 import json
 
 import pytest
@@ -10,6 +11,14 @@ from newmarket_env.eval.bench.report import markdown, rate_rows
 from newmarket_env.eval.bench.timing import measure
 
 TINY = dict(seconds=0.001, repeats=1, memory_envs=2)
+# The packages each peer workload needs (the bench extra); where they are installed the peer must be
+# measured, so a test cannot pass with every peer skipped.
+PEER_PACKAGES = {"texas_holdem_v4": ("rlcard", "pygame"), "connect_four_v3": ("pygame",), "hearts": ("pyspiel",),
+                 "hearts+tensor": ("pyspiel",)}
+
+
+def installed(peer: str) -> bool:
+    return all(importlib.util.find_spec(package) is not None for package in PEER_PACKAGES.get(peer, ()))
 
 
 def test_every_workload_gives_a_row_or_a_note():
@@ -22,6 +31,9 @@ def test_every_workload_gives_a_row_or_a_note():
                 "hearts+tensor"]
     noted = [note.split(":")[0] for note in result.notes]
     assert sorted(names[8:] + noted) == sorted(expected)  # measured, or skipped with a note saying why
+    # Skipped only for a missing package: ours always run, and a peer whose packages import is measured.
+    assert [name for name in expected if installed(name)] == [name for name in expected if name in names]
+    assert all(note.split(": ", 1)[1].startswith("skipped:") for note in result.notes if note.split(":")[0] in expected)
     for row in result.rows:
         assert row.decisions_per_s > 0 and row.sessions_per_s > 0 and row.decisions_per_session > 0
     assert [m.name for m in result.memory][:2] == ["newmarket 4p flat", "newmarket 4p planes"]
@@ -33,7 +45,8 @@ def test_targets_and_tables_are_built_from_the_same_run():
                                        peers=("connect_four_v3",), **TINY))
     headers, rows = rate_rows(result)
     names = [r[0] for r in rows]
-    if "connect_four_v3" in names:  # measured where PettingZoo classic's extras are installed
+    assert ("connect_four_v3" in names) == installed("connect_four_v3")  # measured where pygame is installed
+    if installed("connect_four_v3"):
         assert headers[-1] == "x connect4" and rows[-1][-1] == "1.00"  # the peer against itself
     assert names[:2] == ["engine newmarket", "aec newmarket flat"]
     assert [t.goal for t in result.targets()] == ["< 1 MB", "< 1 MB"]  # no hold'em or hearts measured here
