@@ -9,7 +9,7 @@ to collect. The weights are rough, in chips.
 
 from __future__ import annotations
 
-import numpy as np
+import random
 
 from newmarket_env.agents import knowledge as K
 from newmarket_env.cards import cards_of
@@ -35,7 +35,21 @@ def hand_value(hand: int, known: int, view: ObservationView, rules: Rules) -> fl
     return value - CARD_COST * rules.per_card_payment * hand.bit_count()
 
 
-def widow_gain(view: ObservationView, rules: Rules, rng: np.random.Generator, samples: int = 24) -> float:
+def sample_widow(pool: list[int], size: int, rng: random.Random) -> int:
+    """``size`` cards of ``pool`` drawn without replacement, as a mask; ``pool`` is reordered in place.
+
+    A partial Fisher-Yates shuffle, one ``randrange`` per card, written out so
+    that the compiled baselines (engine/_fast.pyx) draw exactly the same cards.
+    """
+    widow = 0
+    for i in range(size):
+        j = i + rng.randrange(len(pool) - i)
+        pool[i], pool[j] = pool[j], pool[i]
+        widow |= 1 << pool[i]
+    return widow
+
+
+def widow_gain(view: ObservationView, rules: Rules, rng: random.Random, samples: int = 24) -> float:
     """Expected value of taking the dead hand minus the value of keeping the own hand.
 
     The dead hand is sampled from the unseen cards; after an exchange the old
@@ -49,9 +63,9 @@ def widow_gain(view: ObservationView, rules: Rules, rng: np.random.Generator, sa
     keep = hand_value(view.hand, out_of_play, view, rules)
     total = 0.0
     for _ in range(samples):
-        widow = sum(1 << int(c) for c in rng.choice(pool, size=size, replace=False))
+        widow = sample_widow(pool, size, rng)  # each sample goes on shuffling the same pool
         total += hand_value(widow, out_of_play | view.hand, view, rules)
     return total / samples - keep
 
 
-__all__ = ["hand_value", "widow_gain"]
+__all__ = ["hand_value", "sample_widow", "widow_gain"]

@@ -9,9 +9,8 @@ observation first.
 
 from __future__ import annotations
 
+import random
 from typing import Any, Callable
-
-import numpy as np
 
 from newmarket_env import actions as A
 from newmarket_env.agents.base import Agent
@@ -25,9 +24,11 @@ class Policy:
 
     name = "policy"
 
-    def __init__(self, rules: Rules, rng: np.random.Generator | None = None) -> None:
+    def __init__(self, rules: Rules, rng: random.Random | None = None) -> None:
         self.rules = rules
-        self.rng = rng if rng is not None else np.random.default_rng(0)
+        # Python's generator (not numpy's): the compiled baselines run the same Mersenne Twister, so
+        # both draw the same numbers and decide alike.
+        self.rng = rng if rng is not None else random.Random(0)
 
     def decide(self, view: ObservationView) -> int:
         """The action for the decision the view shows (its ``legal`` list must be filled)."""
@@ -64,13 +65,12 @@ class PolicyAgent(Agent):
     def __init__(self, rules: Rules, seed: int | None = None, policy: type[Policy] = Policy) -> None:
         super().__init__(rules, seed)
         self.policy_class = policy
-        self.policy = policy(rules, self.rng)
         self.name = policy.name
+        self.reset()
 
     def reset(self) -> None:
         """Restart the random stream so a session replays the same way for the same seed."""
-        self.rng = np.random.default_rng(self.seed)
-        self.policy = self.policy_class(self.rules, self.rng)
+        self.policy = self.policy_class(self.rules, random.Random(self.seed))
 
     def act(self, observation: dict[str, Any]) -> int:
         view = decode(observation)

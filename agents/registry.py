@@ -6,12 +6,14 @@ import os
 from typing import Any, Callable
 
 from newmarket_env.agents.base import Agent
+from newmarket_env.agents.compiled import POLICY_CODES, CompiledPolicyAgent
 from newmarket_env.agents.control import ControlPolicy
 from newmarket_env.agents.greedy import GreedyPolicy
 from newmarket_env.agents.lowest import LowestPolicy
 from newmarket_env.agents.policy import PolicyAgent
 from newmarket_env.agents.random_agent import RandomAgent
 from newmarket_env.agents.search import SearchAgent
+from newmarket_env.engine.choice import ENGINES
 from newmarket_env.rules import Rules
 
 AgentFactory = Callable[..., Agent]
@@ -51,17 +53,26 @@ def load_agent(name_or_path: str, env: Any = None, seed: int | None = None, **kw
                      f"{', '.join(available_agents())}")
 
 
-def _policy_factory(policy_class):
-    """A factory building a :class:`PolicyAgent` around ``policy_class``."""
-    def factory(rules: Rules, seed: int | None = None, **kwargs: Any) -> Agent:
+def _baseline_factory(name: str, reference: Callable[[Rules, int | None], Agent]) -> AgentFactory:
+    """A baseline: compiled when built (``engine="auto"``), or the Python reference (``engine="python"``)."""
+    def factory(rules: Rules, seed: int | None = None, engine: str = "auto", **kwargs: Any) -> Agent:
         if kwargs:
-            raise ValueError(f"agent {policy_class.name!r} takes no options; got {', '.join(kwargs)}")
-        return PolicyAgent(rules, seed, policy=policy_class)
+            raise ValueError(f"agent {name!r} takes no options but engine=auto|compiled|python; "
+                             f"got {', '.join(kwargs)}")
+        if engine not in ENGINES:
+            raise ValueError(f"engine={engine!r} is unknown; allowed: {', '.join(ENGINES)}")
+        if engine == "python" or (engine == "auto" and name not in POLICY_CODES):
+            return reference(rules, seed)
+        return CompiledPolicyAgent(rules, seed, policy=name)  # refuses in one line when not built
     return factory
 
 
-register_agent("random", RandomAgent)
-register_agent("lowest", _policy_factory(LowestPolicy))
-register_agent("greedy", _policy_factory(GreedyPolicy))
-register_agent("control", _policy_factory(ControlPolicy))
+def _policy_agent(policy_class):
+    return lambda rules, seed: PolicyAgent(rules, seed, policy=policy_class)
+
+
+register_agent("random", _baseline_factory("random", RandomAgent))
+register_agent("lowest", _baseline_factory("lowest", _policy_agent(LowestPolicy)))
+register_agent("greedy", _baseline_factory("greedy", _policy_agent(GreedyPolicy)))
+register_agent("control", _baseline_factory("control", _policy_agent(ControlPolicy)))
 register_agent("search", SearchAgent)

@@ -58,8 +58,8 @@ class SearchAgent(Agent):
         """Restart the random streams: the same seed gives the same session."""
         self.rng = np.random.default_rng(self.seed)
         self._random = random.Random(self.seed)
-        self.guide = ControlPolicy(self.rules, self.rng)
-        self.rollout = ROLLOUT_POLICIES[self.rollout_name](self.rules, np.random.default_rng(self.seed))
+        self.guide = ControlPolicy(self.rules, random.Random(self.seed))
+        self.rollout = ROLLOUT_POLICIES[self.rollout_name](self.rules, random.Random(self.seed))
 
     def act(self, observation: dict[str, Any]) -> int:
         view = decode(observation)

@@ -16,17 +16,21 @@ game need them rarely, the training loop never).
 """
 
 from libc.stdint cimport uint32_t, uint64_t
+from libc.stdlib cimport abort, calloc, free, malloc, realloc
+from libc.math cimport llround
 from libc.string cimport memcpy, memset
 
 import numbers
 import os
 import random
 
+import numpy as np
+
 from newmarket_env import actions as A
 from newmarket_env.engine.dealing import DEAD_SLOT, DealtCards, dealing_order, parse_deal, sorted_deck
 from newmarket_env.engine.types import DECISION_ORDER, PHASE_ORDER, Decision, IllegalActionError, Phase
 from newmarket_env.observation.layout import FLAT_SIZE, offsets
-from newmarket_env.order import next_table
+from newmarket_env.order import next_table, order_key
 from newmarket_env.rules import (
     DeadHand, FirstLead, LeadRule, Leftover, StakeMode, Widow,
 )
@@ -58,6 +62,7 @@ cdef enum:
     PASS = 54
     BID_BASE = 55
     STAKE_BASE = 75
+    NUM_ACTIONS = 79
     # indices into PHASE_ORDER and DECISION_ORDER (types.py); checked at import below
     PH_STAKE = 0
     PH_DISCARD = 1
@@ -103,6 +108,8 @@ cdef struct RuleCodes:
     int boodle_cards[4]
     int boodle_of[NUM_CARDS]        # boodle index of a card, or -1
     int next_card[NUM_CARDS]        # the card that follows in a run, or -1 after the top rank
+    int previous_card[NUM_CARDS]    # the card just below in a run, or -1 for the lowest rank
+    int order_key[NUM_CARDS]        # order.order_key: rank position under the rules' ace
     uint64_t removed, boodle_mask
     int deck[NUM_CARDS]             # the cards in play, lowest id first: the deck before a shuffle
     int deck_size
@@ -118,7 +125,42 @@ cdef struct SeatQueue:
     int length, head
 
 
+cdef struct GivenDeal:
+    # A deal fixed by the caller (dealing.DealtCards as masks).
+    int dealer
+    uint64_t hands[MAX_SEATS]
+    uint64_t dead
+
+
+cdef struct Inputs:
+    # What a session was given instead of drawing it: deals in order, then the leftover lots.
+    # Owned by the FastGame that parsed them (and shared, read-only, by its copies).
+    GivenDeal *deals
+    int n_deals
+    int *lots
+    int n_lots
+
+
+cdef struct ActionLog:
+    # Every action taken, forced ones included, in order: a session is its inputs plus this log.
+    int *items
+    int length, capacity
+
+
+cdef struct Rng:
+    # Python's Mersenne Twister, word for word (Modules/_randommodule.c): the same draws as random.Random.
+    uint32_t mt[MT_N]
+    int mti
+
+
 cdef struct Table:
+    # One session. Every step below is a function of a Table*; nothing in it is a Python object,
+    # so a FastGame holds one and a TableBatch holds many.
+    const RuleCodes *r
+    const Inputs *inputs             # NULL: every deal shuffled, every lot drawn
+    ActionLog *log                   # NULL: actions not kept
+    int n, present_forced
+    int next_deal, next_lot, dealt_given
     long balances[MAX_SEATS]
     long boodle_stacks[4]
     long pot
@@ -135,9 +177,7 @@ cdef struct Table:
     int in_auction[MAX_SEATS]
     int high_bid, high_bidder, widow_taker, auction_cursor
     SeatQueue stakes, discards
-    # Python's Mersenne Twister, word for word (Modules/_randommodule.c): the same draws as random.Random.
-    uint32_t mt[MT_N]
-    int mti
+    Rng rng                          # shuffles and lots
 
 
 _RULE_CODES = {}   # Rules -> its RuleCodes as bytes
@@ -158,6 +198,678 @@ cdef int OBS_SIZE = FLAT_SIZE
 cdef double CHIP_SCALE = 40.0, CHIP_CLIP = 8.0   # layout.py
 
 
+
+
+cdef void load_rules(RuleCodes *r, rules) except *:
+    """The rules as C ints, computed once per distinct rules (envs make a game per reset)."""
+    cdef bytes cached = _RULE_CODES.get(rules)
+    if cached is not None:
+        memcpy(r, <char *>cached, sizeof(RuleCodes))
+        return
+    _compute_rules(r, rules)
+    if len(_RULE_CODES) > 256:
+        _RULE_CODES.clear()
+    _RULE_CODES[rules] = (<char *>r)[:sizeof(RuleCodes)]
+
+
+cdef void _compute_rules(RuleCodes *r, rules) except *:
+    cdef int card, b, dealer, slot
+    memset(r, 0, sizeof(RuleCodes))
+    r.n, r.num_deals, r.starting_chips = rules.num_players, rules.num_deals, rules.starting_chips
+    r.stake_mode, r.pot_ante, r.boodle_stake = _code(rules.stake_mode), rules.pot_ante, rules.boodle_stake
+    r.house_pot, r.house_boodle = rules.house_pot, rules.house_boodle
+    r.dealer_multiplier = rules.dealer_stake_multiplier
+    r.dead_hand = _code(rules.dead_hand)
+    r.discard_count, r.widow, r.widow_fee = rules.discard_count, _code(rules.widow), rules.widow_fee
+    r.min_bid, r.max_bid = rules.min_bid, rules.max_bid
+    r.first_lead, r.lead_rule = _code(rules.first_lead), _code(rules.lead_after_stop)
+    r.per_card_payment, r.leftover, r.ace_high = rules.per_card_payment, _code(rules.leftover), rules.ace_high
+    r.removed = rules.removed_mask
+    for card in range(NUM_CARDS):
+        r.boodle_of[card] = -1
+        r.previous_card[card] = -1
+        r.order_key[card] = order_key(card, rules.ace_high)
+    for b in range(4):
+        card = rules.boodle_cards[b]
+        r.boodle_cards[b] = card
+        r.boodle_of[card] = b
+        r.boodle_mask |= 1ULL << card
+    # The reference's own tables: next card in a run, the deck before a shuffle, the dealing order.
+    for card, following in enumerate(next_table(rules.ace_high)):
+        r.next_card[card] = -1 if following is None else following
+        if following is not None:
+            r.previous_card[following] = card
+    for card in sorted_deck(rules.removed_mask):
+        r.deck[r.deck_size] = card
+        r.deck_size += 1
+    for dealer in range(r.n):
+        order = dealing_order(rules, dealer)
+        r.deal_slots = len(order)
+        for slot, seat in enumerate(order):
+            r.deal_order[dealer][slot] = -1 if seat == DEAD_SLOT else seat
+
+
+# ---------------------------------------------------------------------- randomness (as random.Random)
+cdef void seed_rng(Rng *t, seed) except *:
+    """Seed ``t`` as ``random.Random(seed)`` seeds its own generator."""
+    cdef uint32_t key[MT_N]
+    cdef int used = 0
+    # str, bytes, ... and ints over 19,968 bits: take the state random.Random makes from them.
+    if type(seed) is not int or abs(seed).bit_length() > 32 * MT_N:
+        _load_state(t, random.Random(seed).getstate()[1])
+        return
+    n = abs(seed)   # random_seed() in Modules/_randommodule.c: |seed| as 32-bit words, lowest first
+    while True:
+        key[used] = n & 0xffffffff
+        used += 1
+        n >>= 32
+        if not n:
+            break
+    _init_by_array(t, key, used)
+
+
+cdef void _load_state(Rng *t, tuple words) except *:
+    """A state as ``random.Random.getstate()[1]`` gives it: 624 words, then the position."""
+    cdef int i
+    for i in range(MT_N):
+        t.mt[i] = words[i]
+    t.mti = words[MT_N]
+
+
+cdef void _init_genrand(Rng *t, uint32_t s) noexcept nogil:
+    cdef uint32_t *mt = t.mt
+    cdef int i
+    mt[0] = s
+    for i in range(1, MT_N):
+        mt[i] = 1812433253U * (mt[i - 1] ^ (mt[i - 1] >> 30)) + <uint32_t>i
+    t.mti = MT_N
+
+
+cdef void _init_by_array(Rng *t, const uint32_t *key, int length) noexcept nogil:
+    """The reference MT19937 seeding from a key of 32-bit words (what random.seed(int) runs)."""
+    cdef uint32_t *mt = t.mt
+    cdef int i = 1, j = 0, k
+    _init_genrand(t, 19650218U)
+    k = MT_N if MT_N > length else length
+    while k:
+        mt[i] = (mt[i] ^ ((mt[i - 1] ^ (mt[i - 1] >> 30)) * 1664525U)) + key[j] + <uint32_t>j
+        i += 1
+        j += 1
+        if i >= MT_N:
+            mt[0] = mt[MT_N - 1]
+            i = 1
+        if j >= length:
+            j = 0
+        k -= 1
+    k = MT_N - 1
+    while k:
+        mt[i] = (mt[i] ^ ((mt[i - 1] ^ (mt[i - 1] >> 30)) * 1566083941U)) - <uint32_t>i
+        i += 1
+        if i >= MT_N:
+            mt[0] = mt[MT_N - 1]
+            i = 1
+        k -= 1
+    mt[0] = 0x80000000U
+
+
+cdef void seed_rng_u64(Rng *t, uint64_t seed) noexcept nogil:
+    """``random.Random(seed)`` for a non-negative seed below 2**64, without Python objects."""
+    cdef uint32_t key[2]
+    key[0] = <uint32_t>(seed & 0xffffffffULL)
+    key[1] = <uint32_t>(seed >> 32)
+    _init_by_array(t, key, 2 if key[1] else 1)
+
+
+cdef uint32_t _genrand(Rng *t) noexcept nogil:
+    cdef uint32_t *mt = t.mt
+    cdef uint32_t y
+    cdef int k
+    if t.mti >= MT_N:
+        for k in range(MT_N):
+            y = (mt[k] & 0x80000000U) | (mt[(k + 1) % MT_N] & 0x7fffffffU)
+            mt[k] = mt[(k + MT_M) % MT_N] ^ (y >> 1) ^ (0x9908b0dfU if y & 1 else 0U)
+        t.mti = 0
+    y = mt[t.mti]
+    t.mti += 1
+    y ^= y >> 11
+    y ^= (y << 7) & 0x9d2c5680U
+    y ^= (y << 15) & 0xefc60000U
+    y ^= y >> 18
+    return y
+
+
+cdef int _randbelow(Rng *t, int n) noexcept nogil:
+    """random.Random._randbelow_with_getrandbits: draw bit_length(n) bits until below n."""
+    cdef int k = 0, m = n
+    cdef uint32_t r
+    while m:
+        k += 1
+        m >>= 1
+    r = _genrand(t) >> (32 - k)
+    while r >= <uint32_t>n:
+        r = _genrand(t) >> (32 - k)
+    return <int>r
+
+
+# ---------------------------------------------------------------------- a session begins
+cdef void start_session(Table *t, const RuleCodes *r, const Inputs *inputs, ActionLog *log,
+                        int present_forced) noexcept nogil:
+    """Game.__init__ after seeding: balances, the first deal, and on to the first decision."""
+    cdef int s
+    cdef Rng rng = t.rng
+    memset(t, 0, sizeof(Table))   # everything but the seeded generator starts from zero
+    t.rng = rng
+    t.r, t.inputs, t.log, t.n, t.present_forced = r, inputs, log, r.n, present_forced
+    for s in range(t.n):
+        t.balances[s] = r.starting_chips
+    t.dealer = inputs.deals[0].dealer if inputs != NULL and inputs.n_deals else 0
+    _start_deal(t)
+    advance(t)
+
+
+# ---------------------------------------------------------------------- acting
+cdef bint is_legal(const Table *t, int action) noexcept nogil:
+    cdef int i
+    for i in range(t.n_legal):
+        if t.legal[i] == action:
+            return True
+    return False
+
+
+cdef void apply_action(Table *t, int action) noexcept nogil:
+    """Take a legal ``action`` for ``to_act`` and run on to the next decision (the caller checked it)."""
+    _log_action(t, action)
+    _take(t, action)
+    advance(t)
+
+
+cdef inline void _log_action(Table *t, int action) noexcept nogil:
+    cdef ActionLog *log = t.log
+    cdef int *grown
+    if log == NULL:
+        return
+    if log.length == log.capacity:
+        grown = <int *>realloc(log.items, (2 * log.capacity + 64) * sizeof(int))
+        if grown == NULL:
+            abort()   # out of memory: nothing sensible is left to do
+        log.items = grown
+        log.capacity = 2 * log.capacity + 64
+    log.items[log.length] = action
+    log.length += 1
+
+
+cdef void _take(Table *t, int action) noexcept nogil:
+    cdef int decision = t.decision, seat = t.to_act
+    t.decision, t.n_legal, t.to_act = D_NONE, 0, NOBODY
+    if decision == D_STAKE:
+        _on_stake(t, seat, action)
+    elif decision == D_DISCARD:
+        _on_discard(t, seat, action)
+    elif decision == D_WIDOW:
+        _on_widow(t, seat, action)
+    elif decision == D_BUY:
+        _on_buy(t, seat, action)
+    elif decision == D_BID:
+        _on_bid(t, seat, action)
+    else:
+        _play_run(t, seat, action)
+
+
+cdef inline void _ask(Table *t, int seat, int decision) noexcept nogil:
+    """Ask ``seat`` for ``decision``; the caller has filled ``legal`` and ``n_legal``."""
+    t.to_act, t.decision = seat, decision
+
+
+cdef void advance(Table *t) noexcept nogil:
+    """Run automatic steps until a real decision is pending or the session is over."""
+    cdef int forced
+    while not t.over:
+        if t.decision != D_NONE:
+            if t.n_legal > 1 or t.present_forced:
+                return
+            forced = t.legal[0]
+            _log_action(t, forced)
+            _take(t, forced)
+            continue
+        _step_phase(t)
+
+
+cdef void _step_phase(Table *t) noexcept nogil:
+    cdef int phase = t.phase
+    if phase == PH_STAKE:
+        if _queue_head(t, &t.stakes) != NOBODY:
+            _ask_stake(t)
+        else:
+            _deal_cards(t)
+    elif phase == PH_DISCARD:
+        if _queue_head(t, &t.discards) != NOBODY:
+            _ask_discard(t)
+        else:
+            _start_widow(t)
+    elif phase == PH_AUCTION:
+        _auction_next(t)
+    elif phase == PH_PLAY:
+        _first_lead(t)
+
+
+# ---------------------------------------------------------------------- seat queues
+cdef void _queue_fill(Table *t, SeatQueue *q, int each) noexcept nogil:
+    """Every seat from eldest round to the dealer owes ``each``."""
+    cdef int k, seat
+    q.length, q.head = t.n, 0
+    for k in range(t.n):
+        seat = (t.dealer + 1 + k) % t.n
+        q.order[k] = seat
+        q.left[seat] = each
+
+
+cdef int _queue_head(Table *t, SeatQueue *q) noexcept nogil:
+    while q.head < q.length and q.left[q.order[q.head]] == 0:
+        q.head += 1
+    return q.order[q.head] if q.head < q.length else NOBODY
+
+
+# ---------------------------------------------------------------------- a deal begins
+cdef void _start_deal(Table *t) noexcept nogil:
+    cdef int card
+    t.dealt_given = t.inputs != NULL and t.next_deal < t.inputs.n_deals
+    if t.dealt_given:
+        t.dealer = t.inputs.deals[t.next_deal].dealer
+    memset(t.hands, 0, sizeof(t.hands))
+    memset(t.known_dead, 0, sizeof(t.known_dead))
+    t.dead, t.played, t.public_dead = 0, 0, t.r.removed
+    for card in range(NUM_CARDS):
+        t.played_by[card] = NOBODY
+        t.owner[card] = NOBODY
+    t.last_played = -1
+    t.to_act, t.decision, t.n_legal = NOBODY, D_NONE, 0
+    t.auction_open = 0
+    memset(t.in_auction, 0, sizeof(t.in_auction))
+    t.high_bid, t.high_bidder, t.widow_taker, t.auction_cursor = 0, NOBODY, NOBODY, NOBODY
+    memset(&t.stakes, 0, sizeof(SeatQueue))
+    memset(&t.discards, 0, sizeof(SeatQueue))
+    t.phase = PH_STAKE
+    _automatic_stakes(t)
+
+
+cdef void _automatic_stakes(Table *t) noexcept nogil:
+    cdef const RuleCodes *r = t.r
+    cdef int k, seat, b, mult, base, extra
+    cdef int split[4]
+    if r.stake_mode == SM_HOUSE:
+        t.pot += r.house_pot
+        for b in range(4):
+            t.boodle_stacks[b] += r.house_boodle
+        return
+    for k in range(t.n):
+        seat = (t.dealer + 1 + k) % t.n
+        if r.pot_ante:
+            _pay_stake(t, seat, -1, <long>r.pot_ante * _multiplier(t, seat))
+    if r.stake_mode == SM_CHOOSE:
+        _queue_fill(t, &t.stakes, r.boodle_stake)
+        return
+    base, extra = r.boodle_stake // 4, r.boodle_stake % 4   # SPREAD: extra chips on the first boodles
+    for b in range(4):
+        split[b] = r.boodle_stake if r.stake_mode == SM_EACH else base + (1 if b < extra else 0)
+    for k in range(t.n):
+        seat = (t.dealer + 1 + k) % t.n
+        mult = _multiplier(t, seat)
+        for b in range(4):
+            if split[b]:
+                _pay_stake(t, seat, b, <long>split[b] * mult)
+
+
+cdef inline int _multiplier(const Table *t, int seat) noexcept nogil:
+    return t.r.dealer_multiplier if seat == t.dealer else 1
+
+
+cdef inline void _pay_stake(Table *t, int seat, int boodle, long amount) noexcept nogil:
+    t.balances[seat] -= amount
+    if boodle < 0:
+        t.pot += amount
+    else:
+        t.boodle_stacks[boodle] += amount
+
+
+cdef void _ask_stake(Table *t) noexcept nogil:
+    cdef int b
+    for b in range(4):
+        t.legal[b] = STAKE_BASE + b
+    t.n_legal = 4
+    _ask(t, _queue_head(t, &t.stakes), D_STAKE)
+
+
+cdef void _on_stake(Table *t, int seat, int action) noexcept nogil:
+    t.stakes.left[seat] -= 1
+    _pay_stake(t, seat, action - STAKE_BASE, _multiplier(t, seat))
+
+
+# ---------------------------------------------------------------------- the cards
+cdef void _deal_cards(Table *t) noexcept nogil:
+    cdef int seat
+    cdef const GivenDeal *given
+    if t.dealt_given:
+        given = &t.inputs.deals[t.next_deal]
+        t.next_deal += 1
+        for seat in range(t.n):
+            t.hands[seat] = given.hands[seat]
+        t.dead = given.dead
+    else:
+        _shuffled_deal(t)
+    for seat in range(t.n):
+        _set_owner(t, t.hands[seat], seat)
+    t.phase = PH_DISCARD
+    if t.r.dead_hand == DH_DISCARD:
+        _queue_fill(t, &t.discards, t.r.discard_count)
+
+
+cdef void _shuffled_deal(Table *t) noexcept nogil:
+    """dealing.shuffled_deal: shuffle the sorted deck as random.shuffle does, deal round the order."""
+    cdef int deck[NUM_CARDS]
+    cdef int size = t.r.deck_size, i, j, swap, slot
+    cdef const int *order = t.r.deal_order[t.dealer]
+    memcpy(deck, t.r.deck, size * sizeof(int))
+    i = size - 1
+    while i >= 1:
+        j = _randbelow(&t.rng, i + 1)
+        swap = deck[i]
+        deck[i] = deck[j]
+        deck[j] = swap
+        i -= 1
+    for i in range(size):   # card i goes to slot i % slots, as one card at a time round the table
+        slot = order[i % t.r.deal_slots]
+        if slot < 0:
+            t.dead |= 1ULL << deck[i]
+        else:
+            t.hands[slot] |= 1ULL << deck[i]
+
+
+cdef inline void _set_owner(Table *t, uint64_t mask, int seat) noexcept nogil:
+    while mask:
+        t.owner[nm_lowest(mask)] = seat
+        mask &= mask - 1
+
+
+cdef void _ask_discard(Table *t) noexcept nogil:
+    cdef int seat = _queue_head(t, &t.discards)
+    _legal_from_mask(t, t.hands[seat])
+    _ask(t, seat, D_DISCARD)
+
+
+cdef void _legal_from_mask(Table *t, uint64_t mask) noexcept nogil:
+    cdef int count = 0
+    while mask:
+        t.legal[count] = nm_lowest(mask)
+        count += 1
+        mask &= mask - 1
+    t.n_legal = count
+
+
+cdef void _on_discard(Table *t, int seat, int card) noexcept nogil:
+    cdef uint64_t bit = 1ULL << card
+    t.discards.left[seat] -= 1
+    t.hands[seat] &= ~bit
+    t.dead |= bit
+    t.owner[card] = NOBODY
+    t.known_dead[seat] |= bit
+
+
+# ---------------------------------------------------------------------- the widow
+cdef void _start_widow(Table *t) noexcept nogil:
+    t.phase = PH_WIDOW
+    if t.r.widow == WI_NONE:
+        t.phase = PH_PLAY
+        return
+    t.legal[0], t.legal[1], t.n_legal = KEEP, EXCHANGE, 2
+    _ask(t, t.dealer, D_BUY if t.r.widow == WI_BUY else D_WIDOW)
+
+
+cdef void _on_buy(Table *t, int seat, int action) noexcept nogil:
+    t.phase = PH_PLAY
+    if action == KEEP:
+        return
+    t.balances[seat] -= t.r.widow_fee
+    t.pot += t.r.widow_fee
+    _exchange(t, seat)
+
+
+cdef void _on_widow(Table *t, int seat, int action) noexcept nogil:
+    cdef int s
+    if action == EXCHANGE:
+        _exchange(t, seat)
+        t.phase = PH_PLAY
+        return
+    t.phase = PH_AUCTION
+    t.auction_open = 1
+    for s in range(t.n):
+        t.in_auction[s] = s != t.dealer
+    t.auction_cursor = (t.dealer + 1) % t.n
+
+
+cdef void _exchange(Table *t, int seat) noexcept nogil:
+    cdef uint64_t old = t.hands[seat]
+    t.hands[seat], t.dead = t.dead, old
+    _set_owner(t, old, NOBODY)
+    _set_owner(t, t.hands[seat], seat)
+    t.known_dead[seat] |= old
+    t.widow_taker = seat
+
+
+# ---------------------------------------------------------------------- the auction
+cdef void _auction_next(Table *t) noexcept nogil:
+    cdef int s, bidders = 0, only = NOBODY, seat, low, k
+    for s in range(t.n):
+        if t.in_auction[s]:
+            bidders += 1
+            only = s
+    if bidders == 0 or (bidders == 1 and only == t.high_bidder):
+        _end_auction(t)
+        return
+    seat = t.auction_cursor
+    while not t.in_auction[seat] or seat == t.high_bidder:
+        seat = (seat + 1) % t.n
+    t.auction_cursor = (seat + 1) % t.n
+    low = t.r.min_bid if t.r.min_bid > t.high_bid + 1 else t.high_bid + 1
+    t.legal[0], t.n_legal = PASS, 1
+    for k in range(low, t.r.max_bid + 1):
+        t.legal[t.n_legal] = BID_BASE + k - 1
+        t.n_legal += 1
+    _ask(t, seat, D_BID)
+
+
+cdef void _on_bid(Table *t, int seat, int action) noexcept nogil:
+    if action == PASS:
+        t.in_auction[seat] = 0
+        return
+    t.high_bid, t.high_bidder = action - BID_BASE + 1, seat
+
+
+cdef void _end_auction(Table *t) noexcept nogil:
+    cdef int bidder = t.high_bidder
+    t.phase = PH_PLAY
+    if bidder == NOBODY:
+        return
+    t.balances[bidder] -= t.high_bid
+    t.balances[t.dealer] += t.high_bid
+    _exchange(t, bidder)
+
+
+# ---------------------------------------------------------------------- play
+cdef int lowest_of_suit(uint64_t mask, int suit, bint ace_high) noexcept nogil:
+    """order.lowest_of_suit: the lowest card of ``suit`` in ``mask`` under the rank order, or -1."""
+    cdef uint64_t in_suit = mask & (SUIT_MASK << (NUM_RANKS * suit)), without_ace
+    if not in_suit:
+        return -1
+    if ace_high:
+        without_ace = in_suit & ~(1ULL << (NUM_RANKS * suit))
+        if without_ace:
+            in_suit = without_ace
+    return nm_lowest(in_suit)
+
+
+cdef int lowest_per_suit(int *out, uint64_t mask, int skip_a, int skip_b, bint ace_high) noexcept nogil:
+    """order.lowest_per_suit over the suits other than ``skip_a``/``skip_b`` into ``out``; the count."""
+    cdef int suit, card, count = 0
+    for suit in range(4):
+        if suit == skip_a or suit == skip_b:
+            continue
+        card = lowest_of_suit(mask, suit, ace_high)
+        if card >= 0:
+            out[count] = card
+            count += 1
+    return count
+
+
+cdef int _lowest_per_suit(Table *t, uint64_t mask, int skip_a, int skip_b) noexcept nogil:
+    t.n_legal = lowest_per_suit(t.legal, mask, skip_a, skip_b, t.r.ace_high)
+    return t.n_legal
+
+
+cdef void _first_lead(Table *t) noexcept nogil:
+    """The first lead of the deal (leads.lowest_club_holder for Newbury, else the eldest)."""
+    cdef uint64_t in_play = 0
+    cdef int seat, card
+    if t.r.first_lead == FL_LOWEST_CLUB:
+        for seat in range(t.n):
+            in_play |= t.hands[seat]
+        card = lowest_of_suit(in_play, 0, True)   # clubs, 2 upward and the ace last
+        if card >= 0:
+            for seat in range(t.n):
+                if (t.hands[seat] >> card) & 1:
+                    _play_run(t, seat, card)
+                    return
+    seat = (t.dealer + 1) % t.n
+    _lowest_per_suit(t, t.hands[seat], -1, -1)
+    _ask(t, seat, D_LEAD)
+
+
+cdef void _play_run(Table *t, int seat, int card) noexcept nogil:
+    """Play ``card`` and every forced follow; then stop, or end the deal."""
+    cdef int following, holder
+    while True:
+        if _play_card(t, seat, card):
+            return
+        following = t.r.next_card[card]
+        if following < 0:
+            _stop(t, seat, card, -1)
+            return
+        holder = t.owner[following]
+        if holder == NOBODY:
+            _stop(t, seat, card, following)
+            return
+        seat, card = holder, following
+
+
+cdef bint _play_card(Table *t, int seat, int card) noexcept nogil:
+    """Play one card; True if it ended the deal."""
+    cdef uint64_t bit = 1ULL << card
+    cdef int boodle
+    cdef long amount
+    t.hands[seat] &= ~bit
+    t.played |= bit
+    t.played_by[card] = seat
+    t.owner[card] = NOBODY
+    t.last_played = card
+    if bit & t.r.boodle_mask:
+        boodle = t.r.boodle_of[card]
+        amount = t.boodle_stacks[boodle]
+        t.boodle_stacks[boodle] = 0
+        t.balances[seat] += amount
+    if not t.hands[seat]:
+        _go_out(t, seat)
+        return True
+    return False
+
+
+cdef void _stop(Table *t, int seat, int card, int following) noexcept nogil:
+    cdef uint64_t bit
+    if following >= 0:
+        bit = 1ULL << following
+        if not (t.r.removed & bit) and not (t.played & bit):
+            t.public_dead |= bit   # RULES.md: a stopping card not played is known dead
+    if not _options_after_stop(t, seat, card // NUM_RANKS):
+        _end_deal(t)   # blocked: nobody can lead
+
+
+cdef bint _options_after_stop(Table *t, int stopper, int suit) noexcept nogil:
+    """leads.options_after_stop into ``legal`` and a LEAD decision; False when nobody can lead."""
+    cdef int rule = t.r.lead_rule, k, seat, other
+    cdef uint64_t colour, of_colour, plain
+    if rule == LR_ANY_SUIT:
+        _lowest_per_suit(t, t.hands[stopper], -1, -1)
+    elif rule == LR_OTHER_SUIT:
+        if not _lowest_per_suit(t, t.hands[stopper], suit, -1):
+            t.legal[0], t.n_legal = lowest_of_suit(t.hands[stopper], suit, t.r.ace_high), 1
+    elif rule == LR_OPPOSITE:
+        # the suits of the other colour: clubs (0) and spades (3) are black, diamonds and hearts red
+        other = 3 - suit
+        for k in range(t.n):
+            seat = (stopper + k) % t.n
+            if _lowest_per_suit(t, t.hands[seat], suit, other):
+                _ask(t, seat, D_LEAD)
+                return True
+        _lowest_per_suit(t, t.hands[stopper], -1, -1)
+    else:
+        # any card of the other colour, boodles only when nothing else
+        colour = BLACK_MASK if suit == 1 or suit == 2 else RED_MASK
+        for k in range(t.n):
+            seat = (stopper + k) % t.n
+            of_colour = t.hands[seat] & colour
+            if of_colour:
+                plain = of_colour & ~t.r.boodle_mask
+                _legal_from_mask(t, plain if plain else of_colour)
+                _ask(t, seat, D_LEAD)
+                return True
+        return False
+    _ask(t, stopper, D_LEAD)
+    return True
+
+
+# ---------------------------------------------------------------------- settlement
+cdef void _go_out(Table *t, int winner) noexcept nogil:
+    cdef int seat
+    cdef long owed
+    if t.pot:
+        t.balances[winner] += t.pot
+        t.pot = 0
+    for seat in range(t.n):
+        owed = <long>t.r.per_card_payment * nm_popcount(t.hands[seat])
+        if seat != winner and owed:
+            t.balances[seat] -= owed
+            t.balances[winner] += owed
+    _end_deal(t)
+
+
+cdef void _end_deal(Table *t) noexcept nogil:
+    t.deal_index += 1
+    t.to_act, t.decision, t.n_legal = NOBODY, D_NONE, 0
+    if t.deal_index >= t.r.num_deals:
+        _settle_leftovers(t)
+        t.over = 1
+        t.phase = PH_OVER
+        return
+    if not (t.inputs != NULL and t.next_deal < t.inputs.n_deals):
+        t.dealer = (t.dealer + 1) % t.n
+    _start_deal(t)
+
+
+cdef void _settle_leftovers(Table *t) noexcept nogil:
+    cdef int b, seat
+    cdef long amount
+    for b in range(5):   # the four boodles in layout order, then the pot
+        amount = t.boodle_stacks[b] if b < 4 else t.pot
+        if amount and t.r.leftover == LO_LOT:
+            if t.inputs != NULL and t.next_lot < t.inputs.n_lots:
+                seat = t.inputs.lots[t.next_lot]
+                t.next_lot += 1
+            else:
+                seat = _randbelow(&t.rng, t.n)
+            t.balances[seat] += amount
+    memset(t.boodle_stacks, 0, sizeof(t.boodle_stacks))
+    t.pot = 0
+
+
+# ---------------------------------------------------------------------- observing
 cdef inline double _chips(long value) noexcept nogil:
     cdef double scaled = value / CHIP_SCALE
     return CHIP_CLIP if scaled > CHIP_CLIP else (-CHIP_CLIP if scaled < -CHIP_CLIP else scaled)
@@ -165,6 +877,507 @@ cdef inline double _chips(long value) noexcept nogil:
 
 cdef inline int _rel(int seat, int viewer, int n) noexcept nogil:
     return ((seat - viewer) % n + n) % n
+
+
+cdef void encode_table(const Table *t, int viewer, float *vec, const float *static) noexcept nogil:
+    """``viewer``'s flat observation (what encode.encode_flat returns) into ``vec``."""
+    cdef int n = t.n, k, seat, card, b
+    cdef uint64_t mask
+    memcpy(vec, static, OBS_SIZE * sizeof(float))
+    mask = t.hands[viewer]
+    while mask:
+        vec[AT_HAND + nm_lowest(mask)] = 1.0
+        mask &= mask - 1
+    mask = t.played
+    while mask:
+        card = nm_lowest(mask)
+        vec[AT_PLAYED_BY + 52 * _rel(t.played_by[card], viewer, n) + card] = 1.0
+        mask &= mask - 1
+    mask = t.public_dead | t.known_dead[viewer]
+    while mask:
+        vec[AT_KNOWN_DEAD + nm_lowest(mask)] = 1.0
+        mask &= mask - 1
+    if t.played and t.last_played >= 0:
+        vec[AT_LAST_CARD + t.last_played] = 1.0
+    for b in range(4):
+        vec[AT_BOODLE_VALUE + t.r.boodle_cards[b]] = _chips(t.boodle_stacks[b])
+        vec[AT_BOODLE_STACKS + b] = _chips(t.boodle_stacks[b])
+    vec[AT_POT] = _chips(t.pot)
+    for k in range(n):
+        seat = (viewer + k) % n
+        vec[AT_CARD_COUNTS + k] = nm_popcount(t.hands[seat]) / 13.0
+        vec[AT_BALANCES + k] = _chips(t.balances[seat])
+    vec[AT_DEALER + _rel(t.dealer, viewer, n)] = 1.0
+    vec[AT_PHASE + t.phase] = 1.0
+    if t.decision >= 0 and t.to_act == viewer:
+        vec[AT_DECISION + t.decision] = 1.0
+    vec[AT_STANDING_BID] = t.high_bid / 20.0
+    if t.high_bidder != NOBODY:
+        vec[AT_HIGH_BIDDER + _rel(t.high_bidder, viewer, n)] = 1.0
+    if t.widow_taker != NOBODY:
+        vec[AT_WIDOW_TAKER + _rel(t.widow_taker, viewer, n)] = 1.0
+    if t.auction_open:
+        for k in range(n):
+            vec[AT_IN_AUCTION + k] = t.in_auction[(viewer + k) % n]
+    vec[AT_DEAD_COUNT] = nm_popcount(t.dead) / 13.0
+    vec[AT_OWN_PENDING] = (t.stakes.left[viewer] + t.discards.left[viewer]) / 4.0
+    k = t.r.num_deals - t.deal_index - 1
+    vec[AT_DEALS_LEFT] = (k if k > 0 else 0) / <double>t.r.num_deals
+
+
+cdef void write_mask(const Table *t, signed char *mask) noexcept nogil:
+    """The legal actions of the pending decision as 0/1 over every action id."""
+    cdef int i
+    memset(mask, 0, NUM_ACTIONS)
+    for i in range(t.n_legal):
+        mask[t.legal[i]] = 1
+
+
+# ---------------------------------------------------------------------- the baseline policies, compiled
+# agents/lowest.py, agents/greedy.py, agents/control.py and agents/hand_value.py, decision by decision:
+# the Python classes stay the readable reference and tests/batch/test_compiled_policies.py checks that
+# both choose the same action on every decision of many sessions. Floating-point sums are written in
+# the reference's order so that ties and thresholds fall the same way.
+
+cdef enum:
+    POLICY_RANDOM = 0
+    POLICY_LOWEST = 1
+    POLICY_GREEDY = 2
+    POLICY_CONTROL = 3
+    NUM_POLICIES = 4
+
+POLICY_CODES = {"random": POLICY_RANDOM, "lowest": POLICY_LOWEST, "greedy": POLICY_GREEDY,
+                "control": POLICY_CONTROL}
+
+cdef double GO_OUT = 100.0, SCATTER_LIMIT = 0.75          # greedy.py
+cdef double CONTROL_VALUE = 4.0, EXCHANGE_MARGIN = 0.5, AUCTION_VALUE = 8.0   # control.py
+cdef int PLAN_DEPTH = 2
+cdef double SEGMENT_COST = 1.0, STOP_VALUE = 1.0, CARD_COST = 0.25, BOODLE_SHARE = 0.7   # hand_value.py
+cdef int WIDOW_SAMPLES = 24
+cdef uint64_t FULL_DECK = (1ULL << NUM_CARDS) - 1
+
+
+cdef struct View:
+    # What the deciding seat knows that the baselines read (observation/view.py's ObservationView).
+    uint64_t hand, played, known_dead
+    long boodle_stacks[4]
+    int dead_count, own_pending, decision, n_legal
+    int legal[MAX_LEGAL]           # ascending ids, as the action mask lists them
+
+
+cdef void view_of_table(View *v, const Table *t, int seat) noexcept nogil:
+    """The view ``seat`` decodes from its observation (chip stacks clipped as the encoding clips them)."""
+    cdef int b, i
+    cdef long limit = <long>(CHIP_SCALE * CHIP_CLIP)
+    v.hand, v.played, v.known_dead = t.hands[seat], t.played, t.public_dead | t.known_dead[seat]
+    for b in range(4):
+        v.boodle_stacks[b] = limit if t.boodle_stacks[b] > limit else (
+            -limit if t.boodle_stacks[b] < -limit else t.boodle_stacks[b])
+    v.dead_count = nm_popcount(t.dead)
+    v.own_pending = t.stakes.left[seat] + t.discards.left[seat]
+    v.decision = t.decision
+    v.n_legal = t.n_legal
+    for i in range(t.n_legal):
+        v.legal[i] = t.legal[i]
+    _sort_legal(v)
+
+
+cdef void _sort_legal(View *v) noexcept nogil:
+    """Insertion sort: the engine lists legal actions in ascending order already, so this only checks."""
+    cdef int i, j, a
+    for i in range(1, v.n_legal):
+        a = v.legal[i]
+        j = i - 1
+        while j >= 0 and v.legal[j] > a:
+            v.legal[j + 1] = v.legal[j]
+            j -= 1
+        v.legal[j + 1] = a
+
+
+cdef inline long _round_chips(double x) noexcept nogil:
+    return <long>llround(x * CHIP_SCALE)
+
+
+cdef uint64_t _bits(const float *vec, int start) noexcept nogil:
+    cdef uint64_t mask = 0
+    cdef int card
+    for card in range(NUM_CARDS):
+        if vec[start + card] > 0.5:
+            mask |= 1ULL << card
+    return mask
+
+
+cdef void view_of_vector(View *v, const float *vec, const signed char *action_mask, int n) noexcept nogil:
+    """The same view decoded from a flat observation and its action mask (view.decode)."""
+    cdef int b, k, a
+    v.hand = _bits(vec, AT_HAND)
+    v.played = 0
+    for k in range(n):
+        v.played |= _bits(vec, AT_PLAYED_BY + 52 * k)
+    v.known_dead = _bits(vec, AT_KNOWN_DEAD)
+    for b in range(4):
+        v.boodle_stacks[b] = _round_chips(vec[AT_BOODLE_STACKS + b])
+    v.dead_count = <int>llround(vec[AT_DEAD_COUNT] * 13.0)
+    v.own_pending = <int>llround(vec[AT_OWN_PENDING] * 4.0)
+    v.decision = D_NONE
+    for k in range(6):
+        if vec[AT_DECISION + k] > 0.5:
+            v.decision = k
+            break
+    v.n_legal = 0
+    for a in range(NUM_ACTIONS):
+        if action_mask[a]:
+            v.legal[v.n_legal] = a
+            v.n_legal += 1
+
+
+# --------------------------------------------------------------- knowledge.py
+cdef inline uint64_t _suit_mask_of(int card) noexcept nogil:
+    return SUIT_MASK << (NUM_RANKS * (card // NUM_RANKS))
+
+
+cdef inline long _boodle_value(const View *v, const RuleCodes *r, int card) noexcept nogil:
+    cdef int b = r.boodle_of[card]
+    return v.boodle_stacks[b] if b >= 0 else 0
+
+
+cdef int _own_chain(const RuleCodes *r, uint64_t hand, int card, int *chain, int *following) noexcept nogil:
+    """knowledge.own_chain: the held cards played in a row from ``card``; the count, and the card after."""
+    cdef int count = 1, nxt = r.next_card[card]
+    chain[0] = card
+    while nxt >= 0 and (hand >> nxt) & 1:
+        chain[count] = nxt
+        count += 1
+        nxt = r.next_card[nxt]
+    following[0] = nxt
+    return count
+
+
+cdef uint64_t _unseen(const View *v, const RuleCodes *r) noexcept nogil:
+    return FULL_DECK & ~r.removed & ~v.hand & ~v.played & ~v.known_dead
+
+
+cdef int _hidden_dead_count(const View *v, const RuleCodes *r) noexcept nogil:
+    cdef int count = v.dead_count - nm_popcount(v.known_dead & ~r.removed)
+    return count if count > 0 else 0
+
+
+cdef long _boodles_above(const View *v, const RuleCodes *r, int card) noexcept nogil:
+    cdef long chips = 0
+    cdef int b, boodle
+    for b in range(4):
+        boodle = r.boodle_cards[b]
+        if (v.hand >> boodle) & 1 and boodle // NUM_RANKS == card // NUM_RANKS \
+                and r.order_key[boodle] > r.order_key[card]:
+            chips += v.boodle_stacks[b] + 1
+    return chips
+
+
+cdef int _own_leads(const RuleCodes *r, uint64_t hand, int stopped, int *out) noexcept nogil:
+    """knowledge.own_leads: the cards the viewer may lead after stopping on ``stopped``."""
+    cdef int suit = stopped // NUM_RANKS, count, rule = r.lead_rule
+    cdef uint64_t of_colour, plain
+    if rule == LR_ANY_SUIT:
+        return lowest_per_suit(out, hand, -1, -1, r.ace_high)
+    if rule == LR_OTHER_SUIT:
+        count = lowest_per_suit(out, hand, suit, -1, r.ace_high)
+        return count if count else _only_suit(r, hand, suit, out)
+    if rule == LR_OPPOSITE:
+        return lowest_per_suit(out, hand, suit, 3 - suit, r.ace_high)
+    of_colour = hand & (BLACK_MASK if suit == 1 or suit == 2 else RED_MASK)
+    plain = of_colour & ~r.boodle_mask
+    return _cards_of(plain if plain else of_colour, out)
+
+
+cdef int _only_suit(const RuleCodes *r, uint64_t hand, int suit, int *out) noexcept nogil:
+    cdef int card = lowest_of_suit(hand, suit, r.ace_high)
+    if card < 0:
+        return 0
+    out[0] = card
+    return 1
+
+
+cdef int _cards_of(uint64_t mask, int *out) noexcept nogil:
+    cdef int count = 0
+    while mask:
+        out[count] = nm_lowest(mask)
+        count += 1
+        mask &= mask - 1
+    return count
+
+
+cdef int _segment_count(const RuleCodes *r, uint64_t hand, uint64_t known, int *stops) noexcept nogil:
+    """len(knowledge.segments(hand)), and in ``stops`` how many runs end on a top card or a ``known`` card."""
+    cdef int count = 0, card, prev, following
+    cdef int chain[NUM_CARDS]
+    cdef uint64_t mask = hand
+    stops[0] = 0
+    while mask:
+        card = nm_lowest(mask)
+        mask &= mask - 1
+        prev = r.previous_card[card]
+        if prev < 0 or not (hand >> prev) & 1:
+            count += 1
+            _own_chain(r, hand, card, chain, &following)
+            if following < 0 or (known >> following) & 1:
+                stops[0] += 1
+    return count
+
+
+# --------------------------------------------------------------- greedy.py
+cdef double _lead_score(const View *v, const RuleCodes *r, int card) noexcept nogil:
+    cdef int chain[NUM_CARDS]
+    cdef int length, following, i
+    cdef long taken = 0
+    cdef double score
+    length = _own_chain(r, v.hand, card, chain, &following)
+    if length == nm_popcount(v.hand):
+        return GO_OUT
+    for i in range(length):
+        if r.boodle_of[chain[i]] >= 0:
+            taken += _boodle_value(v, r, chain[i]) + 1
+    score = 2.0 * length + taken
+    score += 0.5 * _boodles_above(v, r, chain[length - 1])
+    score += 0.5 * nm_popcount(v.hand & _suit_mask_of(card))
+    score += 0.0 if v.played & _suit_mask_of(card) else 1.0
+    return score - 0.05 * r.order_key[card]
+
+
+cdef double _scatter(const RuleCodes *r, uint64_t hand) noexcept nogil:
+    cdef int count = nm_popcount(hand), stops
+    if not count:
+        return 0.0
+    return <double>_segment_count(r, hand, 0, &stops) / count
+
+
+cdef bint _wants_widow(const View *v, const RuleCodes *r, double limit) noexcept nogil:
+    return not (v.hand & r.boodle_mask) and _scatter(r, v.hand) > limit
+
+
+cdef int _cheapest_bid(const View *v) noexcept nogil:
+    cdef int i
+    for i in range(v.n_legal):
+        if v.legal[i] != PASS:
+            return v.legal[i]
+    return PASS
+
+
+cdef int _greedy(const View *v, const RuleCodes *r) noexcept nogil:
+    cdef int i, card, best = -1, b, fewest, cheapest
+    cdef double score, best_score = 0.0
+    if v.decision == D_LEAD:
+        for i in range(v.n_legal):
+            card = v.legal[i]
+            score = _lead_score(v, r, card)
+            if best < 0 or score > best_score:   # ascending ids: a tie keeps the lower card
+                best, best_score = card, score
+        return best
+    if v.decision == D_DISCARD:
+        return _highest_plain_discard(v, r)
+    if v.decision == D_STAKE:
+        fewest = 0
+        for b in range(1, 4):
+            if v.boodle_stacks[b] < v.boodle_stacks[fewest]:
+                fewest = b
+        return STAKE_BASE + fewest
+    if v.decision == D_BUY:
+        return EXCHANGE if _wants_widow(v, r, SCATTER_LIMIT + 0.1) else KEEP
+    if v.decision == D_BID:
+        cheapest = _cheapest_bid(v)
+        if cheapest - BID_BASE + 1 <= 2 and _wants_widow(v, r, SCATTER_LIMIT):
+            return cheapest
+        return PASS
+    return KEEP   # the widow: keep (a Michigan dealer who keeps sells it)
+
+
+cdef int _highest_plain_discard(const View *v, const RuleCodes *r) noexcept nogil:
+    """The highest card by rank order (ties: the higher id), boodles only when nothing else."""
+    cdef int i, card, best = -1, pass_ = 0
+    for pass_ in range(2):
+        for i in range(v.n_legal):
+            card = v.legal[i]
+            if pass_ == 0 and r.boodle_of[card] >= 0:
+                continue
+            if best < 0 or r.order_key[card] >= r.order_key[best]:
+                best = card
+        if best >= 0:
+            return best
+    return v.legal[0]
+
+
+# --------------------------------------------------------------- control.py and hand_value.py
+cdef double _plan_value(const View *v, const RuleCodes *r, uint64_t hand, uint64_t known, int card, int depth,
+                        double p_dead) noexcept nogil:
+    cdef int chain[NUM_CARDS]
+    cdef int options[NUM_CARDS]
+    cdef int length, following, i, count
+    cdef uint64_t rest = hand, played = known
+    cdef double gain = 0.0, value, best
+    length = _own_chain(r, hand, card, chain, &following)
+    for i in range(length):
+        rest &= ~(1ULL << chain[i])
+        gain += 1.0 + (<double>(_boodle_value(v, r, chain[i]) + 1) if (r.boodle_mask >> chain[i]) & 1 else 0.0)
+    if not rest:
+        return gain + GO_OUT
+    for i in range(length):
+        played |= 1ULL << chain[i]
+    if following >= 0 and not (played >> following) & 1:
+        return gain + p_dead * CONTROL_VALUE + 0.25 * _lead_score(v, r, card)
+    count = _own_leads(r, rest, chain[length - 1], options)
+    if not count:
+        return gain
+    if depth == 0:
+        return gain + CONTROL_VALUE
+    best = _plan_value(v, r, rest, played, options[0], depth - 1, p_dead)
+    for i in range(1, count):
+        value = _plan_value(v, r, rest, played, options[i], depth - 1, p_dead)
+        if value > best:
+            best = value
+    return gain + CONTROL_VALUE + best
+
+
+cdef double _discard_score(const View *v, const RuleCodes *r, int card) noexcept nogil:
+    cdef int prev, following
+    cdef bint prev_held, next_held
+    cdef double score
+    if (r.boodle_mask >> card) & 1:
+        return -100.0
+    prev, following = r.previous_card[card], r.next_card[card]
+    prev_held = prev >= 0 and (v.hand >> prev) & 1
+    next_held = following >= 0 and (v.hand >> following) & 1
+    score = 0.1 * r.order_key[card]
+    score += 3.0 if prev_held else 0.0
+    score -= 1.5 if next_held else 0.0
+    score += 1.0 if not prev_held and not next_held else 0.0
+    return score
+
+
+cdef double _hand_value(const View *v, const RuleCodes *r, uint64_t hand, uint64_t known) noexcept nogil:
+    cdef int stops, segments = _segment_count(r, hand, known, &stops), i, b, card
+    cdef double value = 0.0
+    # -SEGMENT_COST per run, +STOP_VALUE per run ending on a stop: whole numbers, exact in any order
+    for i in range(segments):
+        value -= SEGMENT_COST
+    for i in range(stops):
+        value += STOP_VALUE
+    for b in range(4):
+        card = r.boodle_cards[b]
+        if (hand >> card) & 1:
+            value += BOODLE_SHARE * (v.boodle_stacks[b] + 1)
+    return value - CARD_COST * r.per_card_payment * nm_popcount(hand)
+
+
+cdef double _widow_gain(const View *v, const RuleCodes *r, Rng *rng) noexcept nogil:
+    """hand_value.widow_gain: the mean value of sampled dead hands minus the value of the own hand."""
+    cdef int pool[NUM_CARDS]
+    cdef int size, available, s, i, j, swap
+    cdef uint64_t out_of_play, widow
+    cdef double keep, total = 0.0
+    available = _cards_of(_unseen(v, r), pool)
+    size = v.dead_count if v.dead_count < available else available
+    if size == 0:
+        return -1e9
+    out_of_play = v.known_dead | v.played
+    keep = _hand_value(v, r, v.hand, out_of_play)
+    for s in range(WIDOW_SAMPLES):
+        widow = 0   # hand_value.sample_widow: a partial Fisher-Yates shuffle, one randrange per card
+        for i in range(size):
+            j = i + _randbelow(rng, available - i)
+            swap = pool[i]
+            pool[i] = pool[j]
+            pool[j] = swap
+            widow |= 1ULL << pool[i]
+        total += _hand_value(v, r, widow, out_of_play | v.hand)
+    return total / WIDOW_SAMPLES - keep
+
+
+cdef int _control(const View *v, const RuleCodes *r, Rng *rng) noexcept nogil:
+    cdef int i, card, best = -1, unseen_count, cheapest
+    cdef double score, best_score = 0.0, p_dead, worth
+    cdef uint64_t known
+    if v.decision == D_LEAD:
+        unseen_count = nm_popcount(_unseen(v, r))
+        p_dead = <double>_hidden_dead_count(v, r) / (unseen_count if unseen_count > 1 else 1)
+        known = v.played | v.known_dead
+        for i in range(v.n_legal):
+            card = v.legal[i]
+            score = _plan_value(v, r, v.hand, known, card, PLAN_DEPTH, p_dead)
+            if best < 0 or score > best_score:
+                best, best_score = card, score
+        return best
+    if v.decision == D_DISCARD:
+        for i in range(v.n_legal):
+            card = v.legal[i]
+            score = _discard_score(v, r, card)
+            if best < 0 or score >= best_score:   # ties: the higher id, as max(key=(score, card))
+                best, best_score = card, score
+        return best
+    if v.decision == D_WIDOW:
+        return EXCHANGE if _widow_gain(v, r, rng) > AUCTION_VALUE + EXCHANGE_MARGIN else KEEP
+    if v.decision == D_BUY:
+        return EXCHANGE if _widow_gain(v, r, rng) > r.widow_fee + EXCHANGE_MARGIN else KEEP
+    if v.decision == D_BID:
+        cheapest = _cheapest_bid(v)
+        worth = _widow_gain(v, r, rng) - EXCHANGE_MARGIN
+        return cheapest if cheapest - BID_BASE + 1 <= worth else PASS
+    return _greedy(v, r)   # stakes: as greedy
+
+
+cdef int _lowest(const View *v, const RuleCodes *r) noexcept nogil:
+    if v.decision == D_STAKE:
+        return STAKE_BASE + (r.boodle_stake - v.own_pending) % 4
+    if v.decision == D_WIDOW or v.decision == D_BUY:
+        return KEEP
+    if v.decision == D_BID:
+        return PASS
+    return v.legal[0]
+
+
+cdef int decide(int policy, const View *v, const RuleCodes *r, Rng *rng) noexcept nogil:
+    """The action ``policy`` takes at the view's decision (Policy.decide / RandomAgent.act)."""
+    if policy == POLICY_RANDOM:
+        return v.legal[_randbelow(rng, v.n_legal)]
+    if v.n_legal == 1:
+        return v.legal[0]
+    if policy == POLICY_LOWEST:
+        return _lowest(v, r)
+    if policy == POLICY_GREEDY:
+        return _greedy(v, r)
+    return _control(v, r, rng)
+
+
+cdef class CompiledPolicy:
+    """One baseline deciding in C from an observation: what the registered agents run when built.
+
+    ``seed`` seeds its random stream as ``random.Random(seed)`` does (the Python
+    policies draw from one); :meth:`restart` starts that stream again.
+    """
+
+    cdef RuleCodes r
+    cdef Rng rng
+    cdef View view
+    cdef readonly int code
+    cdef readonly object rules, seed
+
+    def __init__(self, name, rules, seed=None):
+        if name not in POLICY_CODES:
+            raise ValueError(f"policy {name!r} is unknown; allowed: {', '.join(POLICY_CODES)}")
+        self.code, self.rules, self.seed = POLICY_CODES[name], rules, seed
+        load_rules(&self.r, rules)
+        self.restart()
+
+    def restart(self):
+        """Start the random stream again from ``seed`` (a fresh draw when the seed is None)."""
+        seed_rng(&self.rng, self.seed if self.seed is not None else int.from_bytes(os.urandom(16), "little"))
+
+    def act(self, const float[::1] observation, const signed char[::1] action_mask):
+        """The action for a flat observation (FLAT_SIZE float32) and its action mask (NUM_ACTIONS int8)."""
+        if observation.shape[0] != OBS_SIZE or action_mask.shape[0] != NUM_ACTIONS:
+            raise ValueError(f"act needs a float32 observation of {OBS_SIZE} and an int8 mask of {NUM_ACTIONS}")
+        view_of_vector(&self.view, &observation[0], &action_mask[0], self.r.n)
+        if self.view.n_legal == 0:
+            raise ValueError("act() was given an observation whose action_mask has no legal action")
+        return decide(self.code, &self.view, &self.r, &self.rng)
 
 
 cdef class FastGame:
@@ -177,175 +1390,64 @@ cdef class FastGame:
 
     cdef RuleCodes r
     cdef Table t
+    cdef Inputs inputs
+    cdef ActionLog log
     cdef readonly object rules
     cdef readonly int n
     cdef readonly bint record_events
-    cdef public bint present_forced
     cdef readonly tuple boodle_cards
-    cdef list _queued_deals, _queued_lots
-    cdef object _dealt                 # the DealtCards of this deal when it was given, else None
     cdef object _seed                  # the seed (None replaced by a drawn one): the replay starts from it
-    cdef list _given_deals, _given_lots, _taken  # for the replay: inputs and every action taken
+    cdef tuple _given_deals, _given_lots   # the inputs as given (DealtCards and seats), for the replay
 
     def __init__(self, rules, seed=None, deals=(), present_forced=False, record_events=True, lots=()):
         self.rules = rules
         self.n = rules.num_players
-        self.present_forced = present_forced
         self.record_events = record_events
         if len(deals) > rules.num_deals:
             raise ValueError(f"{len(deals)} deals given but the session has num_deals={rules.num_deals}; "
                              f"give at most {rules.num_deals} (or raise num_deals)")
-        self._queued_deals = [d if isinstance(d, DealtCards) else parse_deal(rules, d, i) for i, d in enumerate(deals)]
-        self._queued_lots = list(lots)
-        self._given_deals, self._given_lots, self._taken = list(self._queued_deals), list(lots), []
-        self._dealt = None
-        self._set_rules(rules)
-        memset(&self.t, 0, sizeof(Table))
-        self._seed_rng(seed)
-        cdef int s
-        for s in range(self.n):
-            self.t.balances[s] = rules.starting_chips
-        self.t.dealer = self._queued_deals[0].dealer if self._queued_deals else 0
-        self._start_deal()
-        self._advance()
-
-    cdef void _set_rules(self, rules) except *:
-        """The rules as C ints, computed once per distinct rules (envs make a game per reset)."""
+        self._given_deals = tuple(d if isinstance(d, DealtCards) else parse_deal(rules, d, i)
+                                  for i, d in enumerate(deals))
+        self._given_lots = tuple(lots)
         self.boodle_cards = tuple(rules.boodle_cards)
-        cdef bytes cached = _RULE_CODES.get(rules)
-        if cached is None:
-            self._compute_rules(rules)
-            if len(_RULE_CODES) > 256:
-                _RULE_CODES.clear()
-            _RULE_CODES[rules] = (<char *>&self.r)[:sizeof(RuleCodes)]
-        else:
-            memcpy(&self.r, <char *>cached, sizeof(RuleCodes))
-
-    cdef void _compute_rules(self, rules) except *:
-        cdef RuleCodes *r = &self.r
-        cdef int card, b, dealer, slot
-        memset(r, 0, sizeof(RuleCodes))
-        r.n, r.num_deals, r.starting_chips = rules.num_players, rules.num_deals, rules.starting_chips
-        r.stake_mode, r.pot_ante, r.boodle_stake = _code(rules.stake_mode), rules.pot_ante, rules.boodle_stake
-        r.house_pot, r.house_boodle = rules.house_pot, rules.house_boodle
-        r.dealer_multiplier = rules.dealer_stake_multiplier
-        r.dead_hand = _code(rules.dead_hand)
-        r.discard_count, r.widow, r.widow_fee = rules.discard_count, _code(rules.widow), rules.widow_fee
-        r.min_bid, r.max_bid = rules.min_bid, rules.max_bid
-        r.first_lead, r.lead_rule = _code(rules.first_lead), _code(rules.lead_after_stop)
-        r.per_card_payment, r.leftover, r.ace_high = rules.per_card_payment, _code(rules.leftover), rules.ace_high
-        r.removed = rules.removed_mask
-        for card in range(NUM_CARDS):
-            r.boodle_of[card] = -1
-        for b in range(4):
-            card = self.boodle_cards[b]
-            r.boodle_cards[b] = card
-            r.boodle_of[card] = b
-            r.boodle_mask |= 1ULL << card
-        # The reference's own tables: next card in a run, the deck before a shuffle, the dealing order.
-        for card, following in enumerate(next_table(rules.ace_high)):
-            r.next_card[card] = -1 if following is None else following
-        for card in sorted_deck(rules.removed_mask):
-            r.deck[r.deck_size] = card
-            r.deck_size += 1
-        for dealer in range(r.n):
-            order = dealing_order(rules, dealer)
-            r.deal_slots = len(order)
-            for slot, seat in enumerate(order):
-                r.deal_order[dealer][slot] = -1 if seat == DEAD_SLOT else seat
-
-    cdef void _seed_rng(self, seed) except *:
-        """Seed as ``random.Random(seed)`` does; ``replayed()`` rebuilds that generator from ``_seed``."""
-        cdef uint32_t key[MT_N]
-        cdef int used = 0
+        load_rules(&self.r, rules)
+        self._load_inputs()
         if seed is None:
             seed = int.from_bytes(os.urandom(16), "little")  # as unpredictable as Random()'s own seeding
         self._seed = seed
-        # str, bytes, ... and ints over 19,968 bits: take the state random.Random makes from them.
-        if type(seed) is not int or abs(seed).bit_length() > 32 * MT_N:
-            self._load_state(random.Random(seed).getstate()[1])
-            return
-        n = abs(seed)   # random_seed() in Modules/_randommodule.c: |seed| as 32-bit words, lowest first
-        while True:
-            key[used] = n & 0xffffffff
-            used += 1
-            n >>= 32
-            if not n:
-                break
-        self._init_by_array(key, used)
+        seed_rng(&self.t.rng, seed)
+        start_session(&self.t, &self.r, &self.inputs, &self.log, present_forced)
 
-    cdef void _load_state(self, tuple words) except *:
-        """A state as ``random.Random.getstate()[1]`` gives it: 624 words, then the position."""
-        cdef int i
-        for i in range(MT_N):
-            self.t.mt[i] = words[i]
-        self.t.mti = words[MT_N]
+    cdef void _load_inputs(self) except *:
+        """The given deals and lots as C arrays (read by the table as its deals and lots come)."""
+        cdef int i, s
+        self.inputs.n_deals, self.inputs.n_lots = len(self._given_deals), len(self._given_lots)
+        self.inputs.deals = <GivenDeal *>calloc(self.inputs.n_deals + 1, sizeof(GivenDeal))
+        self.inputs.lots = <int *>calloc(self.inputs.n_lots + 1, sizeof(int))
+        if self.inputs.deals == NULL or self.inputs.lots == NULL:
+            raise MemoryError()
+        for i, dealt in enumerate(self._given_deals):
+            self.inputs.deals[i].dealer = dealt.dealer
+            for s in range(self.n):
+                self.inputs.deals[i].hands[s] = dealt.hands[s]
+            self.inputs.deals[i].dead = dealt.dead
+        for i, seat in enumerate(self._given_lots):
+            self.inputs.lots[i] = seat
 
-    cdef void _init_genrand(self, uint32_t s) noexcept:
-        cdef uint32_t *mt = self.t.mt
-        cdef int i
-        mt[0] = s
-        for i in range(1, MT_N):
-            mt[i] = 1812433253U * (mt[i - 1] ^ (mt[i - 1] >> 30)) + <uint32_t>i
-        self.t.mti = MT_N
-
-    cdef void _init_by_array(self, const uint32_t *key, int length) noexcept:
-        """The reference MT19937 seeding from a key of 32-bit words (what random.seed(int) runs)."""
-        cdef uint32_t *mt = self.t.mt
-        cdef int i = 1, j = 0, k
-        self._init_genrand(19650218U)
-        k = MT_N if MT_N > length else length
-        while k:
-            mt[i] = (mt[i] ^ ((mt[i - 1] ^ (mt[i - 1] >> 30)) * 1664525U)) + key[j] + <uint32_t>j
-            i += 1
-            j += 1
-            if i >= MT_N:
-                mt[0] = mt[MT_N - 1]
-                i = 1
-            if j >= length:
-                j = 0
-            k -= 1
-        k = MT_N - 1
-        while k:
-            mt[i] = (mt[i] ^ ((mt[i - 1] ^ (mt[i - 1] >> 30)) * 1566083941U)) - <uint32_t>i
-            i += 1
-            if i >= MT_N:
-                mt[0] = mt[MT_N - 1]
-                i = 1
-            k -= 1
-        mt[0] = 0x80000000U
-
-    # ------------------------------------------------------------------ randomness (as random.Random)
-    cdef uint32_t _genrand(self) noexcept:
-        cdef uint32_t *mt = self.t.mt
-        cdef uint32_t y
-        cdef int k
-        if self.t.mti >= MT_N:
-            for k in range(MT_N):
-                y = (mt[k] & 0x80000000U) | (mt[(k + 1) % MT_N] & 0x7fffffffU)
-                mt[k] = mt[(k + MT_M) % MT_N] ^ (y >> 1) ^ (0x9908b0dfU if y & 1 else 0U)
-            self.t.mti = 0
-        y = mt[self.t.mti]
-        self.t.mti += 1
-        y ^= y >> 11
-        y ^= (y << 7) & 0x9d2c5680U
-        y ^= (y << 15) & 0xefc60000U
-        y ^= y >> 18
-        return y
-
-    cdef int _randbelow(self, int n) noexcept:
-        """random.Random._randbelow_with_getrandbits: draw bit_length(n) bits until below n."""
-        cdef int k = 0, m = n
-        cdef uint32_t r
-        while m:
-            k += 1
-            m >>= 1
-        r = self._genrand() >> (32 - k)
-        while r >= <uint32_t>n:
-            r = self._genrand() >> (32 - k)
-        return <int>r
+    def __dealloc__(self):
+        free(self.inputs.deals)
+        free(self.inputs.lots)
+        free(self.log.items)
 
     # ------------------------------------------------------------------ queries (Game's attributes)
+    @property
+    def present_forced(self):
+        return bool(self.t.present_forced)
+
+    @present_forced.setter
+    def present_forced(self, value):
+        self.t.present_forced = bool(value)
+
     @property
     def balances(self):
         return [self.t.balances[s] for s in range(self.n)]
@@ -449,6 +1551,11 @@ cdef class FastGame:
         return self.t.stakes.left[seat] + self.t.discards.left[seat]
 
     @property
+    def taken(self):
+        """Every action taken so far, forced ones included: with the inputs, the whole session."""
+        return [self.log.items[i] for i in range(self.log.length)]
+
+    @property
     def deals(self):
         """The record of every deal so far (rebuilt by a replay on the reference engine)."""
         return self.replayed().deals if self.record_events else []
@@ -463,9 +1570,9 @@ cdef class FastGame:
         from newmarket_env.engine.game import Game
 
         rng = random.Random(self._seed)
-        game = Game(self.rules, deals=self._given_deals, present_forced=True, record_events=True,
-                    lots=self._given_lots, rng=rng)
-        for action in self._taken:
+        game = Game(self.rules, deals=list(self._given_deals), present_forced=True, record_events=True,
+                    lots=list(self._given_lots), rng=rng)
+        for action in self.taken:
             game.apply(action)
         game.present_forced = self.present_forced
         return game
@@ -473,13 +1580,18 @@ cdef class FastGame:
     def copy(self):
         """An independent copy."""
         cdef FastGame clone = FastGame.__new__(FastGame)
-        clone.r = self.r
-        clone.t = self.t
         clone.rules, clone.n, clone.record_events = self.rules, self.n, self.record_events
-        clone.present_forced, clone.boodle_cards = self.present_forced, self.boodle_cards
-        clone._queued_deals, clone._queued_lots = list(self._queued_deals), list(self._queued_lots)
-        clone._dealt, clone._seed = self._dealt, self._seed
-        clone._given_deals, clone._given_lots, clone._taken = self._given_deals, self._given_lots, list(self._taken)
+        clone.boodle_cards, clone._seed = self.boodle_cards, self._seed
+        clone._given_deals, clone._given_lots = self._given_deals, self._given_lots
+        clone.r = self.r
+        clone._load_inputs()
+        clone.t = self.t
+        clone.t.r, clone.t.inputs, clone.t.log = &clone.r, &clone.inputs, &clone.log
+        clone.log.items = <int *>malloc((self.log.length + 64) * sizeof(int))
+        if clone.log.items == NULL:
+            raise MemoryError()
+        memcpy(clone.log.items, self.log.items, self.log.length * sizeof(int))
+        clone.log.length, clone.log.capacity = self.log.length, self.log.length + 64
         return clone
 
     def __copy__(self):
@@ -490,7 +1602,7 @@ cdef class FastGame:
 
     def __reduce__(self):
         """Pickled as its inputs and the actions it took; unpickling replays them."""
-        return (_rebuild, (self.rules, self._seed, self._given_deals, self._given_lots, self._taken,
+        return (_rebuild, (self.rules, self._seed, list(self._given_deals), list(self._given_lots), self.taken,
                            self.present_forced, self.record_events))
 
     # ------------------------------------------------------------------ observing
@@ -500,52 +1612,7 @@ cdef class FastGame:
             raise ValueError(f"encode_into needs float32 arrays of {OBS_SIZE}")
         if not 0 <= viewer < self.n:
             raise ValueError(f"viewer={viewer} is not a seat; allowed: 0..{self.n - 1}")
-        self._encode(viewer, &out[0], &static[0])
-
-    cdef void _encode(self, int viewer, float *vec, const float *static) noexcept:
-        cdef Table *t = &self.t
-        cdef int n = self.n, k, seat, card, b
-        cdef uint64_t mask
-        memcpy(vec, static, OBS_SIZE * sizeof(float))
-        mask = t.hands[viewer]
-        while mask:
-            vec[AT_HAND + nm_lowest(mask)] = 1.0
-            mask &= mask - 1
-        mask = t.played
-        while mask:
-            card = nm_lowest(mask)
-            vec[AT_PLAYED_BY + 52 * _rel(t.played_by[card], viewer, n) + card] = 1.0
-            mask &= mask - 1
-        mask = t.public_dead | t.known_dead[viewer]
-        while mask:
-            vec[AT_KNOWN_DEAD + nm_lowest(mask)] = 1.0
-            mask &= mask - 1
-        if t.played and t.last_played >= 0:
-            vec[AT_LAST_CARD + t.last_played] = 1.0
-        for b in range(4):
-            vec[AT_BOODLE_VALUE + self.r.boodle_cards[b]] = _chips(t.boodle_stacks[b])
-            vec[AT_BOODLE_STACKS + b] = _chips(t.boodle_stacks[b])
-        vec[AT_POT] = _chips(t.pot)
-        for k in range(n):
-            seat = (viewer + k) % n
-            vec[AT_CARD_COUNTS + k] = nm_popcount(t.hands[seat]) / 13.0
-            vec[AT_BALANCES + k] = _chips(t.balances[seat])
-        vec[AT_DEALER + _rel(t.dealer, viewer, n)] = 1.0
-        vec[AT_PHASE + t.phase] = 1.0
-        if t.decision >= 0 and t.to_act == viewer:
-            vec[AT_DECISION + t.decision] = 1.0
-        vec[AT_STANDING_BID] = t.high_bid / 20.0
-        if t.high_bidder != NOBODY:
-            vec[AT_HIGH_BIDDER + _rel(t.high_bidder, viewer, n)] = 1.0
-        if t.widow_taker != NOBODY:
-            vec[AT_WIDOW_TAKER + _rel(t.widow_taker, viewer, n)] = 1.0
-        if t.auction_open:
-            for k in range(n):
-                vec[AT_IN_AUCTION + k] = t.in_auction[(viewer + k) % n]
-        vec[AT_DEAD_COUNT] = nm_popcount(t.dead) / 13.0
-        vec[AT_OWN_PENDING] = (t.stakes.left[viewer] + t.discards.left[viewer]) / 4.0
-        k = self.r.num_deals - t.deal_index - 1
-        vec[AT_DEALS_LEFT] = (k if k > 0 else 0) / <double>self.r.num_deals
+        encode_table(&self.t, viewer, &out[0], &static[0])
 
     # ------------------------------------------------------------------ acting
     def apply(self, action):
@@ -554,21 +1621,9 @@ cdef class FastGame:
             raise IllegalActionError("the session is over; no action is legal (call reset)")
         # numpy ints are ids too; floats and bools are not, even when they compare equal to one.
         is_id = type(action) is int or (isinstance(action, numbers.Integral) and not isinstance(action, bool))
-        if not is_id or not self._is_legal(action):
+        if not is_id or not -1 < action < 1000 or not is_legal(&self.t, action):
             self._refuse(action, is_id)
-        cdef int taken = action
-        self._taken.append(taken)
-        self._take(taken)
-        self._advance()
-
-    cdef bint _is_legal(self, action) except -1:
-        if not -1 < action < 1000:
-            return False
-        cdef int a = action, i
-        for i in range(self.t.n_legal):
-            if self.t.legal[i] == a:
-                return True
-        return False
+        apply_action(&self.t, action)
 
     def _refuse(self, action, is_id):
         legal = self.legal
@@ -579,441 +1634,6 @@ cdef class FastGame:
             f"{self.decision.value}; legal actions: {names}"
         )
 
-    cdef void _take(self, int action) except *:
-        cdef int decision = self.t.decision, seat = self.t.to_act
-        self.t.decision, self.t.n_legal, self.t.to_act = D_NONE, 0, NOBODY
-        if decision == D_STAKE:
-            self._on_stake(seat, action)
-        elif decision == D_DISCARD:
-            self._on_discard(seat, action)
-        elif decision == D_WIDOW:
-            self._on_widow(seat, action)
-        elif decision == D_BUY:
-            self._on_buy(seat, action)
-        elif decision == D_BID:
-            self._on_bid(seat, action)
-        else:
-            self._play_run(seat, action, True)
-
-    cdef inline void _ask(self, int seat, int decision) noexcept:
-        """Ask ``seat`` for ``decision``; the caller has filled ``legal`` and ``n_legal``."""
-        self.t.to_act, self.t.decision = seat, decision
-
-    cdef void _advance(self) except *:
-        """Run automatic steps until a real decision is pending or the session is over."""
-        cdef int forced
-        while not self.t.over:
-            if self.t.decision != D_NONE:
-                if self.t.n_legal > 1 or self.present_forced:
-                    return
-                forced = self.t.legal[0]
-                self._taken.append(forced)
-                self._take(forced)
-                continue
-            self._step_phase()
-
-    cdef void _step_phase(self) except *:
-        cdef int phase = self.t.phase
-        if phase == PH_STAKE:
-            if self._queue_head(&self.t.stakes) != NOBODY:
-                self._ask_stake()
-            else:
-                self._deal_cards()
-        elif phase == PH_DISCARD:
-            if self._queue_head(&self.t.discards) != NOBODY:
-                self._ask_discard()
-            else:
-                self._start_widow()
-        elif phase == PH_AUCTION:
-            self._auction_next()
-        elif phase == PH_PLAY:
-            self._first_lead()
-
-    # ------------------------------------------------------------------ seat queues
-    cdef void _queue_fill(self, SeatQueue *q, int each) noexcept:
-        """Every seat from eldest round to the dealer owes ``each``."""
-        cdef int k, seat
-        q.length, q.head = self.n, 0
-        for k in range(self.n):
-            seat = (self.t.dealer + 1 + k) % self.n
-            q.order[k] = seat
-            q.left[seat] = each
-
-    cdef int _queue_head(self, SeatQueue *q) noexcept:
-        while q.head < q.length and q.left[q.order[q.head]] == 0:
-            q.head += 1
-        return q.order[q.head] if q.head < q.length else NOBODY
-
-    # ------------------------------------------------------------------ a deal begins
-    cdef void _start_deal(self) except *:
-        cdef Table *t = &self.t
-        cdef int card
-        if self._queued_deals:
-            self._dealt = self._queued_deals.pop(0)
-            t.dealer = self._dealt.dealer
-        else:
-            self._dealt = None
-        memset(t.hands, 0, sizeof(t.hands))
-        memset(t.known_dead, 0, sizeof(t.known_dead))
-        t.dead, t.played, t.public_dead = 0, 0, self.r.removed
-        for card in range(NUM_CARDS):
-            t.played_by[card] = NOBODY
-            t.owner[card] = NOBODY
-        t.last_played = -1
-        t.to_act, t.decision, t.n_legal = NOBODY, D_NONE, 0
-        t.auction_open = 0
-        memset(t.in_auction, 0, sizeof(t.in_auction))
-        t.high_bid, t.high_bidder, t.widow_taker, t.auction_cursor = 0, NOBODY, NOBODY, NOBODY
-        memset(&t.stakes, 0, sizeof(SeatQueue))
-        memset(&t.discards, 0, sizeof(SeatQueue))
-        t.phase = PH_STAKE
-        self._automatic_stakes()
-
-    cdef void _automatic_stakes(self) noexcept:
-        cdef RuleCodes *r = &self.r
-        cdef int k, seat, b, mult, base, extra
-        cdef int split[4]
-        if r.stake_mode == SM_HOUSE:
-            self.t.pot += r.house_pot
-            for b in range(4):
-                self.t.boodle_stacks[b] += r.house_boodle
-            return
-        for k in range(self.n):
-            seat = (self.t.dealer + 1 + k) % self.n
-            if r.pot_ante:
-                self._pay_stake(seat, -1, r.pot_ante * self._multiplier(seat))
-        if r.stake_mode == SM_CHOOSE:
-            self._queue_fill(&self.t.stakes, r.boodle_stake)
-            return
-        base, extra = r.boodle_stake // 4, r.boodle_stake % 4   # SPREAD: extra chips on the first boodles
-        for b in range(4):
-            split[b] = r.boodle_stake if r.stake_mode == SM_EACH else base + (1 if b < extra else 0)
-        for k in range(self.n):
-            seat = (self.t.dealer + 1 + k) % self.n
-            mult = self._multiplier(seat)
-            for b in range(4):
-                if split[b]:
-                    self._pay_stake(seat, b, split[b] * mult)
-
-    cdef inline int _multiplier(self, int seat) noexcept:
-        return self.r.dealer_multiplier if seat == self.t.dealer else 1
-
-    cdef inline void _pay_stake(self, int seat, int boodle, long amount) noexcept:
-        self.t.balances[seat] -= amount
-        if boodle < 0:
-            self.t.pot += amount
-        else:
-            self.t.boodle_stacks[boodle] += amount
-
-    cdef void _ask_stake(self) noexcept:
-        cdef int b
-        for b in range(4):
-            self.t.legal[b] = STAKE_BASE + b
-        self.t.n_legal = 4
-        self._ask(self._queue_head(&self.t.stakes), D_STAKE)
-
-    cdef void _on_stake(self, int seat, int action) noexcept:
-        self.t.stakes.left[seat] -= 1
-        self._pay_stake(seat, action - STAKE_BASE, self._multiplier(seat))
-
-    # ------------------------------------------------------------------ the cards
-    cdef void _deal_cards(self) except *:
-        cdef Table *t = &self.t
-        cdef int seat
-        if self._dealt is not None:
-            for seat in range(self.n):
-                t.hands[seat] = self._dealt.hands[seat]
-            t.dead = self._dealt.dead
-        else:
-            self._shuffled_deal()
-        for seat in range(self.n):
-            self._set_owner(t.hands[seat], seat)
-        t.phase = PH_DISCARD
-        if self.r.dead_hand == DH_DISCARD:
-            self._queue_fill(&t.discards, self.r.discard_count)
-
-    cdef void _shuffled_deal(self) noexcept:
-        """dealing.shuffled_deal: shuffle the sorted deck as random.shuffle does, deal round the order."""
-        cdef int deck[NUM_CARDS]
-        cdef int size = self.r.deck_size, i, j, swap, slot
-        cdef int *order = self.r.deal_order[self.t.dealer]
-        memcpy(deck, self.r.deck, size * sizeof(int))
-        i = size - 1
-        while i >= 1:
-            j = self._randbelow(i + 1)
-            swap = deck[i]
-            deck[i] = deck[j]
-            deck[j] = swap
-            i -= 1
-        for i in range(size):   # card i goes to slot i % slots, as one card at a time round the table
-            slot = order[i % self.r.deal_slots]
-            if slot < 0:
-                self.t.dead |= 1ULL << deck[i]
-            else:
-                self.t.hands[slot] |= 1ULL << deck[i]
-
-    cdef inline void _set_owner(self, uint64_t mask, int seat) noexcept:
-        while mask:
-            self.t.owner[nm_lowest(mask)] = seat
-            mask &= mask - 1
-
-    cdef void _ask_discard(self) noexcept:
-        cdef int seat = self._queue_head(&self.t.discards)
-        self._legal_from_mask(self.t.hands[seat])
-        self._ask(seat, D_DISCARD)
-
-    cdef void _legal_from_mask(self, uint64_t mask) noexcept:
-        cdef int count = 0
-        while mask:
-            self.t.legal[count] = nm_lowest(mask)
-            count += 1
-            mask &= mask - 1
-        self.t.n_legal = count
-
-    cdef void _on_discard(self, int seat, int card) noexcept:
-        cdef uint64_t bit = 1ULL << card
-        self.t.discards.left[seat] -= 1
-        self.t.hands[seat] &= ~bit
-        self.t.dead |= bit
-        self.t.owner[card] = NOBODY
-        self.t.known_dead[seat] |= bit
-
-    # ------------------------------------------------------------------ the widow
-    cdef void _start_widow(self) noexcept:
-        self.t.phase = PH_WIDOW
-        if self.r.widow == WI_NONE:
-            self.t.phase = PH_PLAY
-            return
-        self.t.legal[0], self.t.legal[1], self.t.n_legal = KEEP, EXCHANGE, 2
-        self._ask(self.t.dealer, D_BUY if self.r.widow == WI_BUY else D_WIDOW)
-
-    cdef void _on_buy(self, int seat, int action) noexcept:
-        self.t.phase = PH_PLAY
-        if action == KEEP:
-            return
-        self.t.balances[seat] -= self.r.widow_fee
-        self.t.pot += self.r.widow_fee
-        self._exchange(seat)
-
-    cdef void _on_widow(self, int seat, int action) noexcept:
-        cdef int s
-        if action == EXCHANGE:
-            self._exchange(seat)
-            self.t.phase = PH_PLAY
-            return
-        self.t.phase = PH_AUCTION
-        self.t.auction_open = 1
-        for s in range(self.n):
-            self.t.in_auction[s] = s != self.t.dealer
-        self.t.auction_cursor = (self.t.dealer + 1) % self.n
-
-    cdef void _exchange(self, int seat) noexcept:
-        cdef uint64_t old = self.t.hands[seat]
-        self.t.hands[seat], self.t.dead = self.t.dead, old
-        self._set_owner(old, NOBODY)
-        self._set_owner(self.t.hands[seat], seat)
-        self.t.known_dead[seat] |= old
-        self.t.widow_taker = seat
-
-    # ------------------------------------------------------------------ the auction
-    cdef void _auction_next(self) noexcept:
-        cdef Table *t = &self.t
-        cdef int s, bidders = 0, only = NOBODY, seat, low, k
-        for s in range(self.n):
-            if t.in_auction[s]:
-                bidders += 1
-                only = s
-        if bidders == 0 or (bidders == 1 and only == t.high_bidder):
-            self._end_auction()
-            return
-        seat = t.auction_cursor
-        while not t.in_auction[seat] or seat == t.high_bidder:
-            seat = (seat + 1) % self.n
-        t.auction_cursor = (seat + 1) % self.n
-        low = self.r.min_bid if self.r.min_bid > t.high_bid + 1 else t.high_bid + 1
-        t.legal[0], t.n_legal = PASS, 1
-        for k in range(low, self.r.max_bid + 1):
-            t.legal[t.n_legal] = BID_BASE + k - 1
-            t.n_legal += 1
-        self._ask(seat, D_BID)
-
-    cdef void _on_bid(self, int seat, int action) noexcept:
-        if action == PASS:
-            self.t.in_auction[seat] = 0
-            return
-        self.t.high_bid, self.t.high_bidder = action - BID_BASE + 1, seat
-
-    cdef void _end_auction(self) noexcept:
-        cdef int bidder = self.t.high_bidder
-        self.t.phase = PH_PLAY
-        if bidder == NOBODY:
-            return
-        self.t.balances[bidder] -= self.t.high_bid
-        self.t.balances[self.t.dealer] += self.t.high_bid
-        self._exchange(bidder)
-
-    # ------------------------------------------------------------------ play
-    cdef int _lowest_of_suit(self, uint64_t mask, int suit, bint ace_high) noexcept:
-        """order.lowest_of_suit: the lowest card of ``suit`` in ``mask`` under the rank order, or -1."""
-        cdef uint64_t in_suit = mask & (SUIT_MASK << (NUM_RANKS * suit)), without_ace
-        if not in_suit:
-            return -1
-        if ace_high:
-            without_ace = in_suit & ~(1ULL << (NUM_RANKS * suit))
-            if without_ace:
-                in_suit = without_ace
-        return nm_lowest(in_suit)
-
-    cdef int _lowest_per_suit(self, uint64_t mask, int skip_a, int skip_b) noexcept:
-        """order.lowest_per_suit over the suits other than ``skip_a``/``skip_b`` into ``legal``; the count."""
-        cdef int suit, card
-        self.t.n_legal = 0
-        for suit in range(4):
-            if suit == skip_a or suit == skip_b:
-                continue
-            card = self._lowest_of_suit(mask, suit, self.r.ace_high)
-            if card >= 0:
-                self.t.legal[self.t.n_legal] = card
-                self.t.n_legal += 1
-        return self.t.n_legal
-
-    cdef void _first_lead(self) except *:
-        """The first lead of the deal (leads.lowest_club_holder for Newbury, else the eldest)."""
-        cdef uint64_t in_play = 0
-        cdef int seat, card
-        if self.r.first_lead == FL_LOWEST_CLUB:
-            for seat in range(self.n):
-                in_play |= self.t.hands[seat]
-            card = self._lowest_of_suit(in_play, 0, True)   # clubs, 2 upward and the ace last
-            if card >= 0:
-                for seat in range(self.n):
-                    if (self.t.hands[seat] >> card) & 1:
-                        self._play_run(seat, card, True)
-                        return
-        seat = (self.t.dealer + 1) % self.n
-        self._lowest_per_suit(self.t.hands[seat], -1, -1)
-        self._ask(seat, D_LEAD)
-
-    cdef void _play_run(self, int seat, int card, bint lead) except *:
-        """Play ``card`` and every forced follow; then stop, or end the deal."""
-        cdef int following, holder
-        while True:
-            if self._play_card(seat, card):
-                return
-            following = self.r.next_card[card]
-            if following < 0:
-                self._stop(seat, card, -1)
-                return
-            holder = self.t.owner[following]
-            if holder == NOBODY:
-                self._stop(seat, card, following)
-                return
-            seat, card = holder, following
-
-    cdef bint _play_card(self, int seat, int card) except -1:
-        """Play one card; True if it ended the deal."""
-        cdef Table *t = &self.t
-        cdef uint64_t bit = 1ULL << card
-        cdef int boodle
-        cdef long amount
-        t.hands[seat] &= ~bit
-        t.played |= bit
-        t.played_by[card] = seat
-        t.owner[card] = NOBODY
-        t.last_played = card
-        if bit & self.r.boodle_mask:
-            boodle = self.r.boodle_of[card]
-            amount = t.boodle_stacks[boodle]
-            t.boodle_stacks[boodle] = 0
-            t.balances[seat] += amount
-        if not t.hands[seat]:
-            self._go_out(seat)
-            return True
-        return False
-
-    cdef void _stop(self, int seat, int card, int following) except *:
-        cdef uint64_t bit
-        if following >= 0:
-            bit = 1ULL << following
-            if not (self.r.removed & bit) and not (self.t.played & bit):
-                self.t.public_dead |= bit   # RULES.md: a stopping card not played is known dead
-        if not self._options_after_stop(seat, card // NUM_RANKS):
-            self._end_deal()   # blocked: nobody can lead
-
-    cdef bint _options_after_stop(self, int stopper, int suit) noexcept:
-        """leads.options_after_stop into ``legal`` and a LEAD decision; False when nobody can lead."""
-        cdef Table *t = &self.t
-        cdef int rule = self.r.lead_rule, k, seat, other
-        cdef uint64_t colour, of_colour, plain
-        if rule == LR_ANY_SUIT:
-            self._lowest_per_suit(t.hands[stopper], -1, -1)
-        elif rule == LR_OTHER_SUIT:
-            if not self._lowest_per_suit(t.hands[stopper], suit, -1):
-                t.legal[0], t.n_legal = self._lowest_of_suit(t.hands[stopper], suit, self.r.ace_high), 1
-        elif rule == LR_OPPOSITE:
-            # the suits of the other colour: clubs (0) and spades (3) are black, diamonds and hearts red
-            other = 3 - suit
-            for k in range(self.n):
-                seat = (stopper + k) % self.n
-                if self._lowest_per_suit(t.hands[seat], suit, other):
-                    self._ask(seat, D_LEAD)
-                    return True
-            self._lowest_per_suit(t.hands[stopper], -1, -1)
-        else:
-            # any card of the other colour, boodles only when nothing else
-            colour = BLACK_MASK if suit == 1 or suit == 2 else RED_MASK
-            for k in range(self.n):
-                seat = (stopper + k) % self.n
-                of_colour = t.hands[seat] & colour
-                if of_colour:
-                    plain = of_colour & ~self.r.boodle_mask
-                    self._legal_from_mask(plain if plain else of_colour)
-                    self._ask(seat, D_LEAD)
-                    return True
-            return False
-        self._ask(stopper, D_LEAD)
-        return True
-
-    # ------------------------------------------------------------------ settlement
-    cdef void _go_out(self, int winner) except *:
-        cdef Table *t = &self.t
-        cdef int seat
-        cdef long owed
-        if t.pot:
-            t.balances[winner] += t.pot
-            t.pot = 0
-        for seat in range(self.n):
-            owed = self.r.per_card_payment * nm_popcount(t.hands[seat])
-            if seat != winner and owed:
-                t.balances[seat] -= owed
-                t.balances[winner] += owed
-        self._end_deal()
-
-    cdef void _end_deal(self) except *:
-        cdef Table *t = &self.t
-        t.deal_index += 1
-        t.to_act, t.decision, t.n_legal = NOBODY, D_NONE, 0
-        if t.deal_index >= self.r.num_deals:
-            self._settle_leftovers()
-            t.over = 1
-            t.phase = PH_OVER
-            return
-        if not self._queued_deals:
-            t.dealer = (t.dealer + 1) % self.n
-        self._start_deal()
-
-    cdef void _settle_leftovers(self) except *:
-        cdef Table *t = &self.t
-        cdef int b, seat
-        cdef long amount
-        for b in range(5):   # the four boodles in layout order, then the pot
-            amount = t.boodle_stacks[b] if b < 4 else t.pot
-            if amount and self.r.leftover == LO_LOT:
-                seat = self._queued_lots.pop(0) if self._queued_lots else self._randbelow(self.n)
-                t.balances[seat] += amount
-        memset(t.boodle_stacks, 0, sizeof(t.boodle_stacks))
-        t.pot = 0
-
 
 def _rebuild(rules, seed, deals, lots, taken, present_forced, record_events):
     """The game that ``FastGame.__reduce__`` describes: the same inputs, the same actions replayed."""
@@ -1022,3 +1642,179 @@ def _rebuild(rules, seed, deals, lots, taken, present_forced, record_events):
         game.apply(action)
     game.present_forced = present_forced
     return game
+
+
+# ---------------------------------------------------------------------- many tables
+MAX_EMPTY_SESSIONS = 100   # sessions in a row that end without a decision before a table gives up
+
+
+def table_seed(seed, table):
+    """The seed of table ``table``'s random stream in a batch seeded with ``seed``: ``seed * 2**32 + table``.
+
+    Table ``i`` plays its sessions one after another on one generator, as
+    ``Game(rules, rng=stream)`` would for ``stream = random.Random(table_seed(seed, i))``
+    reused session after session (seeding once per table, not per session: a
+    Mersenne Twister seeding costs more than a whole decision).
+    """
+    return seed * 2**32 + table
+
+
+cdef class TableBatch:
+    """Many sessions of the same rules, held in C and stepped together by one call.
+
+    Every table always waits on a real decision: :meth:`step` takes one action per
+    table (for the seat ``to_act[i]``), runs each table on to its next decision,
+    and writes into preallocated arrays in place (their contents change at every
+    call; copy what you keep):
+
+    - ``to_act`` ``(N,)`` int32: the seat deciding next;
+    - ``observations`` ``(N, FLAT_SIZE)`` float32: that seat's flat observation;
+    - ``action_masks`` ``(N, NUM_ACTIONS)`` int8: its legal actions;
+    - ``rewards`` ``(N, players)`` int64: each seat's chip change since the previous call
+      (the first call after a session starts also counts the stakes paid before it);
+    - ``done`` ``(N,)`` bool: the table's session ended in this call, and ``results[i]``
+      holds each seat's chips won in it; the table has already started its next session.
+
+    A finished table starts its next session at once, drawing its cards from the
+    table's own stream (:func:`table_seed`), so the batch is the same run for the
+    same seed and actions. A session that ends before any decision (possible, if
+    rare, when every choice is forced) is skipped, its chips unreported, up to
+    ``MAX_EMPTY_SESSIONS`` in a row.
+    """
+
+    cdef RuleCodes r
+    cdef Table *tables
+    cdef long *last_balance
+    cdef readonly int num_tables, n
+    cdef readonly object rules
+    cdef readonly object seed
+    cdef readonly long sessions_started
+    cdef readonly object to_act, observations, action_masks, rewards, done, results, static
+    cdef int[::1] _to_act
+    cdef float[:, ::1] _obs
+    cdef signed char[:, ::1] _mask
+    cdef long long[:, ::1] _rewards, _results
+    cdef unsigned char[::1] _done
+    cdef float[::1] _static
+
+    def __cinit__(self, rules, int num_tables, seed=0):
+        if num_tables < 1:
+            raise ValueError(f"num_tables={num_tables} is out of range; allowed: 1 or more")
+        self.tables = <Table *>calloc(num_tables, sizeof(Table))
+        self.last_balance = <long *>calloc(num_tables * MAX_SEATS, sizeof(long))
+        if self.tables == NULL or self.last_balance == NULL:
+            raise MemoryError()
+
+    def __init__(self, rules, int num_tables, seed=0):
+        from newmarket_env.observation.encode import static_part
+
+        self.rules, self.num_tables, self.n = rules, num_tables, rules.num_players
+        load_rules(&self.r, rules)
+        self.static = static_part(rules)
+        self._static = self.static
+        self.to_act = np.zeros(num_tables, dtype=np.int32)
+        self.observations = np.zeros((num_tables, OBS_SIZE), dtype=np.float32)
+        self.action_masks = np.zeros((num_tables, NUM_ACTIONS), dtype=np.int8)
+        self.rewards = np.zeros((num_tables, self.n), dtype=np.int64)
+        self.results = np.zeros((num_tables, self.n), dtype=np.int64)
+        self.done = np.zeros(num_tables, dtype=bool)
+        self._to_act, self._obs, self._mask = self.to_act, self.observations, self.action_masks
+        self._rewards, self._results, self._done = self.rewards, self.results, self.done.view(np.uint8)
+        self.reset(seed)
+
+    def __dealloc__(self):
+        free(self.tables)
+        free(self.last_balance)
+
+    def reset(self, seed=None):
+        """Start a fresh session at every table; ``seed`` restarts the session stream (None: drawn)."""
+        cdef int i
+        if seed is None:
+            seed = int.from_bytes(os.urandom(4), "little")
+        if isinstance(seed, bool) or not isinstance(seed, numbers.Integral) or not 0 <= seed < 2**32:
+            raise ValueError(f"seed={seed!r} is out of range; allowed: an int 0..2**32-1 or None")
+        self.seed, self.sessions_started = int(seed), 0
+        self.done[:] = False
+        self.rewards[:] = 0
+        self.results[:] = 0
+        for i in range(self.num_tables):
+            seed_rng_u64(&self.tables[i].rng, (<uint64_t>self.seed << 32) + <uint64_t>i)
+            if not self._start(i):
+                raise RuntimeError(f"table {i}: {MAX_EMPTY_SESSIONS} sessions in a row ended without a decision")
+            self._observe(i)
+
+    cdef bint _start(self, int i) noexcept:
+        """Start table ``i``'s next session and run it to its first decision; False if that failed."""
+        cdef Table *t = &self.tables[i]
+        cdef int s, tries
+        for tries in range(MAX_EMPTY_SESSIONS):
+            self.sessions_started += 1
+            start_session(t, &self.r, NULL, NULL, 0)
+            for s in range(self.n):
+                self.last_balance[i * MAX_SEATS + s] = self.r.starting_chips
+            if not t.over:
+                return True
+        return False
+
+    cdef void _observe(self, int i) noexcept:
+        cdef Table *t = &self.tables[i]
+        self._to_act[i] = t.to_act
+        encode_table(t, t.to_act, &self._obs[i, 0], &self._static[0])
+        write_mask(t, &self._mask[i, 0])
+
+    def step(self, actions):
+        """One action per table (for ``to_act[i]``); returns ``(to_act, observations, action_masks, rewards, done)``."""
+        cdef long[::1] chosen = self._checked(actions)
+        cdef int i
+        for i in range(self.num_tables):
+            apply_action(&self.tables[i], chosen[i])
+            self._settle(i)
+        return self.to_act, self.observations, self.action_masks, self.rewards, self.done
+
+    cdef long[::1] _checked(self, actions):
+        """The actions as C longs, every one legal; else a one-line ValueError and nothing changed."""
+        cdef Table *t
+        chosen = np.asarray(actions)
+        if chosen.shape != (self.num_tables,) or not np.issubdtype(chosen.dtype, np.integer):
+            raise ValueError(f"actions must be {self.num_tables} action ids (an int array of shape "
+                             f"({self.num_tables},)); got {chosen.dtype} of shape {chosen.shape}")
+        chosen = np.ascontiguousarray(chosen, dtype=np.int64).astype(np.int_, copy=False)
+        cdef long[::1] view = chosen
+        cdef int i
+        for i in range(self.num_tables):
+            if not 0 <= view[i] < NUM_ACTIONS or not is_legal(&self.tables[i], view[i]):
+                t = &self.tables[i]
+                legal = ", ".join(str(t.legal[k]) for k in range(t.n_legal))
+                raise ValueError(f"action {view[i]} is not legal at table {i} (seat {t.to_act}); "
+                                 f"legal actions: {legal}")
+        return view
+
+    cdef void _settle(self, int i) except *:
+        """Rewards since the previous call; a finished session is reported and the next one started."""
+        cdef Table *t = &self.tables[i]
+        cdef long *last = &self.last_balance[i * MAX_SEATS]
+        cdef int s
+        for s in range(self.n):
+            self._rewards[i, s] = t.balances[s] - last[s]
+            last[s] = t.balances[s]
+        self._done[i] = t.over
+        if t.over:
+            for s in range(self.n):
+                self._results[i, s] = t.balances[s] - self.r.starting_chips
+            if not self._start(i):
+                raise RuntimeError(f"table {i}: {MAX_EMPTY_SESSIONS} sessions in a row ended without a decision")
+        self._observe(i)
+
+    def game(self, int i):
+        """Table ``i`` as a :class:`FastGame` copy (for inspection and tests; not on the hot path)."""
+        if not 0 <= i < self.num_tables:
+            raise ValueError(f"table={i} is out of range; allowed: 0..{self.num_tables - 1}")
+        cdef FastGame game = FastGame.__new__(FastGame)
+        game.rules, game.n, game.record_events = self.rules, self.n, False
+        game.boodle_cards, game._seed = tuple(self.rules.boodle_cards), None
+        game._given_deals, game._given_lots = (), ()
+        game.r = self.r
+        game._load_inputs()
+        game.t = self.tables[i]
+        game.t.r, game.t.inputs, game.t.log = &game.r, &game.inputs, &game.log
+        return game

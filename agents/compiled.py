@@ -1,0 +1,52 @@
+"""The baselines deciding in compiled code (``engine/_fast.pyx``), as registered agents.
+
+``load_agent("random" | "lowest" | "greedy" | "control")`` gives one of these
+when the compiled engine is built (``engine="python"`` asks for the Python
+class instead). The Python classes (``random_agent.py``, ``lowest.py``,
+``greedy.py``, ``control.py``) stay the readable reference: both decide alike on
+every decision (``tests/batch/test_compiled_policies.py``), random draws
+included, because both draw from Python's Mersenne Twister seeded the same way.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from newmarket_env.agents.base import Agent
+from newmarket_env.observation.layout import FLAT_SIZE
+from newmarket_env.observation.view import _as_flat
+from newmarket_env.rules import Rules
+
+try:
+    from newmarket_env.engine._fast import POLICY_CODES, CompiledPolicy
+except ImportError:  # not built
+    POLICY_CODES, CompiledPolicy = {}, None
+
+
+class CompiledPolicyAgent(Agent):
+    """A baseline (``policy``: random, lowest, greedy or control) deciding in C from its observation."""
+
+    def __init__(self, rules: Rules, seed: int | None = None, policy: str = "control") -> None:
+        super().__init__(rules, seed)
+        if CompiledPolicy is None:
+            raise ValueError("the compiled engine is not built; use engine='python' (or reinstall with a C compiler)")
+        self.name = policy
+        self.policy = CompiledPolicy(policy, rules, seed)
+
+    def reset(self) -> None:
+        """As the Python classes: the rule-based ones restart their stream, ``random`` keeps one."""
+        if self.name != "random":
+            self.policy.restart()
+
+    def act(self, observation: dict[str, Any]) -> int:
+        vector = observation["observation"]
+        if np.shape(vector) != (FLAT_SIZE,):
+            vector = _as_flat(vector)  # the planes encoding, turned back
+        flat = np.ascontiguousarray(vector, dtype=np.float32)
+        mask = np.ascontiguousarray(observation["action_mask"], dtype=np.int8)
+        return int(self.policy.act(flat, mask))
+
+
+__all__ = ["CompiledPolicyAgent", "POLICY_CODES"]
