@@ -1662,72 +1662,104 @@ def table_seed(seed, table):
 cdef class TableBatch:
     """Many sessions of the same rules, held in C and stepped together by one call.
 
-    Every table always waits on a real decision: :meth:`step` takes one action per
-    table (for the seat ``to_act[i]``), runs each table on to its next decision,
-    and writes into preallocated arrays in place (their contents change at every
-    call; copy what you keep):
+    Every table waits on a decision of a seat the caller plays: :meth:`step`
+    takes one action per table (for the seat ``to_act[i]``), runs each table on
+    (seats given a compiled baseline in ``seat_policies`` play inside the call)
+    until a caller's seat decides again, and writes into preallocated arrays in
+    place (their contents change at every call: copy what you keep):
 
-    - ``to_act`` ``(N,)`` int32: the seat deciding next;
+    - ``to_act`` ``(N,)`` int32: the seat deciding next (-1 while a table is over);
     - ``observations`` ``(N, FLAT_SIZE)`` float32: that seat's flat observation;
     - ``action_masks`` ``(N, NUM_ACTIONS)`` int8: its legal actions;
-    - ``rewards`` ``(N, players)`` int64: each seat's chip change since the previous call
-      (the first call after a session starts also counts the stakes paid before it);
-    - ``done`` ``(N,)`` bool: the table's session ended in this call, and ``results[i]``
-      holds each seat's chips won in it; the table has already started its next session.
+    - ``rewards`` ``(N, players)`` int64: each seat's chip change in this call (the first
+      call after a session starts also counts what was paid before its first decision);
+    - ``done`` ``(N,)`` bool: the table's session ended in this call; ``results[i]`` holds
+      each seat's chips won in it and ``final_observations[i, s]`` seat ``s``'s last view.
 
-    A finished table starts its next session at once, drawing its cards from the
-    table's own stream (:func:`table_seed`), so the batch is the same run for the
-    same seed and actions. A session that ends before any decision (possible, if
-    rare, when every choice is forced) is skipped, its chips unreported, up to
+    ``seat_policies`` ``(N, players)`` int8 is read at every decision: a code of
+    ``POLICY_CODES`` (``random``, ``lowest``, ``greedy``, ``control``) plays that seat in C,
+    a negative code leaves it to the caller (default: every seat, for self-play).
+    Each table's compiled seats draw from one stream of their own.
+
+    With ``auto_restart`` (the default) a finished table starts its next session at
+    once, drawing its cards from the table's own stream (:func:`table_seed`), so the
+    batch is the same run for the same seed and actions. Without it the table stays
+    over until :meth:`restart`. A session in which no caller's seat decides is skipped
+    (played to its end inside the call, its chips unreported), up to
     ``MAX_EMPTY_SESSIONS`` in a row.
     """
 
     cdef RuleCodes r
     cdef Table *tables
+    cdef Rng *policy_rngs
+    cdef View view
     cdef long *last_balance
     cdef readonly int num_tables, n
     cdef readonly object rules
     cdef readonly object seed
     cdef readonly long sessions_started
-    cdef readonly object to_act, observations, action_masks, rewards, done, results, static
+    cdef public bint auto_restart
+    cdef readonly object to_act, observations, action_masks, rewards, done, results, final_observations
+    cdef readonly object seat_policies, static
     cdef int[::1] _to_act
     cdef float[:, ::1] _obs
-    cdef signed char[:, ::1] _mask
+    cdef float[:, :, ::1] _final
+    cdef signed char[:, ::1] _mask, _policies
     cdef long long[:, ::1] _rewards, _results
     cdef unsigned char[::1] _done
     cdef float[::1] _static
 
-    def __cinit__(self, rules, int num_tables, seed=0):
+    def __cinit__(self, rules, int num_tables, seed=0, seat_policies=None):
         if num_tables < 1:
             raise ValueError(f"num_tables={num_tables} is out of range; allowed: 1 or more")
         self.tables = <Table *>calloc(num_tables, sizeof(Table))
+        self.policy_rngs = <Rng *>calloc(num_tables, sizeof(Rng))
         self.last_balance = <long *>calloc(num_tables * MAX_SEATS, sizeof(long))
-        if self.tables == NULL or self.last_balance == NULL:
+        if self.tables == NULL or self.policy_rngs == NULL or self.last_balance == NULL:
             raise MemoryError()
 
-    def __init__(self, rules, int num_tables, seed=0):
+    def __init__(self, rules, int num_tables, seed=0, seat_policies=None):
         from newmarket_env.observation.encode import static_part
 
         self.rules, self.num_tables, self.n = rules, num_tables, rules.num_players
+        self.auto_restart = True
         load_rules(&self.r, rules)
         self.static = static_part(rules)
         self._static = self.static
         self.to_act = np.zeros(num_tables, dtype=np.int32)
         self.observations = np.zeros((num_tables, OBS_SIZE), dtype=np.float32)
+        self.final_observations = np.zeros((num_tables, self.n, OBS_SIZE), dtype=np.float32)
         self.action_masks = np.zeros((num_tables, NUM_ACTIONS), dtype=np.int8)
         self.rewards = np.zeros((num_tables, self.n), dtype=np.int64)
         self.results = np.zeros((num_tables, self.n), dtype=np.int64)
         self.done = np.zeros(num_tables, dtype=bool)
-        self._to_act, self._obs, self._mask = self.to_act, self.observations, self.action_masks
+        self.seat_policies = np.full((num_tables, self.n), -1, dtype=np.int8)
+        self._to_act, self._obs, self._mask, self._final = (self.to_act, self.observations, self.action_masks,
+                                                            self.final_observations)
         self._rewards, self._results, self._done = self.rewards, self.results, self.done.view(np.uint8)
+        self._policies = self.seat_policies
+        if seat_policies is not None:
+            self.set_seat_policies(seat_policies)
         self.reset(seed)
 
     def __dealloc__(self):
         free(self.tables)
+        free(self.policy_rngs)
         free(self.last_balance)
 
+    def set_seat_policies(self, codes):
+        """Copy ``codes`` (broadcast to ``(N, players)``) into ``seat_policies``, after checking them."""
+        codes = np.asarray(codes)
+        if not np.issubdtype(codes.dtype, np.integer) or codes.size == 0 or codes.max() >= NUM_POLICIES:
+            raise ValueError(f"seat policies must be ints: a code of {POLICY_CODES} or negative for the caller")
+        try:
+            self.seat_policies[...] = np.broadcast_to(codes, self.seat_policies.shape)
+        except ValueError:
+            raise ValueError(f"seat policies of shape {codes.shape} do not fit {self.seat_policies.shape} "
+                             f"(tables, players)") from None
+
     def reset(self, seed=None):
-        """Start a fresh session at every table; ``seed`` restarts the session stream (None: drawn)."""
+        """Start a fresh session at every table; ``seed`` restarts every stream (None: drawn)."""
         cdef int i
         if seed is None:
             seed = int.from_bytes(os.urandom(4), "little")
@@ -1739,12 +1771,24 @@ cdef class TableBatch:
         self.results[:] = 0
         for i in range(self.num_tables):
             seed_rng_u64(&self.tables[i].rng, (<uint64_t>self.seed << 32) + <uint64_t>i)
-            if not self._start(i):
-                raise RuntimeError(f"table {i}: {MAX_EMPTY_SESSIONS} sessions in a row ended without a decision")
-            self._observe(i)
+            # the compiled seats' stream: the table's seed with a third key word, so never the cards' stream
+            _seed_policy_rng(&self.policy_rngs[i], (<uint64_t>self.seed << 32) + <uint64_t>i)
+            self._start(i)
 
-    cdef bint _start(self, int i) noexcept:
-        """Start table ``i``'s next session and run it to its first decision; False if that failed."""
+    def restart(self, tables):
+        """Start the next session at the given tables (they must be over: ``auto_restart`` off)."""
+        cdef long[::1] which = self._table_indices(tables)
+        cdef int k
+        for k in range(which.shape[0]):
+            if not self.tables[which[k]].over:
+                raise ValueError(f"table {which[k]} is not over; restart only tables whose session ended")
+        self.rewards[:] = 0
+        self.done[:] = False
+        for k in range(which.shape[0]):
+            self._start(which[k])
+
+    cdef void _start(self, int i) except *:
+        """Table ``i``'s next session, played on to the first decision of a caller's seat."""
         cdef Table *t = &self.tables[i]
         cdef int s, tries
         for tries in range(MAX_EMPTY_SESSIONS):
@@ -1752,45 +1796,82 @@ cdef class TableBatch:
             start_session(t, &self.r, NULL, NULL, 0)
             for s in range(self.n):
                 self.last_balance[i * MAX_SEATS + s] = self.r.starting_chips
+            self._play_compiled(i)
             if not t.over:
-                return True
-        return False
+                self._observe(i)
+                return
+        raise RuntimeError(f"table {i}: {MAX_EMPTY_SESSIONS} sessions in a row without a decision of a caller's "
+                           f"seat; give some seat a negative code in seat_policies")
+
+    cdef void _play_compiled(self, int i) noexcept:
+        """Let the compiled seats of table ``i`` move until a caller's seat decides or the session ends."""
+        cdef Table *t = &self.tables[i]
+        cdef int code
+        while not t.over:
+            code = self._policies[i, t.to_act]
+            if code < 0:
+                return
+            view_of_table(&self.view, t, t.to_act)
+            apply_action(t, decide(code, &self.view, &self.r, &self.policy_rngs[i]))
 
     cdef void _observe(self, int i) noexcept:
         cdef Table *t = &self.tables[i]
         self._to_act[i] = t.to_act
+        if t.over:
+            memset(&self._obs[i, 0], 0, OBS_SIZE * sizeof(float))
+            memset(&self._mask[i, 0], 0, NUM_ACTIONS)
+            return
         encode_table(t, t.to_act, &self._obs[i, 0], &self._static[0])
         write_mask(t, &self._mask[i, 0])
 
-    def step(self, actions):
-        """One action per table (for ``to_act[i]``); returns ``(to_act, observations, action_masks, rewards, done)``."""
-        cdef long[::1] chosen = self._checked(actions)
-        cdef int i
-        for i in range(self.num_tables):
-            apply_action(&self.tables[i], chosen[i])
+    def step(self, actions, tables=None):
+        """``actions[k]`` at table ``tables[k]`` (every table when None); returns
+        ``(to_act, observations, action_masks, rewards, done)``."""
+        cdef long[::1] which = self._table_indices(tables) if tables is not None else None
+        cdef int count = self.num_tables if which is None else which.shape[0]
+        cdef long[::1] chosen = self._checked(actions, which, count)
+        cdef int k, i
+        self.rewards[:] = 0
+        self.done[:] = False
+        for k in range(count):
+            i = k if which is None else which[k]
+            apply_action(&self.tables[i], chosen[k])
+            self._play_compiled(i)
             self._settle(i)
         return self.to_act, self.observations, self.action_masks, self.rewards, self.done
 
-    cdef long[::1] _checked(self, actions):
+    cdef long[::1] _table_indices(self, tables):
+        which = np.asarray(tables)
+        if which.ndim != 1 or not np.issubdtype(which.dtype, np.integer) or (
+                which.size and (which.min() < 0 or which.max() >= self.num_tables)):
+            raise ValueError(f"tables must be a 1-d int array of table numbers 0..{self.num_tables - 1}")
+        if np.unique(which).size != which.size:
+            raise ValueError("tables must not repeat a table")
+        return np.ascontiguousarray(which, dtype=np.int_)
+
+    cdef long[::1] _checked(self, actions, long[::1] which, int count):
         """The actions as C longs, every one legal; else a one-line ValueError and nothing changed."""
         cdef Table *t
+        cdef int k, i
         chosen = np.asarray(actions)
-        if chosen.shape != (self.num_tables,) or not np.issubdtype(chosen.dtype, np.integer):
-            raise ValueError(f"actions must be {self.num_tables} action ids (an int array of shape "
-                             f"({self.num_tables},)); got {chosen.dtype} of shape {chosen.shape}")
-        chosen = np.ascontiguousarray(chosen, dtype=np.int64).astype(np.int_, copy=False)
+        if chosen.shape != (count,) or not np.issubdtype(chosen.dtype, np.integer):
+            raise ValueError(f"actions must be {count} action ids (an int array of shape ({count},)); "
+                             f"got {chosen.dtype} of shape {chosen.shape}")
+        chosen = np.ascontiguousarray(chosen, dtype=np.int_)
         cdef long[::1] view = chosen
-        cdef int i
-        for i in range(self.num_tables):
-            if not 0 <= view[i] < NUM_ACTIONS or not is_legal(&self.tables[i], view[i]):
-                t = &self.tables[i]
-                legal = ", ".join(str(t.legal[k]) for k in range(t.n_legal))
-                raise ValueError(f"action {view[i]} is not legal at table {i} (seat {t.to_act}); "
+        for k in range(count):
+            i = k if which is None else which[k]
+            t = &self.tables[i]
+            if t.over:
+                raise ValueError(f"table {i}: the session is over; call restart([{i}]) first")
+            if not 0 <= view[k] < NUM_ACTIONS or not is_legal(t, view[k]):
+                legal = ", ".join(str(t.legal[j]) for j in range(t.n_legal))
+                raise ValueError(f"action {view[k]} is not legal at table {i} (seat {t.to_act}); "
                                  f"legal actions: {legal}")
         return view
 
     cdef void _settle(self, int i) except *:
-        """Rewards since the previous call; a finished session is reported and the next one started."""
+        """Rewards of this call; a finished session is reported and (auto_restart) the next one started."""
         cdef Table *t = &self.tables[i]
         cdef long *last = &self.last_balance[i * MAX_SEATS]
         cdef int s
@@ -1798,12 +1879,16 @@ cdef class TableBatch:
             self._rewards[i, s] = t.balances[s] - last[s]
             last[s] = t.balances[s]
         self._done[i] = t.over
-        if t.over:
-            for s in range(self.n):
-                self._results[i, s] = t.balances[s] - self.r.starting_chips
-            if not self._start(i):
-                raise RuntimeError(f"table {i}: {MAX_EMPTY_SESSIONS} sessions in a row ended without a decision")
-        self._observe(i)
+        if not t.over:
+            self._observe(i)
+            return
+        for s in range(self.n):
+            self._results[i, s] = t.balances[s] - self.r.starting_chips
+            encode_table(t, s, &self._final[i, s, 0], &self._static[0])
+        if self.auto_restart:
+            self._start(i)
+        else:
+            self._observe(i)
 
     def game(self, int i):
         """Table ``i`` as a :class:`FastGame` copy (for inspection and tests; not on the hot path)."""
@@ -1818,3 +1903,17 @@ cdef class TableBatch:
         game.t = self.tables[i]
         game.t.r, game.t.inputs, game.t.log = &game.r, &game.inputs, &game.log
         return game
+
+
+cdef void _seed_policy_rng(Rng *rng, uint64_t seed) noexcept nogil:
+    """``random.Random(seed + 2**64)``: a key one word longer than any table's, so a stream of its own."""
+    cdef uint32_t key[3]
+    key[0] = <uint32_t>(seed & 0xffffffffULL)
+    key[1] = <uint32_t>(seed >> 32)
+    key[2] = 1
+    _init_by_array(rng, key, 3)
+
+
+def policy_seed(seed, table):
+    """The seed of table ``table``'s compiled seats' stream: ``random.Random(policy_seed(seed, table))``."""
+    return table_seed(seed, table) + 2**64

@@ -138,3 +138,126 @@ def test_same_seed_same_run():
         two.step(actions)
         np.testing.assert_array_equal(one.observations, two.observations)
         np.testing.assert_array_equal(one.rewards, two.rewards)
+
+
+# ---------------------------------------------------------------------- compiled seats inside the batch
+def _reference_policy(name: str, rules, rng: random.Random):
+    """The Python reference of a compiled seat, drawing from the table's shared stream ``rng``."""
+    from newmarket_env.agents.control import ControlPolicy
+    from newmarket_env.agents.greedy import GreedyPolicy
+    from newmarket_env.agents.lowest import LowestPolicy
+
+    if name == "random":
+        return lambda view: view.legal[rng.randrange(len(view.legal))]
+    policy = {"lowest": LowestPolicy, "greedy": GreedyPolicy, "control": ControlPolicy}[name](rules, rng)
+    return policy.decide
+
+
+@pytest.mark.parametrize("variant, players, lineup", [
+    ("newmarket", 4, ["control", "random", "greedy"]),
+    ("michigan", 5, ["control", "control", "lowest", "random"]),
+    ("newbury", 4, ["greedy", "control", "control"]),
+])
+def test_compiled_seats_play_as_the_python_baselines(variant, players, lineup):
+    """Seat 0 is the caller's; the others are compiled. The reference plays the same sessions with the
+    Python classes reading decoded observations and drawing from the table's policy stream."""
+    from newmarket_env.engine._fast import POLICY_CODES, policy_seed
+    from newmarket_env.observation.view import decode
+
+    rules = make_rules(variant, num_players=players)
+    seed, tables = 4, 3
+    codes = [-1] + [POLICY_CODES[name] for name in lineup]
+    batch = TableBatch(rules, tables, seed=seed, seat_policies=codes)
+    static = static_part(rules)
+    refs = []
+    for i in range(tables):
+        ref = ReferenceTable.__new__(ReferenceTable)
+        ref.rules, ref.stream = rules, random.Random(table_seed(seed, i))
+        policy_rng = random.Random(policy_seed(seed, i))
+        ref.policies = [None] + [_reference_policy(name, rules, policy_rng) for name in lineup]
+        refs.append(ref)
+
+    def run_compiled_seats(ref):
+        game = ref.game
+        while not game.over and game.to_act != 0:
+            mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
+            mask[game.legal] = 1
+            view = decode(encode_flat(game, game.to_act, static), mask)
+            game.apply(int(ref.policies[game.to_act](view)))
+
+    def start(ref):
+        while True:
+            ref.start()
+            run_compiled_seats(ref)
+            if not ref.game.over:
+                return
+
+    for ref in refs:
+        start(ref)
+    rng = np.random.default_rng(7)
+    finished = 0
+    for step in range(250):
+        for i, ref in enumerate(refs):
+            check_table(batch, i, ref, static, f"table {i} step {step}")
+        actions = np.array([rng.choice(ref.game.legal) for ref in refs])
+        batch.step(actions)
+        for i, ref in enumerate(refs):
+            ref.game.apply(int(actions[i]))
+            run_compiled_seats(ref)
+            reward = [b - last for b, last in zip(ref.game.balances, ref.last)]
+            ref.last = list(ref.game.balances)
+            assert list(batch.rewards[i]) == reward, f"rewards of table {i} at step {step}"
+            assert bool(batch.done[i]) == ref.game.over
+            if ref.game.over:
+                finished += 1
+                assert list(batch.results[i]) == [b - rules.starting_chips for b in ref.game.balances]
+                for s in range(players):
+                    np.testing.assert_array_equal(batch.final_observations[i, s], encode_flat(ref.game, s, static))
+                start(ref)
+    assert finished >= tables
+
+
+def test_subsets_of_tables_and_manual_restart():
+    rules = make_rules("newmarket", num_players=4)
+    batch = TableBatch(rules, 4, seed=2)
+    batch.auto_restart = False
+    untouched = batch.observations[1].copy()
+    rng = np.random.default_rng(3)
+    ended = None
+    for _ in range(200):
+        live = [i for i in range(4) if i != 1 and batch.to_act[i] >= 0]
+        if not live:
+            break
+        actions = [rng.choice(np.flatnonzero(batch.action_masks[i])) for i in live]
+        batch.step(actions, tables=live)
+        assert not batch.rewards[1].any() and not batch.done[1]
+        if batch.done.any():
+            ended = int(np.flatnonzero(batch.done)[0])
+            break
+    np.testing.assert_array_equal(batch.observations[1], untouched)  # table 1 was never touched
+    assert ended is not None and batch.to_act[ended] == -1 and not batch.action_masks[ended].any()
+    with pytest.raises(ValueError, match=rf"table {ended}: the session is over; call restart"):
+        batch.step([52], tables=[ended])
+    with pytest.raises(ValueError, match="table 1 is not over"):
+        batch.restart([1])
+    batch.restart([ended])
+    assert batch.to_act[ended] >= 0 and batch.action_masks[ended].any()
+
+
+@pytest.mark.parametrize("tables, message", [
+    ([0, 0], "must not repeat"), ([5], r"table numbers 0..3"), ([[0]], "1-d int array"),
+])
+def test_bad_table_lists(tables, message):
+    batch = TableBatch(make_rules("newmarket", num_players=4), 4, seed=0)
+    with pytest.raises(ValueError, match=message):
+        batch.step([0] * len(tables), tables=tables)
+
+
+def test_bad_seat_policies():
+    rules = make_rules("newmarket", num_players=4)
+    with pytest.raises(ValueError, match=r"do not fit \(3, 4\)"):
+        TableBatch(rules, 3, seed=0, seat_policies=[-1, 0, 0])
+    with pytest.raises(ValueError, match="seat policies must be ints"):
+        TableBatch(rules, 3, seed=0, seat_policies=[-1, 0, 0, 9])
+    with pytest.raises(RuntimeError, match="without a decision of a caller's seat"):
+        TableBatch(rules, 1, seed=0, seat_policies=[0, 0, 0, 0])
