@@ -11,7 +11,7 @@ import numpy as np
 from stable_baselines3.common.callbacks import BaseCallback
 
 from newmarket_env.train.config import TrainConfig
-from newmarket_env.train.evaluate import duplicate_eval
+from newmarket_env.train.evaluate import duplicate_eval, saved_agent_maker
 from newmarket_env.train.export import export_agent, memory_agent
 
 EVAL_FIELDS = ["steps", "opponent", "mean", "ci95", "low", "high", "boards", "games", "wall_s"]
@@ -97,9 +97,10 @@ class DuplicateEval(BaseCallback):
     def _one(self, opponent: str, boards: int) -> dict[str, Any]:
         env_cfg = self.config.env
         activation = self.config.ppo.activation
-        result = duplicate_eval(lambda e, s: memory_agent(self.model, e.rules, env_cfg.variant, activation, s),
-                                opponent, env_cfg.variant, env_cfg.num_players, boards=boards,
-                                seed=self.config.eval.seed, rules=env_cfg.rules)
+        learner = saved_agent_maker(memory_agent(self.model, self.rules, env_cfg.variant, activation))
+        result = duplicate_eval(learner, opponent, env_cfg.variant, env_cfg.num_players, boards=boards,
+                                seed=self.config.eval.seed, rules=env_cfg.rules, backend=self.config.eval.backend,
+                                address=self.config.eval.address or None)
         self.logger.record(f"eval/chips_per_deal_vs_{opponent}", result.mean)
         row = {"steps": self.num_timesteps, **result.as_row(), "wall_s": round(time.time() - self.started, 1)}
         return {k: row[k] for k in EVAL_FIELDS}

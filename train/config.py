@@ -12,7 +12,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping
 
+from newmarket_env.eval.tournament.backends import BACKENDS, check_backend
+
 SEAT_CHOICES = ("random", "rotate")
+EVAL_BACKENDS = BACKENDS
 VEC_ENVS = ("dummy", "subproc")
 ACTIVATIONS = ("tanh", "relu")
 
@@ -92,6 +95,10 @@ class EvalSection:
     sessions: int = spec(40, "deal sets per periodic evaluation (each played once per seat)", int, low=1)
     final_sessions: int = spec(200, "deal sets of the final evaluation", int, low=1)
     opponents: list = spec(["random"], "baselines that fill the other seats, one evaluation each", list, items=str)
+    backend: str = spec("local", "where the boards are played: local (this process) or ray (Ray tasks; same "
+                        "figures; needs the ray extra)", str, choices=EVAL_BACKENDS)
+    address: str = spec("", "with backend ray: '' starts a local Ray for each evaluation, 'auto' or HOST:PORT "
+                        "joins a running cluster (quicker: ray start --head)", str)
     seed: int = spec(12345, "seed of the evaluation deals (the same at every evaluation)", int, low=0)
 
 
@@ -194,6 +201,10 @@ def _check_cross(config: TrainConfig) -> None:
         make_rules(config.env.variant, config.env.num_players, **config.env.rules)
     except ValueError as err:
         raise ValueError(f"env: {err}") from None
+    try:  # the tournament's check: an address needs backend ray, and ray needs the ray extra
+        check_backend(config.eval.backend, config.eval.address or None)
+    except ValueError as err:
+        raise ValueError(f"eval: {err}") from None
     known = available_agents()
     if config.pretrain.teacher and config.pretrain.teacher not in known:
         raise ValueError(f"pretrain.teacher has unknown agent {config.pretrain.teacher!r}; allowed: {', '.join(known)}")

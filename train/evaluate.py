@@ -12,6 +12,11 @@ board) is reported too. In zero-sum rules the reference of a deterministic
 opponent is 0, so chips per deal already compare; in ``stake_mode="house"``
 (Newbury) every seat gains chips and only the margin says who plays better.
 
+Every board builds its agents afresh, seeded from ``(seed, board)``, so boards
+are independent of each other and of where they are played: ``backend="ray"``
+(the ``eval.backend`` key of training configs) plays chunks of boards as Ray
+tasks with the same result as ``"local"``.
+
 >>> from newmarket_env import make_rules
 >>> from newmarket_env.agents import load_agent
 >>> r = duplicate_eval(lambda e, s: load_agent("random", env=e, seed=s), "random", "newmarket", 4, boards=2)
@@ -21,17 +26,23 @@ opponent is 0, so chips per deal already compare; in ``stake_mode="house"``
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import asdict, dataclass
 from typing import Any, Callable, Mapping
 
 import numpy as np
 
+from newmarket_env.agents.saved import SavedAgent
 from newmarket_env.eval.tournament.play import block_deals
+from newmarket_env.eval.tournament.schedule import derive_seed
 from newmarket_env.envs.aec import raw_env
-from newmarket_env.rules import Rules
+from newmarket_env.rules import Rules, make_rules
 
 AgentMaker = Callable[[Any, int], Any]  # (env, seed) -> Agent
+_AGENT_TAG = 7  # the agents' seed stream, apart from the tournament's (schedule.derive_seed tags 1, 2, 4)
+#: Boards per Ray task: enough to outweigh a task's overhead, few enough to spread over a cluster.
+RAY_BOARDS_PER_TASK = 10
 Z95 = 1.959963984540054
 
 
@@ -78,25 +89,82 @@ def play_session(aec: raw_env, seats: list[Any], deals: list[dict[str, Any]], se
 
 def duplicate_eval(make_tested: AgentMaker, opponent: str, variant: str, num_players: int,
                    boards: int = 50, seed: int = 12345, rules: Mapping[str, Any] | None = None,
-                   reference: bool = False) -> EvalResult:
-    """Chips per deal of ``make_tested`` against ``opponent`` in all other seats, seats rotated."""
+                   reference: bool = False, backend: str = "local", address: str | None = None) -> EvalResult:
+    """Chips per deal of ``make_tested`` against ``opponent`` in all other seats, seats rotated.
+
+    ``backend="ray"`` plays chunks of boards as Ray tasks (``address`` as for tournaments: None starts a
+    local Ray, ``"auto"`` or ``"HOST:PORT"`` joins a cluster); ``make_tested`` must then be picklable
+    (a module-level function, a ``functools.partial`` or :func:`saved_agent_maker`, not a closure over
+    a live SB3 model). The result does not depend on the backend.
+    """
+    from newmarket_env.eval.tournament.backends import check_backend, map_on_ray
+
+    check_backend(backend, address)
+    job = BoardJob(make_tested, opponent, variant, num_players, dict(rules or {}), seed, reference)
+    if backend == "ray":
+        chunks = [list(range(i, min(i + RAY_BOARDS_PER_TASK, boards))) for i in range(0, boards, RAY_BOARDS_PER_TASK)]
+        played = [row for chunk in map_on_ray(play_boards, job, chunks, address=address) for row in chunk]
+    else:
+        played = play_boards(job, list(range(boards)))
+    n = make_rules(variant, num_players, **dict(rules or {})).num_players
+    mean, ci = _mean_ci([score for score, _ in played])
+    margin, margin_ci = _mean_ci([m for _, m in played]) if reference else (None, None)
+    return EvalResult(opponent, mean, ci, boards, boards * n, margin, margin_ci)
+
+
+@dataclass(frozen=True)
+class BoardJob:
+    """What every board of one evaluation shares (shipped once to Ray workers, so it must pickle)."""
+
+    make_tested: AgentMaker
+    opponent: str
+    variant: str
+    num_players: int
+    rules: Mapping[str, Any]
+    seed: int
+    reference: bool
+
+
+def play_boards(job: BoardJob, boards: list[int]) -> list[tuple[float, float | None]]:
+    """Score (and margin, with ``reference``) of each board: the tested agent's chips per deal over its seats.
+
+    Each board deals from ``(seed, board)`` and builds its agents afresh, seeded from ``(seed, board, role)``,
+    so a board's result is the same whichever process plays it and whatever was played before it.
+    """
     from newmarket_env.agents import load_agent
 
-    aec = raw_env(variant=variant, num_players=num_players, **dict(rules or {}))
-    n, start, deals_per = aec.rules.num_players, aec.rules.starting_chips, aec.rules.num_deals
-    tested = make_tested(aec, seed)
-    others = [load_agent(opponent, env=aec, seed=seed + 1 + k) for k in range(n)]
-    scores, margins = [], []
-    for board in range(boards):
-        deals = deal_set(aec.rules, seed * 100_003 + board)
-        chips = [_seat_chips(aec, tested, others, seat, deals, seed + board) for seat in range(n)]
-        scores.append(float(np.mean(chips)))
-        if reference:
-            alone = _seat_chips(aec, others[0], others, 0, deals, seed + board, all_seats=True)
-            margins.append(scores[-1] - float(np.mean(alone)))
-    mean, ci = _mean_ci(scores)
-    margin, margin_ci = _mean_ci(margins) if reference else (None, None)
-    return EvalResult(opponent, mean, ci, boards, boards * n, margin, margin_ci)
+    aec = raw_env(variant=job.variant, num_players=job.num_players, **dict(job.rules))
+    n = aec.rules.num_players
+    rows = []
+    for board in boards:
+        tested = job.make_tested(aec, derive_seed(job.seed, _AGENT_TAG, board, 0))
+        others = [load_agent(job.opponent, env=aec, seed=derive_seed(job.seed, _AGENT_TAG, board, 1 + k))
+                  for k in range(n)]
+        deals = deal_set(aec.rules, job.seed * 100_003 + board)
+        score = float(np.mean([_seat_chips(aec, tested, others, seat, deals, job.seed + board) for seat in range(n)]))
+        margin = None
+        if job.reference:
+            alone = _seat_chips(aec, others[0], others, 0, deals, job.seed + board, all_seats=True)
+            margin = score - float(np.mean(alone))
+        rows.append((score, margin))
+    return rows
+
+
+def saved_agent_maker(agent: SavedAgent) -> AgentMaker:
+    """A picklable maker of copies of a saved (or in-memory) agent, freshly seeded: for ``backend="ray"``.
+
+    >>> from newmarket_env import load_agent, raw_env
+    >>> env = raw_env(variant="newmarket", num_players=4)
+    >>> maker = saved_agent_maker(load_agent("ppo-newmarket", env=env))
+    >>> copy = maker(env, 7)
+    >>> copy.seed, copy.layers is maker(env, 8).layers
+    (7, True)
+    """
+    return functools.partial(_saved_copy, agent)
+
+
+def _saved_copy(agent: SavedAgent, env: Any, seed: int) -> SavedAgent:
+    return SavedAgent(env.rules, seed, agent.metadata, agent.layers, sample=agent.sample, name=agent.name)
 
 
 def _seat_chips(aec: raw_env, tested: Any, others: list[Any], seat: int, deals: list, seed: int,

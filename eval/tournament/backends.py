@@ -12,14 +12,15 @@ Connecting: with no address a private local Ray is started (with ``workers``
 CPUs) and shut down afterwards; ``"auto"`` or ``"HOST:PORT"`` joins a running
 cluster (``ray start --head`` / ``ray start --address``), and the cluster is
 left running. A driver already connected to Ray (``ray.init`` called by the
-caller) is used as it is.
+caller) is used as it is. :func:`map_on_ray` is the generic part, also used by
+the duplicate evaluations of training (``newmarket_env.train.evaluate``).
 """
 
 from __future__ import annotations
 
 import dataclasses
 import os
-from typing import Callable, Sequence
+from typing import Any, Callable, Sequence
 
 from newmarket_env.eval.tournament.play import GameResult, TablePlayer, TableSetup
 from newmarket_env.eval.tournament.schedule import GameSpec
@@ -69,42 +70,63 @@ def blocks_of(specs: Sequence[GameSpec]) -> list[list[GameSpec]]:
 
 def play_on_ray(setup: TableSetup, specs: Sequence[GameSpec], address: str | None = None, workers: int = 1,
                 progress: Progress | None = None) -> list[GameResult]:
-    """Play ``specs`` as one Ray task per block; results in completion order (the caller sorts them)."""
+    """Play ``specs`` as one Ray task per block; results in schedule order of the blocks."""
+
+    def arrived(_, block_results: list[GameResult]) -> None:
+        for result in block_results:
+            progress(result)
+
+    per_block = map_on_ray(_play_block, _portable(setup), blocks_of(specs), address=address, num_cpus=workers,
+                           on_result=arrived if progress else None)
+    return [result for block_results in per_block for result in block_results]
+
+
+def map_on_ray(function: Callable[[Any, Any], Any], shared: Any, items: Sequence[Any], address: str | None = None,
+               num_cpus: int | None = None, on_result: Callable[[int, Any], None] | None = None) -> list[Any]:
+    """``function(shared, item)`` for every item, each a Ray task retried if its worker or node dies.
+
+    Returns the values in the order of ``items``; ``on_result(index, value)`` is called as each arrives.
+    ``shared`` is put in the object store once. Connects as the module docstring says: a private local
+    Ray with ``num_cpus`` CPUs when ``address`` is None, else the cluster at ``address``; a driver already
+    connected is used as it is. An exception raised by ``function`` is raised again here, as RuntimeError
+    (with the original's message) when it was one, else as the original type where it can be rebuilt.
+    """
     import ray
 
     started_here = not ray.is_initialized()
     if started_here:
-        # A private local Ray sized like the process pool, or a connection to a running cluster.
-        kwargs = {"num_cpus": workers} if address is None else {"address": address}
+        kwargs = {"num_cpus": num_cpus} if address is None else {"address": address}
         ray.init(**kwargs, include_dashboard=False, log_to_driver=False, configure_logging=False)
     try:
-        return _run_blocks(ray, _portable(setup), specs, progress)
+        return _run_tasks(ray, function, shared, items, on_result)
     finally:
         if started_here:
             ray.shutdown()
 
 
-def _run_blocks(ray, setup: TableSetup, specs: Sequence[GameSpec], progress: Progress | None) -> list[GameResult]:
-    play_block = ray.remote(num_cpus=1, max_retries=RAY_MAX_RETRIES, retry_exceptions=False)(_play_block)
-    setup_ref = ray.put(setup)  # shipped to each node once, not once per task
-    pending = [play_block.remote(setup_ref, group) for group in blocks_of(specs)]
-    results: list[GameResult] = []
+def _run_tasks(ray, function, shared, items, on_result) -> list[Any]:
+    task = ray.remote(num_cpus=1, max_retries=RAY_MAX_RETRIES, retry_exceptions=False)(function)
+    shared_ref = ray.put(shared)  # shipped to each node once, not once per task
+    index_of = {task.remote(shared_ref, item): i for i, item in enumerate(items)}
+    values: list[Any] = [None] * len(items)
+    pending = list(index_of)
     try:
         while pending:
             done, pending = ray.wait(pending, num_returns=1)
             try:
-                block_results = ray.get(done[0])
-            except ray.exceptions.RayTaskError as err:  # an agent failed: its RuntimeError names the session
+                value = ray.get(done[0])
+            except ray.exceptions.RayTaskError as err:  # e.g. an agent failed: its message names the session
                 cause = getattr(err, "cause", None)
+                if isinstance(cause, (ValueError, RuntimeError)):
+                    raise type(cause)(str(cause)) from None
                 raise RuntimeError(str(cause) if cause is not None else _last_line(str(err))) from None
-            for result in block_results:
-                results.append(result)
-                if progress:
-                    progress(result)
+            values[index_of[done[0]]] = value
+            if on_result:
+                on_result(index_of[done[0]], value)
     finally:
-        for ref in pending:  # interrupted or failed: stop the blocks still queued on the cluster
+        for ref in pending:  # interrupted or failed: stop the tasks still queued on the cluster
             ray.cancel(ref, force=True)
-    return results
+    return values
 
 
 def _last_line(text: str) -> str:
