@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import json
 import os
+import tempfile
 import zipfile
 from pathlib import Path
 from typing import Any, Mapping, Sequence
@@ -44,10 +45,12 @@ TRAINED_DIR = Path(__file__).resolve().parent / "trained"
 
 def save_policy(path: str | os.PathLike, layers: Sequence[tuple[np.ndarray, np.ndarray]], rules: Rules,
                 variant: str, activation: str, training: Mapping[str, Any] | None = None,
-                dtype: str = "float32") -> dict[str, Any]:
+                dtype: str = "float32", name: str | None = None) -> dict[str, Any]:
     """Write ``layers`` [(weight (out, in), bias (out,)), ...] and metadata to ``path``; return the metadata.
 
     ``dtype="float16"`` halves the file (shipped agents); loading computes in float32 either way.
+    ``name`` (e.g. the training run's name) is the agent's name when loaded; without it, the file's name.
+    The file is written to a temporary name and renamed: a kill never leaves a half-written agent.
     """
     if activation not in ACTIVATIONS:
         raise ValueError(f"activation={activation!r} is unknown; allowed: {', '.join(ACTIVATIONS)}")
@@ -63,10 +66,19 @@ def save_policy(path: str | os.PathLike, layers: Sequence[tuple[np.ndarray, np.n
     for i, (weight, bias) in enumerate(layers):
         arrays[f"layer{i}.weight"] = np.asarray(weight, dtype=dtype)
         arrays[f"layer{i}.bias"] = np.asarray(bias, dtype=dtype)
+    if name:
+        metadata["name"] = str(name)
     arrays["metadata"] = np.frombuffer(json.dumps(metadata, sort_keys=True).encode(), dtype=np.uint8)
-    Path(path).parent.mkdir(parents=True, exist_ok=True)
-    with open(path, "wb") as handle:  # a file object keeps np.savez from appending ".npz"
-        np.savez_compressed(handle, **arrays)
+    target = Path(path)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    handle, temporary = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    try:
+        with os.fdopen(handle, "wb") as out:  # a file object keeps np.savez from appending ".npz"
+            np.savez_compressed(out, **arrays)
+        os.replace(temporary, target)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
     return metadata
 
 
@@ -208,7 +220,8 @@ def load_saved_agent(path: str | os.PathLike, rules: Rules, seed: int | None = N
     if diff and not allow_rules_mismatch:
         raise ValueError(f"saved agent {os.fspath(path)!r} was trained for {metadata.get('variant')!r} with "
                          f"other rules; differing parameters: {'; '.join(diff)}")
-    return SavedAgent(rules, seed, metadata, layers, sample=sample, name=name or Path(path).stem)
+    saved_name = metadata.get("name") if isinstance(metadata.get("name"), str) else None
+    return SavedAgent(rules, seed, metadata, layers, sample=sample, name=name or saved_name or Path(path).stem)
 
 
 def shipped_agents(rules: Rules | None = None) -> list[str]:

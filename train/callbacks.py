@@ -56,9 +56,11 @@ class WallClockLimit(BaseCallback):
     def __init__(self, minutes: float) -> None:
         super().__init__()
         self.deadline = time.time() + minutes * 60 if minutes else None
+        self.stopped = False  # True once the limit ended training (the run then says so)
 
     def _on_step(self) -> bool:
-        return self.deadline is None or time.time() < self.deadline
+        self.stopped = self.deadline is not None and time.time() >= self.deadline
+        return not self.stopped
 
 
 class DuplicateEval(BaseCallback):
@@ -80,18 +82,25 @@ class DuplicateEval(BaseCallback):
             self.evaluate(self.config.eval.sessions)
         return True
 
-    def evaluate(self, boards: int) -> list[dict[str, Any]]:
-        """Run the duplicate evaluation now, log it, append it to eval.csv and redraw the curve."""
+    def evaluate(self, boards: int, final: bool = False) -> list[dict[str, Any]]:
+        """Run the duplicate evaluation now, log it and redraw the curve.
+
+        A periodic evaluation is appended to eval.csv; the ``final`` one (more deal sets) is not one more
+        point of that series: it is returned (for final_eval.json) and drawn apart on the curve.
+        """
         rows = [self._one(opponent, boards) for opponent in self.config.eval.opponents]
-        new = not self.csv_path.exists()
-        with open(self.csv_path, "a", newline="") as handle:
-            writer = csv.DictWriter(handle, fieldnames=EVAL_FIELDS)
-            if new:
-                writer.writeheader()
-            writer.writerows(rows)
+        if not final:
+            new = not self.csv_path.exists()
+            with open(self.csv_path, "a", newline="") as handle:
+                writer = csv.DictWriter(handle, fieldnames=EVAL_FIELDS)
+                if new:
+                    writer.writeheader()
+                writer.writerows(rows)
         from newmarket_env.train.plot import plot_curve
 
-        plot_curve(self.csv_path, self.out_dir / "learning_curve.png", title=self.config.name)
+        if self.csv_path.exists():
+            plot_curve(self.csv_path, self.out_dir / "learning_curve.png", title=self.config.name,
+                       final=rows if final else None)
         return rows
 
     def _one(self, opponent: str, boards: int) -> dict[str, Any]:

@@ -1,6 +1,8 @@
 """Command line: ``python -m newmarket_env.train CONFIG.yaml [--resume] [overrides]``.
 
-``build_parser()`` and ``main(argv)`` also serve the ``newmarket train`` command.
+``build_parser()`` and ``main(argv)`` also serve the ``newmarket train`` command. Bad input (a config,
+an override, a run folder that is not this run's) ends with one line on stderr and exit code 2,
+before anything is written.
 """
 
 from __future__ import annotations
@@ -11,12 +13,22 @@ import sys
 from typing import Sequence
 
 
+PROG = "python -m newmarket_env.train"
+
+
 def build_parser(parser: argparse.ArgumentParser | None = None) -> argparse.ArgumentParser:
     """Arguments of the train command (added to ``parser`` when given, e.g. a subcommand parser)."""
     parser = parser or argparse.ArgumentParser(
-        prog="python -m newmarket_env.train", description="Train a MaskablePPO agent from a YAML config.")
+        prog=PROG, description="Train a MaskablePPO agent from a YAML config (keys: --describe; rules: docs/rules.md).")
     parser.add_argument("config", nargs="?", help="YAML config, e.g. configs/newmarket_ppo.yaml")
-    parser.add_argument("--resume", action="store_true", help="continue from the latest checkpoint in run.out_dir")
+    parser.add_argument("--resume", action="store_true",
+                        help="continue this run from its newest intact checkpoint in run.out_dir (the config may "
+                             "change only its budget: run.total_steps, run.max_minutes, ...)")
+    parser.add_argument("--overwrite", action="store_true",
+                        help="replace a previous run in run.out_dir (without it, a folder holding a run is an error)")
+    parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", dest="settings",
+                        help="override a config key, e.g. --set ppo.learning_rate=1e-4 --set ppo.net_arch=[64,64] "
+                             "(values read as YAML; repeat for several)")
     parser.add_argument("--total-steps", type=int, help="override run.total_steps")
     parser.add_argument("--max-minutes", type=float, help="override run.max_minutes (e.g. for --resume)")
     parser.add_argument("--out-dir", help="override run.out_dir")
@@ -26,10 +38,32 @@ def build_parser(parser: argparse.ArgumentParser | None = None) -> argparse.Argu
     return parser
 
 
+def apply_settings(data: dict, settings: list[str]) -> None:
+    """``--set section.key=value`` into the config dict ``data`` (values as YAML: 1e-4, [64, 64], true)."""
+    import yaml
+
+    for text in settings:
+        key, sep, raw = text.partition("=")
+        path = [part.strip() for part in key.split(".")]
+        if not sep or not all(path):
+            raise ValueError(f"--set {text!r} is not KEY=VALUE, e.g. --set ppo.learning_rate=1e-4")
+        try:
+            value = yaml.safe_load(raw) if raw.strip() else ""
+        except yaml.YAMLError:
+            raise ValueError(f"--set {text!r}: the value is not valid YAML") from None
+        where = data
+        for part in path[:-1]:
+            where = where.setdefault(part, {})
+            if not isinstance(where, dict):
+                raise ValueError(f"--set {text!r}: {part!r} is not a config section")
+        where[path[-1]] = value
+
+
 def _apply_overrides(config, args: argparse.Namespace):
     from newmarket_env.train.config import config_from_dict
 
     data = config.to_dict()
+    apply_settings(data, args.settings)
     if args.total_steps is not None:
         data["run"]["total_steps"] = args.total_steps
     if args.max_minutes is not None:
@@ -43,8 +77,8 @@ def _apply_overrides(config, args: argparse.Namespace):
     return config_from_dict(data)  # overrides are validated like the file
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    """Run the train command; return the exit status (2 for a bad config, printed as one line)."""
+def main(argv: Sequence[str] | None = None, prog: str = PROG) -> int:
+    """Run the train command; return the exit status (2 for bad input, printed as one line)."""
     from newmarket_env.train.config import describe, load_config
 
     args = build_parser().parse_args(argv)
@@ -52,16 +86,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         print("\n".join(describe()))
         return 0
     if not args.config:
-        print("error: give a config file, e.g. configs/newmarket_ppo.yaml (or --describe)", file=sys.stderr)
+        print(f"{prog}: error: give a config file, e.g. configs/newmarket_ppo.yaml (or --describe)", file=sys.stderr)
         return 2
+    from newmarket_env.train.run import prepare_run, train
+
     try:
         config = _apply_overrides(load_config(args.config), args)
+        start = prepare_run(config, resume=args.resume, overwrite=args.overwrite)  # nothing written unless it passes
     except ValueError as err:
-        print(f"error: {err}", file=sys.stderr)
+        print(f"{prog}: error: {err}", file=sys.stderr)
         return 2
-    from newmarket_env.train.run import train
-
     command = "python -m newmarket_env.train " + " ".join(shlex.quote(a) for a in (argv or sys.argv[1:]))
-    path = train(config, resume=args.resume, command=command)
+    path = train(config, resume=args.resume, command=command, start=start)
     print(f"saved agent: {path}")
     return 0

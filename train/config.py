@@ -8,6 +8,7 @@ values. ``python -m newmarket_env.train --describe`` prints every field.
 from __future__ import annotations
 
 import dataclasses
+import math
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping
@@ -20,10 +21,25 @@ VEC_ENVS = ("dummy", "subproc")
 ACTIVATIONS = ("tanh", "relu")
 
 
+#: Largest seed: numpy and torch seeds are 32-bit.
+MAX_SEED = 2**32 - 1
+#: Largest env-step count of any budget or period (a 2-core machine plays about 2e8 steps a day).
+MAX_STEPS = 10**10
+#: Largest rollout (``ppo.n_steps * run.n_envs``): the rollout buffer holds this many observations of
+#: 936 float32 plus masks, about 1 GB at this size.
+MAX_ROLLOUT = 262_144
+
+
 def spec(default: Any, doc: str, kind: type | tuple = (), choices: tuple = (), low: float | None = None,
-         high: float | None = None, items: type | None = None) -> Any:
-    """A dataclass field with its documentation and validation rule in the metadata."""
-    meta = {"doc": doc, "kind": kind, "choices": choices, "low": low, "high": high, "items": items}
+         high: float | None = None, items: type | None = None, item_range: tuple[int, int] | None = None,
+         max_items: int | None = None) -> Any:
+    """A dataclass field with its documentation and validation rule in the metadata.
+
+    Numbers must lie in ``low..high`` and be finite; list fields hold ``items`` (each in ``item_range``,
+    at most ``max_items`` of them).
+    """
+    meta = {"doc": doc, "kind": kind, "choices": choices, "low": low, "high": high, "items": items,
+            "item_range": item_range, "max_items": max_items}
     if isinstance(default, (list, dict)):
         return field(default_factory=lambda d=default: type(d)(d), metadata=meta)
     return field(default=default, metadata=meta)
@@ -33,12 +49,13 @@ def spec(default: Any, doc: str, kind: type | tuple = (), choices: tuple = (), l
 class EnvSection:
     """The game the learner plays (``SingleAgentEnv``)."""
 
-    variant: str = spec("newmarket", "rules preset (RULES.md)", str,
+    variant: str = spec("newmarket", "rules preset (docs/rules.md)", str,
                         choices=("newmarket", "michigan", "newbury", "hoyle1885", "arnold2011"))
     num_players: int = spec(4, "players at the table", int, low=3, high=8)
-    rules: dict = spec({}, "rules overrides by their RULES.md names, e.g. {num_deals: 2}", dict)
+    rules: dict = spec({}, "rules overrides by their docs/rules.md names, e.g. {num_deals: 2} (players: num_players)",
+                       dict)
     seat: str = spec("random", "learner seat per session", str, choices=SEAT_CHOICES)
-    reward_scale: float = spec(0.1, "chips are multiplied by this before PPO sees them", float, low=1e-6)
+    reward_scale: float = spec(0.1, "chips are multiplied by this before PPO sees them", float, low=1e-6, high=100.0)
 
 
 @dataclass
@@ -46,8 +63,9 @@ class OpponentSection:
     """The opponent pool: baselines by name plus frozen snapshots of the learner."""
 
     baselines: list = spec(["random"], "registered agent names (see available_agents())", list, items=str)
-    snapshot_every: int = spec(0, "env steps between self-play snapshots; 0 = no self-play", int, low=0)
-    max_snapshots: int = spec(5, "the most recent snapshots kept in the pool", int, low=1)
+    snapshot_every: int = spec(0, "env steps between self-play snapshots; 0 = no self-play", int, low=0,
+                               high=MAX_STEPS)
+    max_snapshots: int = spec(5, "the most recent snapshots kept in the pool", int, low=1, high=1000)
     snapshot_fraction: float = spec(0.3, "chance an opponent seat is a snapshot (when any exist)", float,
                                     low=0.0, high=1.0)
 
@@ -57,16 +75,17 @@ class PPOSection:
     """MaskablePPO hyperparameters (sb3-contrib names) and the policy network."""
 
     learning_rate: float = spec(3e-4, "Adam step size", float, low=1e-8, high=1.0)
-    n_steps: int = spec(256, "steps per env per rollout", int, low=8)
-    batch_size: int = spec(256, "minibatch size", int, low=8)
-    n_epochs: int = spec(4, "passes over each rollout", int, low=1)
+    n_steps: int = spec(256, "steps per env per rollout", int, low=8, high=MAX_ROLLOUT)
+    batch_size: int = spec(256, "minibatch size", int, low=8, high=MAX_ROLLOUT)
+    n_epochs: int = spec(4, "passes over each rollout", int, low=1, high=1000)
     gamma: float = spec(1.0, "discount", float, low=0.0, high=1.0)
     gae_lambda: float = spec(0.95, "GAE lambda", float, low=0.0, high=1.0)
     clip_range: float = spec(0.2, "PPO clip range", float, low=0.0, high=1.0)
     ent_coef: float = spec(0.01, "entropy bonus", float, low=0.0, high=1.0)
     vf_coef: float = spec(0.5, "value loss weight", float, low=0.0, high=10.0)
-    max_grad_norm: float = spec(0.5, "gradient clipping", float, low=0.0)
-    net_arch: list = spec([128, 128], "hidden layer sizes (policy and value nets alike)", list, items=int)
+    max_grad_norm: float = spec(0.5, "gradient clipping", float, low=0.0, high=1000.0)
+    net_arch: list = spec([128, 128], "hidden layer sizes (policy and value nets alike)", list, items=int,
+                          item_range=(1, 4096), max_items=16)
     activation: str = spec("tanh", "hidden activation", str, choices=ACTIVATIONS)
 
 
@@ -74,15 +93,15 @@ class PPOSection:
 class RunSection:
     """Budget, processes, seeds and where outputs go."""
 
-    total_steps: int = spec(1_000_000, "learner env steps to train", int, low=1)
+    total_steps: int = spec(1_000_000, "learner env steps to train", int, low=1, high=MAX_STEPS)
     n_envs: int = spec(8, "parallel envs", int, low=1, high=256)
     vec_env: str = spec("dummy", "dummy = all envs in this process, subproc = one process each", str,
                         choices=VEC_ENVS)
-    seed: int = spec(0, "seed of PPO and the envs", int, low=0)
+    seed: int = spec(0, "seed of PPO and the envs", int, low=0, high=MAX_SEED)
     out_dir: str = spec("runs/newmarket_ppo", "run folder: logs, checkpoints, eval CSV, curve, final agent", str)
-    checkpoint_every: int = spec(100_000, "env steps between checkpoints (for --resume)", int, low=1)
+    checkpoint_every: int = spec(100_000, "env steps between checkpoints (for --resume)", int, low=1, high=MAX_STEPS)
     max_minutes: float = spec(0.0, "stop training after this many minutes (then save and evaluate); 0 = no limit",
-                              float, low=0.0)
+                              float, low=0.0, high=525_600.0)
     torch_threads: int = spec(1, "torch CPU threads", int, low=1, high=64)
     progress_bar: bool = spec(True, "show a progress bar", bool)
 
@@ -91,15 +110,16 @@ class RunSection:
 class EvalSection:
     """Periodic duplicate evaluation against baselines (seats rotated)."""
 
-    every: int = spec(50_000, "env steps between evaluations; 0 = none", int, low=0)
-    sessions: int = spec(40, "deal sets per periodic evaluation (each played once per seat)", int, low=1)
-    final_sessions: int = spec(200, "deal sets of the final evaluation", int, low=1)
+    every: int = spec(50_000, "env steps between evaluations; 0 = none", int, low=0, high=MAX_STEPS)
+    sessions: int = spec(40, "deal sets per periodic evaluation (each played once per seat)", int, low=1,
+                         high=1_000_000)
+    final_sessions: int = spec(200, "deal sets of the final evaluation", int, low=1, high=1_000_000)
     opponents: list = spec(["random"], "baselines that fill the other seats, one evaluation each", list, items=str)
     backend: str = spec("local", "where the boards are played: local (this process) or ray (Ray tasks; same "
                         "figures; needs the ray extra)", str, choices=EVAL_BACKENDS)
     address: str = spec("", "with backend ray: '' starts a local Ray for each evaluation, 'auto' or HOST:PORT "
                         "joins a running cluster (quicker: ray start --head)", str)
-    seed: int = spec(12345, "seed of the evaluation deals (the same at every evaluation)", int, low=0)
+    seed: int = spec(12345, "seed of the evaluation deals (the same at every evaluation)", int, low=0, high=MAX_SEED)
 
 
 @dataclass
@@ -107,10 +127,11 @@ class PretrainSection:
     """Warm start before PPO: imitate a baseline teacher (see ``newmarket_env.train.imitate``)."""
 
     teacher: str = spec("", "baseline to imitate; empty = no warm start", str)
-    samples: int = spec(20_000, "teacher decisions to collect", int, low=1)
-    epochs: int = spec(5, "passes over the decisions", int, low=1)
+    samples: int = spec(20_000, "teacher decisions to collect", int, low=1, high=10_000_000)
+    epochs: int = spec(5, "passes over the decisions", int, low=1, high=1000)
     learning_rate: float = spec(1e-3, "Adam step size of the warm start", float, low=1e-8, high=1.0)
-    value_weight: float = spec(0.5, "weight of the value regression next to the imitation loss", float, low=0.0)
+    value_weight: float = spec(0.5, "weight of the value regression next to the imitation loss", float, low=0.0,
+                               high=100.0)
 
 
 @dataclass
@@ -134,7 +155,9 @@ def _allowed(meta: Mapping[str, Any]) -> str:
         return ", ".join(map(str, meta["choices"]))
     kind = meta["kind"].__name__ if isinstance(meta["kind"], type) else "value"
     if meta["items"] is not None:
-        return f"a list of {meta['items'].__name__}"
+        sizes = f" in {meta['item_range'][0]}..{meta['item_range'][1]}" if meta["item_range"] else ""
+        most = f", at most {meta['max_items']} of them" if meta["max_items"] else ""
+        return f"a list of {meta['items'].__name__}{sizes}{most}"
     if meta["low"] is not None and meta["high"] is not None:
         return f"{kind} in {meta['low']}..{meta['high']}"
     if meta["low"] is not None:
@@ -155,6 +178,12 @@ def _check_value(where: str, value: Any, meta: Mapping[str, Any]) -> Any:
         bad = value not in meta["choices"]
     if not bad and meta["items"] is not None:
         bad = not all(isinstance(v, meta["items"]) and not isinstance(v, bool) for v in value) or not value
+        if not bad and meta["item_range"]:
+            bad = not all(meta["item_range"][0] <= v <= meta["item_range"][1] for v in value)
+        if not bad and meta["max_items"]:
+            bad = len(value) > meta["max_items"]
+    if not bad and kind is float:
+        bad = not math.isfinite(value)  # nan passes every comparison below; inf is no setting
     if not bad and meta["low"] is not None and kind in (int, float):
         bad = value < meta["low"] or (meta["high"] is not None and value > meta["high"])
     if bad:
@@ -197,6 +226,8 @@ def _check_cross(config: TrainConfig) -> None:
     from newmarket_env.agents import available_agents
     from newmarket_env.rules import make_rules
 
+    if "num_players" in config.env.rules:
+        raise ValueError("env.rules.num_players is not a rules override: set env.num_players instead")
     try:
         make_rules(config.env.variant, config.env.num_players, **config.env.rules)
     except ValueError as err:
@@ -212,6 +243,9 @@ def _check_cross(config: TrainConfig) -> None:
         for name in names:
             if name not in known:
                 raise ValueError(f"{section} has unknown agent {name!r}; allowed: {', '.join(known)}")
+    if config.ppo.n_steps * config.run.n_envs > MAX_ROLLOUT:
+        raise ValueError(f"ppo.n_steps * run.n_envs = {config.ppo.n_steps * config.run.n_envs} is not allowed; "
+                         f"allowed: at most {MAX_ROLLOUT} (the rollout buffer would not fit in memory)")
     if config.ppo.batch_size > config.ppo.n_steps * config.run.n_envs:
         raise ValueError(f"ppo.batch_size = {config.ppo.batch_size} is not allowed; allowed: at most "
                          f"ppo.n_steps * run.n_envs = {config.ppo.n_steps * config.run.n_envs}")

@@ -21,9 +21,9 @@ def policy_layers(model: Any) -> list[tuple[np.ndarray, np.ndarray]]:
 
 
 def export_agent(model: Any, path: str, rules: Rules, variant: str, activation: str,
-                 training: Mapping[str, Any] | None = None) -> dict[str, Any]:
-    """Save the model's policy as a saved-agent ``.npz`` (weights and metadata only)."""
-    return save_policy(path, policy_layers(model), rules, variant, activation, training)
+                 training: Mapping[str, Any] | None = None, name: str | None = None) -> dict[str, Any]:
+    """Save the model's policy as a saved-agent ``.npz`` (weights and metadata only), named ``name``."""
+    return save_policy(path, policy_layers(model), rules, variant, activation, training, name=name)
 
 
 def memory_agent(model: Any, rules: Rules, variant: str, activation: str, seed: int | None = None) -> SavedAgent:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import os
 from collections import defaultdict
 from pathlib import Path
 
@@ -17,8 +18,11 @@ def read_eval_csv(path: str | Path) -> dict[str, list[tuple[int, float, float]]]
 
 
 def plot_curve(csv_path: str | Path, png_path: str | Path, title: str = "",
-               references: dict[str, float] | None = None) -> None:
+               references: dict[str, float] | None = None, final: list[dict] | None = None) -> None:
     """Draw the curve of ``csv_path`` into a small PNG.
+
+    ``final`` (rows of final_eval.json) is drawn as one diamond per opponent with its interval, apart
+    from the periodic line: it is a larger evaluation, not one more point of the series.
 
     ``references`` (opponent -> chips per deal of that opponent in the tested seat
     itself) are drawn dashed: in house-stake rules (Newbury) every seat gains
@@ -40,11 +44,19 @@ def plot_curve(csv_path: str | Path, png_path: str | Path, title: str = "",
                        label=f"{opponent} itself in the seat")
         ax.fill_between(steps, [m - p[2] for m, p in zip(mean, points)], [m + p[2] for m, p in zip(mean, points)],
                         alpha=0.2)
+        for row in final or ():
+            if row["opponent"] == opponent:
+                ax.errorbar([row["steps"]], [row["mean"]], yerr=[[row["ci95"]], [row["ci95"]]], fmt="D",
+                            color=line.get_color(), markerfacecolor="white", capsize=3,
+                            label=f"final vs {opponent} ({row['boards']} deal sets)")
     ax.axhline(0.0, color="grey", linewidth=0.8)
     ax.set_xlabel("env steps (learner decisions; 0 = after the warm start)")
     ax.set_ylabel("chips per deal (duplicate eval)")
     ax.set_title(title)
     ax.legend(loc="best", fontsize=8)
     fig.tight_layout()
-    fig.savefig(png_path)
+    # Through a temporary file: a reader (or a kill) never meets a half-written curve.
+    temporary = Path(png_path).with_name(f".{Path(png_path).name}.tmp.png")
+    fig.savefig(temporary)
     plt.close(fig)
+    os.replace(temporary, png_path)

@@ -1,9 +1,12 @@
 """One training run: vectorised envs, MaskablePPO, callbacks, checkpoints, the final saved agent.
 
-Outputs in ``run.out_dir``: ``config.yaml`` (as validated), ``progress.csv`` and
-TensorBoard files (SB3 logger), ``eval.csv`` and ``learning_curve.png``,
+Outputs in ``run.out_dir``: ``run.json`` (whose run the folder is) and ``config.yaml`` (as validated),
+``progress.csv`` and TensorBoard files (SB3 logger), ``eval.csv`` and ``learning_curve.png``,
 ``checkpoints/`` (for ``--resume``), ``snapshots/`` (self-play pool),
 ``final.npz`` + ``final.json`` (the saved agent) and ``final_eval.json``.
+
+:func:`prepare_run` checks everything about the folder (ownership, a config that continues the run,
+a usable checkpoint) before anything is written; :func:`train` then runs.
 """
 
 from __future__ import annotations
@@ -11,14 +14,15 @@ from __future__ import annotations
 import functools
 import json
 import platform
-import re
 import time
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from newmarket_env.envs.single_agent import SingleAgentEnv
 from newmarket_env.rules import make_rules
 from newmarket_env.train.config import TrainConfig
+from newmarket_env.train.rundir import record_resume, start_fresh, start_resume, write_atomic
 
 
 def make_env(config: TrainConfig, rank: int) -> SingleAgentEnv:
@@ -57,14 +61,36 @@ def build_model(config: TrainConfig, vec_env: Any, out_dir: Path):
     )
 
 
-def latest_checkpoint(out_dir: Path) -> Path | None:
-    """The checkpoint with the most steps, or None."""
-    found = []
-    for path in (out_dir / "checkpoints").glob("ppo_*_steps.zip"):
-        match = re.fullmatch(r"ppo_(\d+)_steps", path.stem)
-        if match:
-            found.append((int(match.group(1)), path))
-    return max(found)[1] if found else None
+@dataclass
+class RunStart:
+    """A checked start: the folder's run, and for ``--resume`` the checkpoint to continue from."""
+
+    out_dir: Path
+    run: dict[str, Any]
+    checkpoint: Path | None = None
+    steps: int = 0
+    skipped: list[str] = field(default_factory=list)  # newer checkpoints passed over, and why
+
+
+def prepare_run(config: TrainConfig, resume: bool = False, overwrite: bool = False) -> RunStart:
+    """Check the run folder for this run; ``ValueError`` (one line) before anything is written.
+
+    A fresh run claims the folder (``--overwrite`` replaces a previous run in it); ``--resume``
+    continues only the folder's own run, with the same config, from its newest intact checkpoint.
+    """
+    from newmarket_env.train.checkpoints import find_checkpoint
+
+    out_dir = Path(config.run.out_dir)
+    if not resume:
+        return RunStart(out_dir, start_fresh(out_dir, config.to_dict(), overwrite))
+    run = start_resume(out_dir, config.to_dict())
+    found = find_checkpoint(out_dir / "checkpoints", run["run_id"])
+    if found.path is None:
+        why = f" ({'; '.join(found.skipped)})" if found.skipped else ""
+        raise ValueError(f"--resume: no usable checkpoint of this run in {out_dir / 'checkpoints'}{why}; "
+                         "start without --resume")
+    record_resume(out_dir, run, config.to_dict(), found.steps)
+    return RunStart(out_dir, run, found.path, found.steps, found.skipped)
 
 
 def warm_start(config: TrainConfig, model: Any, out_dir: Path) -> None:
@@ -83,73 +109,94 @@ def warm_start(config: TrainConfig, model: Any, out_dir: Path) -> None:
           f"agreement {report['agreement']:.3f}, {report['seconds']} s", flush=True)
 
 
-def _load_or_build(config: TrainConfig, vec_env: Any, out_dir: Path, resume: bool):
-    if not resume:
+def _load_or_build(config: TrainConfig, vec_env: Any, out_dir: Path, checkpoint: Path | None):
+    if checkpoint is None:
         model = build_model(config, vec_env, out_dir)
         if config.pretrain.teacher:
             warm_start(config, model, out_dir)
         return model
-    checkpoint = latest_checkpoint(out_dir)
-    if checkpoint is None:
-        raise ValueError(f"--resume: no checkpoint in {out_dir / 'checkpoints'}; start without --resume")
     from sb3_contrib import MaskablePPO
 
-    # Our own checkpoint from this run folder (SB3 zip); shipped agents never take this path.
+    # Our own checkpoint from this run folder (SB3 zip), checked by prepare_run; shipped agents never take this path.
     return MaskablePPO.load(checkpoint, env=vec_env, device="cpu")
 
 
-def _callbacks(config: TrainConfig, rules: Any, out_dir: Path, start: int):
-    from stable_baselines3.common.callbacks import CallbackList, CheckpointCallback
+def _callbacks(config: TrainConfig, rules: Any, out_dir: Path, start: int, run_id: str):
+    from stable_baselines3.common.callbacks import CallbackList
 
     from newmarket_env.train.callbacks import DuplicateEval, EpisodeChips, SelfPlaySnapshots, WallClockLimit
+    from newmarket_env.train.checkpoints import AtomicCheckpoints
 
     evaluator = DuplicateEval(config, rules, out_dir, start)
-    checkpoints = CheckpointCallback(max(1, config.run.checkpoint_every // config.run.n_envs),
-                                     str(out_dir / "checkpoints"), name_prefix="ppo")
-    listed = [EpisodeChips(), evaluator, SelfPlaySnapshots(config, rules, out_dir, start), checkpoints,
-              WallClockLimit(config.run.max_minutes)]
-    return CallbackList(listed), evaluator
+    clock = WallClockLimit(config.run.max_minutes)
+    listed = [EpisodeChips(), evaluator, SelfPlaySnapshots(config, rules, out_dir, start),
+              AtomicCheckpoints(config.run.checkpoint_every, out_dir / "checkpoints", run_id), clock]
+    return CallbackList(listed), evaluator, clock
 
 
-def train(config: TrainConfig, resume: bool = False, command: str = "") -> Path:
-    """Train as configured; return the path of the final saved agent."""
+def train(config: TrainConfig, resume: bool = False, command: str = "", overwrite: bool = False,
+          start: RunStart | None = None) -> Path:
+    """Train as configured; return the path of the final saved agent.
+
+    ``start`` is what :func:`prepare_run` checked (made here when not given). A resumed run continues
+    the model, its optimiser and the step count from the checkpoint, and the logs from that step;
+    its envs start new sessions seeded from ``run.seed`` (docs/training/README.md).
+    """
     import torch
-    import yaml
-    from stable_baselines3.common.logger import configure
 
+    from newmarket_env.train.logs import configure_logger
+
+    start = start or prepare_run(config, resume, overwrite)
+    for line in start.skipped:
+        print(f"--resume: skipped {line}", flush=True)
+    if start.checkpoint is not None:
+        print(f"resuming from {start.checkpoint.name} ({start.steps} steps)", flush=True)
     torch.set_num_threads(config.run.torch_threads)
-    out_dir = Path(config.run.out_dir)
-    out_dir.mkdir(parents=True, exist_ok=True)
-    (out_dir / "config.yaml").write_text(yaml.safe_dump(config.to_dict(), sort_keys=False))
+    out_dir = start.out_dir
     rules = make_rules(config.env.variant, config.env.num_players, **config.env.rules)
     vec_env = build_vec_env(config)
-    model = _load_or_build(config, vec_env, out_dir, resume)
-    model.set_logger(configure(str(out_dir), ["stdout", "csv", "tensorboard"]))
-    start = model.num_timesteps
-    callbacks, evaluator = _callbacks(config, rules, out_dir, start)
+    model = _load_or_build(config, vec_env, out_dir, start.checkpoint)
+    model.set_logger(configure_logger(out_dir, start.steps if start.checkpoint is not None else None))
+    first = model.num_timesteps
+    callbacks, evaluator, clock = _callbacks(config, rules, out_dir, first, start.run["run_id"])
     began = time.time()
-    model.learn(total_timesteps=max(0, config.run.total_steps - start), callback=callbacks,
-                reset_num_timesteps=not resume, progress_bar=config.run.progress_bar)
+    model.learn(total_timesteps=max(0, config.run.total_steps - first), callback=callbacks,
+                reset_num_timesteps=start.checkpoint is None, progress_bar=config.run.progress_bar)
     vec_env.close()
-    return _finish(config, model, rules, evaluator, out_dir, time.time() - began, command)
+    if clock.stopped:
+        print(f"stopped by run.max_minutes = {config.run.max_minutes:g} after {model.num_timesteps} of "
+              f"{config.run.total_steps} steps; saving the agent and evaluating it", flush=True)
+    return _finish(config, model, rules, evaluator, out_dir, time.time() - began, command, start.run["run_id"])
 
 
 def _finish(config: TrainConfig, model: Any, rules: Any, evaluator: Any, out_dir: Path, seconds: float,
-            command: str) -> Path:
+            command: str, run_id: str) -> Path:
     """Save the final agent with its training info, run the final evaluation, redraw the curve."""
     import sb3_contrib
     import torch
 
+    from newmarket_env.train.checkpoints import save_checkpoint
     from newmarket_env.train.export import export_agent
 
     training = {"config": config.to_dict(), "steps": int(model.num_timesteps), "train_seconds": round(seconds, 1),
                 "command": command, "torch": torch.__version__, "sb3_contrib": sb3_contrib.__version__,
-                "python": platform.python_version()}
-    model.save(out_dir / "checkpoints" / f"ppo_{model.num_timesteps}_steps.zip")  # --resume continues from here
+                "python": platform.python_version(), "run_id": run_id}
+    save_checkpoint(model, out_dir / "checkpoints", run_id)  # --resume continues from here
     path = out_dir / "final.npz"
-    metadata = export_agent(model, str(path), rules, config.env.variant, config.ppo.activation, training)
-    (out_dir / "final.json").write_text(json.dumps(metadata, indent=2, sort_keys=True))
+    # Named after the run (config ``name``), not after the file: every run's file is final.npz.
+    metadata = export_agent(model, str(path), rules, config.env.variant, config.ppo.activation, training,
+                            name=config.name)
+    write_atomic(out_dir / "final.json", json.dumps(metadata, indent=2, sort_keys=True))
     if config.eval.opponents:
-        rows = evaluator.evaluate(config.eval.final_sessions)
-        (out_dir / "final_eval.json").write_text(json.dumps(rows, indent=2))
+        rows = evaluator.evaluate(config.eval.final_sessions, final=True)
+        write_atomic(out_dir / "final_eval.json", json.dumps(rows, indent=2))
+        print_final_evaluation(config.name, rows)
     return path
+
+
+def print_final_evaluation(name: str, rows: list[dict[str, Any]]) -> None:
+    """The final evaluation, one line per opponent (also in final_eval.json)."""
+    for row in rows:
+        print(f"final evaluation of {name} vs {row['opponent']}: {row['mean']:+.3f} chips per deal "
+              f"[95% CI {row['low']:+.3f}, {row['high']:+.3f}] over {row['boards']} deal sets, seats rotated",
+              flush=True)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import inspect
+import json
 import os
 import re
 from collections import Counter
@@ -49,9 +50,17 @@ def default_agent_specs(players: int, env: Any) -> tuple[list[str], dict[str, st
 
 
 def _label_of(spec: str) -> str:
+    """A registered name as it is; a saved agent by the name its training run gave it (``final.json`` sidecar),
+    else by its file name."""
     if spec in available_agents():
         return spec
-    return os.path.splitext(os.path.basename(spec))[0] or spec
+    stem = os.path.splitext(spec)[0]
+    try:
+        with open(stem + ".json", encoding="utf-8") as handle:
+            name = json.load(handle).get("name")
+    except (OSError, ValueError, AttributeError):
+        name = None
+    return name if isinstance(name, str) and name.strip() else os.path.basename(stem) or spec
 
 
 def make_entrants(specs: list[str] | tuple[str, ...], options: Mapping[str, Mapping[str, Any]]) -> list[Entrant]:

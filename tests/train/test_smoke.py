@@ -50,9 +50,11 @@ def test_resume_continues_from_the_checkpoint(trained):
     assert max(steps) >= 384
 
 
-def test_resume_without_checkpoint_is_an_error(tmp_path):
-    with pytest.raises(ValueError, match="no checkpoint"):
-        main([str(TINY), "--out-dir", str(tmp_path), "--no-progress", "--resume"])
+def test_resume_without_checkpoint_is_an_error(tmp_path, capsys):
+    assert main([str(TINY), "--out-dir", str(tmp_path), "--no-progress", "--resume"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "holds no run to continue" in err
+    assert list(tmp_path.iterdir()) == []  # nothing written
 
 
 def test_measure_command_reads_the_rules_from_the_file(trained, capsys):

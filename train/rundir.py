@@ -1,0 +1,142 @@
+"""A run folder belongs to one run: made fresh, or resumed by the same run with the same config.
+
+``run.json`` in ``run.out_dir`` names the run (a random id) the folder belongs to; checkpoints carry
+the id too (:mod:`newmarket_env.train.checkpoints`), so ``--resume`` continues only its own run.
+
+- A fresh run refuses a folder that already holds a run's outputs, unless ``--overwrite`` is given
+  (then the previous run's outputs are removed first, and only those).
+- ``--resume`` refuses a folder without ``run.json``, and a config that differs from the run's
+  ``config.yaml`` in anything but :data:`RESUMABLE_KEYS` (the budget and the machine settings).
+- Everything is checked before anything is written; ``config.yaml`` and ``run.json`` are written
+  atomically (temporary name, then ``os.replace``).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import tempfile
+import time
+import uuid
+from pathlib import Path
+from typing import Any, Mapping
+
+RUN_FILE = "run.json"
+CONFIG_FILE = "config.yaml"
+#: Config keys a resumed run may change: the budget, the machine settings, the opponent pool and the
+#: evaluation (a fine-tuning stage, e.g. configs/newmarket_ppo_finetune.yaml). Not the game (env.*),
+#: the model and its hyperparameters (ppo.*: the checkpoint carries its own), the seed or the warm start.
+RESUMABLE_KEYS = ("run.total_steps", "run.max_minutes", "run.progress_bar", "run.torch_threads", "run.vec_env",
+                  "run.out_dir", "run.checkpoint_every", "opponents.*", "eval.*")
+#: What a run writes into its folder (``--overwrite`` removes these and nothing else).
+RUN_OUTPUTS = (RUN_FILE, CONFIG_FILE, "progress.csv", "eval.csv", "learning_curve.png", "final.npz", "final.json",
+               "final_eval.json", "pretrain.json", "checkpoints", "snapshots")
+_TENSORBOARD_PREFIX = "events.out.tfevents."
+
+
+def write_atomic(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` through a temporary file in the same folder and a rename."""
+    handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8") as out:
+            out.write(text)
+        os.replace(temporary, path)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
+
+
+def check_writable(out_dir: Path) -> None:
+    """Make ``out_dir`` if needed and prove a file can be written there; one-line ``ValueError`` if not."""
+    try:
+        out_dir.mkdir(parents=True, exist_ok=True)
+        with tempfile.NamedTemporaryFile(dir=out_dir, prefix=".write-check-"):
+            pass
+    except OSError as err:
+        raise ValueError(f"run.out_dir {str(out_dir)!r} is not writable ({err.strerror or err})") from None
+
+
+def previous_outputs(out_dir: Path) -> list[str]:
+    """The run outputs already in ``out_dir``."""
+    if not out_dir.is_dir():
+        return []
+    found = [name for name in RUN_OUTPUTS if (out_dir / name).exists()]
+    found += sorted(p.name for p in out_dir.glob(f"{_TENSORBOARD_PREFIX}*"))
+    return found
+
+
+def start_fresh(out_dir: Path, config: Mapping[str, Any], overwrite: bool) -> dict[str, Any]:
+    """Claim ``out_dir`` for a new run; returns its ``run.json`` data."""
+    found = previous_outputs(out_dir)
+    if found and not overwrite:
+        shown = ", ".join(found[:4]) + (", ..." if len(found) > 4 else "")
+        raise ValueError(f"run.out_dir {str(out_dir)!r} already holds a run ({shown}); continue it with --resume, "
+                         "train into another folder (--out-dir), or give --overwrite to replace it")
+    check_writable(out_dir)
+    for name in found:
+        target = out_dir / name
+        shutil.rmtree(target) if target.is_dir() else target.unlink()
+    run = {"run_id": uuid.uuid4().hex, "name": config.get("name"), "started": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+           "resumed": []}
+    _write_run(out_dir, run, config)
+    return run
+
+
+def start_resume(out_dir: Path, config: Mapping[str, Any]) -> dict[str, Any]:
+    """Check that ``config`` continues the run in ``out_dir``; returns its ``run.json`` data (not yet updated)."""
+    run_file, config_file = out_dir / RUN_FILE, out_dir / CONFIG_FILE
+    if not run_file.is_file() or not config_file.is_file():
+        raise ValueError(f"--resume: {str(out_dir)!r} holds no run to continue (no {RUN_FILE} and {CONFIG_FILE}); "
+                         "start without --resume")
+    import yaml
+
+    try:
+        run = json.loads(run_file.read_text())
+        before = yaml.safe_load(config_file.read_text())
+        run_id = run["run_id"]
+    except (ValueError, KeyError, TypeError, OSError, yaml.YAMLError) as err:
+        raise ValueError(f"--resume: {run_file} or {config_file} cannot be read ({err}); start a new run") from None
+    if not isinstance(run_id, str) or not isinstance(before, Mapping):
+        raise ValueError(f"--resume: {run_file} or {config_file} is damaged; start a new run")
+    changed = config_differences(before, config)
+    if changed:
+        raise ValueError(f"--resume: the config differs from the run in {str(out_dir)!r}: {'; '.join(changed)} "
+                         f"(only {', '.join(RESUMABLE_KEYS)} may change on --resume)")
+    check_writable(out_dir)
+    return run
+
+
+def record_resume(out_dir: Path, run: dict[str, Any], config: Mapping[str, Any], steps: int) -> None:
+    """Note the resume in ``run.json`` and write the (possibly new budget) config."""
+    run.setdefault("resumed", []).append({"at_steps": steps, "time": time.strftime("%Y-%m-%dT%H:%M:%S%z")})
+    _write_run(out_dir, run, config)
+
+
+def _write_run(out_dir: Path, run: Mapping[str, Any], config: Mapping[str, Any]) -> None:
+    import yaml
+
+    write_atomic(out_dir / CONFIG_FILE, yaml.safe_dump(dict(config), sort_keys=False))
+    write_atomic(out_dir / RUN_FILE, json.dumps(run, indent=2) + "\n")
+
+
+def _resumable(path: str) -> bool:
+    return any(path == key or (key.endswith(".*") and path.startswith(key[:-1])) for key in RESUMABLE_KEYS)
+
+
+def config_differences(before: Mapping[str, Any], after: Mapping[str, Any], prefix: str = "") -> list[str]:
+    """``key (run X, now Y)`` for every key whose value differs, other than :data:`RESUMABLE_KEYS`.
+
+    >>> config_differences({"ppo": {"net_arch": [64]}, "run": {"total_steps": 1}},
+    ...                    {"ppo": {"net_arch": [128]}, "run": {"total_steps": 2}})
+    ['ppo.net_arch (run [64], now [128])']
+    """
+    out = []
+    for key in sorted(set(before) | set(after), key=str):
+        path = f"{prefix}{key}"
+        old, new = before.get(key), after.get(key)
+        if isinstance(old, Mapping) and isinstance(new, Mapping) and key != "rules":
+            out += config_differences(old, new, f"{path}.")
+        elif old != new and not _resumable(path):
+            out.append(f"{path} (run {old!r}, now {new!r})")
+    return out
