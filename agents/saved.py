@@ -206,10 +206,31 @@ class SavedAgent(Agent):
     def act(self, observation: dict[str, Any]) -> int:
         mask = np.asarray(observation["action_mask"]).astype(bool)
         logits = np.where(mask, self.logits(observation["observation"]), -np.inf)
+        return int(self._choose(logits[None])[0])
+
+    def act_batch(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        """One action per row of ``observations`` ``(B, obs_size)`` with legal ``masks`` ``(B, 79)``.
+
+        One forward pass for the whole batch, then the same choice as :meth:`act`
+        row by row (masked argmax; with ``sample=True`` one draw per row, in row
+        order, from the agent's stream). The logits of a row can differ from
+        :meth:`act`'s in the last float32 bits (the matrix product blocks rows
+        differently), which changes a choice only between legal actions whose
+        logits are that close.
+        """
+        masks = np.asarray(masks).astype(bool)
+        if masks.ndim != 2 or masks.shape[1] != NUM_ACTIONS or not masks.any(axis=1).all():
+            raise ValueError(f"masks must be (B, {NUM_ACTIONS}) with a legal action in every row; "
+                             f"got shape {masks.shape}")
+        return self._choose(np.where(masks, self.logits(observations), -np.inf))
+
+    def _choose(self, logits: np.ndarray) -> np.ndarray:
+        """The action of each row of masked logits (``-inf`` where illegal): argmax, or a softmax draw."""
         if not self.sample:
-            return int(np.argmax(logits))
-        probs = np.exp(logits - logits.max())
-        return int(self.rng.choice(len(probs), p=probs / probs.sum()))
+            return np.argmax(logits, axis=1)
+        probs = np.exp(logits - logits.max(axis=1, keepdims=True))
+        probs /= probs.sum(axis=1, keepdims=True)
+        return np.array([self.rng.choice(NUM_ACTIONS, p=row) for row in probs], dtype=np.int64)
 
 
 def load_saved_agent(path: str | os.PathLike, rules: Rules, seed: int | None = None, sample: bool = False,

@@ -18,6 +18,19 @@ from newmarket_env.rules import VARIANTS, Rules, make_rules
 __version__ = "0.1.0"
 
 
+def vector_env(**kwargs):
+    """Many compiled tables, one learner seat each, as a ``gymnasium.vector.VectorEnv``.
+
+    Keywords: ``variant``, ``num_players``, ``num_envs``, ``opponents``, ``seat``,
+    ``snapshots``, ``snapshot_fraction``, ``reward_scale``, ``seed`` and rules
+    overrides; see :class:`newmarket_env.envs.vector.VectorEnv`. Needs the compiled
+    engine (a ``RuntimeError`` names the fallback, ``SingleAgentEnv``, where it is not built).
+    """
+    from newmarket_env.envs.vector import VectorEnv
+
+    return VectorEnv(**kwargs)
+
+
 def available_agents() -> list[str]:
     """Every name :func:`load_agent` accepts: baselines and shipped trained agents."""
     from newmarket_env.agents import available_agents as _available
@@ -46,7 +59,7 @@ def _register_with_pettingzoo() -> None:
 _register_with_pettingzoo()
 
 __all__ = [
-    "env", "raw_env", "make_rules", "Rules", "VARIANTS", "Game", "Decision", "Phase", "IllegalActionError",
+    "env", "raw_env", "vector_env", "make_rules", "Rules", "VARIANTS", "Game", "Decision", "Phase", "IllegalActionError",
     "available_agents", "load_agent", "actions", "NUM_ACTIONS", "KEEP", "EXCHANGE", "PASS", "BID_BASE",
     "STAKE_BASE",
 ]

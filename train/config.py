@@ -17,7 +17,9 @@ from newmarket_env.eval.tournament.backends import BACKENDS, check_backend
 
 SEAT_CHOICES = ("random", "rotate")
 EVAL_BACKENDS = BACKENDS
-VEC_ENVS = ("dummy", "subproc")
+VEC_ENVS = ("batch", "dummy", "subproc")
+#: Most envs of the per-object kinds (dummy, subproc); batch tables are far cheaper.
+MAX_SINGLE_ENVS = 256
 ACTIVATIONS = ("tanh", "relu")
 
 
@@ -94,9 +96,10 @@ class RunSection:
     """Budget, processes, seeds and where outputs go."""
 
     total_steps: int = spec(1_000_000, "learner env steps to train", int, low=1, high=MAX_STEPS)
-    n_envs: int = spec(8, "parallel envs", int, low=1, high=256)
-    vec_env: str = spec("dummy", "dummy = all envs in this process, subproc = one process each", str,
-                        choices=VEC_ENVS)
+    n_envs: int = spec(8, "parallel envs (tables of the batch with vec_env: batch)", int, low=1, high=4096)
+    vec_env: str = spec("batch", "batch = compiled tables in one object (vector_env; needs the compiled engine, "
+                        "else dummy is used), dummy = SingleAgentEnv objects in this process, "
+                        "subproc = one process each", str, choices=VEC_ENVS)
     seed: int = spec(0, "seed of PPO and the envs", int, low=0, high=MAX_SEED)
     out_dir: str = spec("runs/newmarket_ppo", "run folder: logs, checkpoints, eval CSV, curve, final agent", str)
     checkpoint_every: int = spec(100_000, "env steps between checkpoints (for --resume)", int, low=1, high=MAX_STEPS)
@@ -232,6 +235,9 @@ def _check_cross(config: TrainConfig) -> None:
         make_rules(config.env.variant, config.env.num_players, **config.env.rules)
     except ValueError as err:
         raise ValueError(f"env: {err}") from None
+    if config.run.vec_env != "batch" and config.run.n_envs > MAX_SINGLE_ENVS:
+        raise ValueError(f"run.n_envs = {config.run.n_envs} is not allowed with run.vec_env = "
+                         f"{config.run.vec_env}; allowed: 1..{MAX_SINGLE_ENVS} (more only with vec_env: batch)")
     try:  # the tournament's check: an address needs backend ray, and ray needs the ray extra
         check_backend(config.eval.backend, config.eval.address or None)
     except ValueError as err:

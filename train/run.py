@@ -37,12 +37,42 @@ def make_env(config: TrainConfig, rank: int) -> SingleAgentEnv:
 
 
 def build_vec_env(config: TrainConfig):
-    """``run.n_envs`` envs in this process (dummy) or one process each (subproc), with episode stats."""
+    """``run.n_envs`` envs with episode stats (``VecMonitor``): compiled tables in one batch (``batch``,
+    the default), ``SingleAgentEnv`` objects in this process (``dummy``) or one process each (``subproc``).
+
+    ``batch`` needs the compiled engine; where it is not built, training warns and uses ``dummy``.
+    """
     from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecMonitor
 
+    if config.run.vec_env == "batch":
+        vec = _batch_vec_env(config)
+        if vec is not None:
+            return VecMonitor(vec)
     makers = [functools.partial(make_env, config, rank) for rank in range(config.run.n_envs)]
     vec = SubprocVecEnv(makers) if config.run.vec_env == "subproc" else DummyVecEnv(makers)
     return VecMonitor(vec)
+
+
+def _batch_vec_env(config: TrainConfig):
+    """The batch of compiled tables as an SB3 VecEnv, or None (with a warning) without the compiled engine."""
+    import warnings
+
+    from newmarket_env.envs.vector import VectorEnv, compiled_batch
+    from newmarket_env.train.vec import SB3VecEnv
+
+    try:
+        compiled_batch()
+    except RuntimeError as err:
+        warnings.warn(f"run.vec_env = batch: {err}; training on vec_env = dummy instead", stacklevel=3)
+        return None
+    vector = VectorEnv(
+        variant=config.env.variant, num_players=config.env.num_players, num_envs=config.run.n_envs,
+        opponents=config.opponents.baselines, snapshot_fraction=config.opponents.snapshot_fraction,
+        seat=config.env.seat, reward_scale=config.env.reward_scale, seed=config.run.seed, **config.env.rules,
+    )
+    vec = SB3VecEnv(vector)
+    vec.seed(config.run.seed)
+    return vec
 
 
 def build_model(config: TrainConfig, vec_env: Any, out_dir: Path):

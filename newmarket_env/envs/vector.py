@@ -1,0 +1,434 @@
+"""A Gymnasium vector env over the compiled table batch: one learner seat per table.
+
+``VectorEnv`` holds ``num_envs`` tables in one compiled ``TableBatch``. At
+each table the learner holds one seat per session (``seat``: ``"random"``,
+``"rotate"`` or a seat number) and every other seat is filled, per session, by
+an opponent drawn from the pool exactly as :class:`SingleAgentEnv` draws it:
+with probability ``snapshot_fraction`` (when there are snapshots) a snapshot,
+else an entry of ``opponents``, uniformly.
+
+Opponents move inside :meth:`VectorEnv.step`, so one step is one decision of
+the learner at every table:
+
+- the baselines ``random``, ``lowest``, ``greedy`` and ``control`` are played in
+  compiled code inside the batch (no Python per decision);
+- any other agent (a saved-agent file, e.g. a frozen snapshot of the learner,
+  or another registered name) is played here: all tables waiting on such a seat
+  are answered by ONE batched forward pass per agent (``act_batch``), then
+  stepped together, until every table waits on its learner.
+
+Reward: the learner's chip change since its previous decision (the first step
+of a session also counts the stakes paid before it), times ``reward_scale``,
+as in :class:`SingleAgentEnv`, so the rewards of a session sum to the
+learner's result in it, even when the session ends on another seat's move.
+
+Autoreset: Gymnasium's ``SAME_STEP`` mode (``metadata["autoreset_mode"]``).
+The step that ends a table's session returns ``terminated[i] = True``, the
+last reward of that session, and already the first observation of the table's
+next session; the end of the session is in ``infos``:
+
+- ``infos["final_obs"][i]``: the learner's observation at the end of the session
+  (an object array, ``None`` for tables that did not finish; ``infos["_final_obs"]``
+  marks the finished ones), as Gymnasium's own vector envs give it;
+- ``infos["final_info"]``: a dict of arrays with masks (Gymnasium's layout):
+  ``chips`` (the learner's session result, unscaled), ``deals``, ``seat``,
+  ``results`` (every seat's chips) and ``opponents`` (the specs of the other seats).
+
+Every step's ``infos`` also holds ``seat`` (the learner's seat at each table)
+and ``illegal_action``: as in :class:`SingleAgentEnv`, an action that is not
+legal is replaced by the lowest legal one and flagged (Gymnasium's checkers send
+unmasked actions). Sessions in which the learner never decides are skipped.
+``action_masks()`` gives the learner's legal actions, ``(num_envs, 79)`` bool.
+
+The compiled engine is required (``TableBatch`` lives in it). Without it (no C
+compiler at install time) :func:`vector_env` raises a ``RuntimeError`` saying so;
+:class:`SingleAgentEnv` (one table per object, any engine) is the fallback, and
+training falls back to it by itself.
+
+>>> from newmarket_env import vector_env
+>>> envs = vector_env(variant="newmarket", num_players=4, num_envs=3, opponents=["control"], seed=1)
+>>> obs, infos = envs.reset(seed=1)
+>>> obs.shape, envs.action_masks().shape
+((3, 936), (3, 79))
+"""
+
+from __future__ import annotations
+
+import importlib
+import numbers
+from typing import Any, Sequence
+
+import numpy as np
+from gymnasium import spaces
+from gymnasium.utils import seeding
+from gymnasium.vector import AutoresetMode
+from gymnasium.vector import VectorEnv as GymVectorEnv
+from gymnasium.vector.utils import batch_space
+
+from newmarket_env.actions import NUM_ACTIONS
+from newmarket_env.observation.layout import CHIP_CLIP, FLAT_SIZE
+from newmarket_env.rules import make_rules
+
+SEAT_MODES = ("random", "rotate")
+LEARNER = -1   # seat_policies code: the caller decides (the learner)
+EXTERNAL = -2  # seat_policies code: the caller decides (an opponent played here, e.g. a snapshot)
+_MAX_EMPTY_SESSIONS = 100  # sessions in a row without a learner decision before a table gives up
+
+
+def compiled_batch():
+    """The compiled ``TableBatch`` module, or a RuntimeError naming the fallback."""
+    try:
+        _fast = importlib.import_module("newmarket_env.engine._fast")
+    except ImportError:
+        _fast = None
+    if _fast is None:
+        raise RuntimeError("vector_env needs the compiled engine (newmarket_env.engine._fast), which is not built: "
+                           "reinstall with a C compiler present (pip install -e .), or use SingleAgentEnv "
+                           "(newmarket_env.envs.single_agent), which runs on any engine")
+    if not all(hasattr(getattr(_fast, "TableBatch", None), name) for name in ("restart", "seat_policies")):
+        raise RuntimeError("vector_env needs the compiled engine's TableBatch with seat_policies and restart; the "
+                           "built newmarket_env.engine._fast is older than its source: rebuild it (pip install -e .), "
+                           "or use SingleAgentEnv (newmarket_env.envs.single_agent)")
+    return _fast
+
+
+class VectorEnv(GymVectorEnv):
+    """``num_envs`` compiled tables, one learner seat each; see the module docstring.
+
+    Parameters: ``variant``, ``num_players`` and rules ``overrides`` as for
+    :func:`newmarket_env.env`; ``num_envs`` (tables); ``opponents`` (agent names
+    or saved-agent paths, at least one); ``seat`` (``"random"``, ``"rotate"`` or a
+    seat number); ``snapshots`` (saved-agent paths of earlier learners) and
+    ``snapshot_fraction`` (chance that an opponent seat is a snapshot when there
+    are any); ``reward_scale`` (chips are multiplied by it); ``seed`` (the env's
+    streams until ``reset(seed=...)``); ``copy`` (return copies of the
+    observations; ``False`` returns the batch's own array, overwritten in place
+    by the next step).
+    """
+
+    metadata = {"autoreset_mode": AutoresetMode.SAME_STEP, "render_modes": []}
+
+    def __init__(
+        self,
+        variant: str = "newmarket",
+        num_players: int | None = None,
+        num_envs: int = 64,
+        opponents: Sequence[str] = ("random",),
+        seat: str | int = "random",
+        snapshots: Sequence[str] = (),
+        snapshot_fraction: float = 0.0,
+        reward_scale: float = 1.0,
+        seed: int | None = None,
+        copy: bool = True,
+        **overrides: Any,
+    ) -> None:
+        fast = compiled_batch()
+        self.rules = make_rules(variant, num_players, **overrides)
+        self.variant = variant
+        self.n = self.rules.num_players
+        _check_options(num_envs, opponents, seat, snapshots, snapshot_fraction, reward_scale, seed, self.n)
+        self.num_envs = int(num_envs)
+        self.seat_mode = seat
+        self.snapshot_fraction = float(snapshot_fraction)
+        self.reward_scale = float(reward_scale)
+        self.copy = bool(copy)
+        self.single_observation_space = spaces.Box(-CHIP_CLIP, CHIP_CLIP, (FLAT_SIZE,), np.float32)
+        self.single_action_space = spaces.Discrete(NUM_ACTIONS)
+        self.observation_space = batch_space(self.single_observation_space, self.num_envs)
+        self.action_space = batch_space(self.single_action_space, self.num_envs)
+        self._np_random, self._np_random_seed = seeding.np_random(seed)
+        self._compiled_codes = dict(fast.POLICY_CODES)
+
+        # The pool: every spec ever drawn gets an id (ids index _spec_names/_spec_codes), so the
+        # seats of a running session keep their agent when the snapshots change under it.
+        self._spec_names: list[str] = []
+        self._spec_codes = np.zeros(0, dtype=np.int8)
+        self._agents: dict[int, Any] = {}       # spec id -> agent with act_batch (one for all tables)
+        self._seat_agents: dict[tuple[int, int, int], Any] = {}  # (spec id, table, seat) -> per-seat agent
+        self.opponents = list(opponents)
+        self._opponent_ids = np.array([self._register(spec) for spec in self.opponents], dtype=np.int64)
+        self.snapshots: list[str] = []
+        self._snapshot_ids = np.zeros(0, dtype=np.int64)
+        self.set_snapshots(snapshots)
+
+        n, tables = self.n, self.num_envs
+        self.learner = np.zeros(tables, dtype=np.int64)       # the learner's seat at each table
+        self.specs = np.full((tables, n), LEARNER, dtype=np.int64)  # spec id per seat (LEARNER at the learner's)
+        self._sessions = np.zeros(tables, dtype=np.int64)     # sessions started per table ("rotate")
+        self._pending = np.zeros(tables, dtype=np.int64)      # learner chips since its previous decision
+        self._decided = np.zeros(tables, dtype=bool)          # the learner decided in this session
+        self._skipped = np.zeros(tables, dtype=np.int64)      # sessions in a row without a learner decision
+        self._rows = np.arange(tables)
+        self._draw_tables(self._rows)
+        self.batch = fast.TableBatch(self.rules, tables, seed=self._batch_seed(None),
+                                     seat_policies=self._seat_codes(self._rows))
+        self.batch.auto_restart = False
+        self._started = False
+
+    # ------------------------------------------------------------------ the pool
+    def _register(self, spec: str) -> int:
+        """The id of ``spec``, loading its agent the first time (a ValueError if it cannot be loaded)."""
+        if not isinstance(spec, str) or not spec:
+            raise ValueError(f"opponent {spec!r} is not an agent name or a saved-agent path")
+        if spec in self._spec_names:
+            return self._spec_names.index(spec)
+        code = self._compiled_codes.get(spec, EXTERNAL)
+        spec_id = len(self._spec_names)
+        if code == EXTERNAL:
+            agent = self._load(spec)  # a bad spec fails here, before anything changed
+            if hasattr(agent, "act_batch"):  # one instance answers every table; others get one per seat
+                self._agents[spec_id] = agent
+        self._spec_names.append(spec)
+        self._spec_codes = np.append(self._spec_codes, np.int8(code))
+        return spec_id
+
+    def _load(self, spec: str, table: int | None = None, seat: int | None = None):
+        from newmarket_env.agents import load_agent
+
+        return load_agent(spec, env=self, seed=int(self.np_random.integers(2**31)))
+
+    def set_snapshots(self, paths: Sequence[str]) -> None:
+        """Replace the self-play snapshots (saved-agent paths); used from training callbacks.
+
+        Running sessions keep their opponents; sessions started from now on draw
+        from the new list. Every path is loaded first: a bad one changes nothing.
+        """
+        if isinstance(paths, str):
+            raise ValueError(f"snapshots={paths!r} must be a list of saved-agent paths, not one string")
+        paths = list(paths)
+        ids = np.array([self._register(path) for path in paths], dtype=np.int64)
+        self.snapshots, self._snapshot_ids = paths, ids
+        self._forget_unused()
+
+    def _forget_unused(self) -> None:
+        """Drop agents that no pool entry and no running session uses any more."""
+        if not hasattr(self, "specs"):
+            return
+        live = set(self._opponent_ids.tolist()) | set(self._snapshot_ids.tolist()) | set(np.unique(self.specs).tolist())
+        self._agents = {i: a for i, a in self._agents.items() if i in live}
+        self._seat_agents = {k: a for k, a in self._seat_agents.items() if k[0] in live}
+
+    def _draw_tables(self, tables: np.ndarray) -> None:
+        """Draw the learner seat and the opponents of the next session at ``tables`` (SingleAgentEnv's draw)."""
+        k, n, rng = len(tables), self.n, self.np_random
+        if k == 0:
+            return
+        if self.seat_mode == "random":
+            learner = rng.integers(n, size=k)
+        elif self.seat_mode == "rotate":
+            learner = self._sessions[tables] % n
+        else:
+            learner = np.full(k, int(self.seat_mode))
+        self._sessions[tables] += 1
+        specs = self._opponent_ids[rng.integers(len(self._opponent_ids), size=(k, n))]
+        if len(self._snapshot_ids):
+            use_snapshot = rng.random((k, n)) < self.snapshot_fraction
+            drawn = self._snapshot_ids[rng.integers(len(self._snapshot_ids), size=(k, n))]
+            specs = np.where(use_snapshot, drawn, specs)
+        specs[np.arange(k), learner] = LEARNER
+        self.learner[tables] = learner
+        self.specs[tables] = specs
+        self._pending[tables] = 0
+        self._decided[tables] = False
+        external = (specs != LEARNER) & (self._spec_codes[np.maximum(specs, 0)] == EXTERNAL)
+        for table, seat in zip(*np.nonzero(external)):  # rare: per-seat agents start a session
+            spec_id = int(specs[table, seat])
+            if spec_id not in self._agents:
+                self._seat_agent(spec_id, int(tables[table]), int(seat)).reset()
+
+    def _seat_agent(self, spec_id: int, table: int, seat: int):
+        """An agent without ``act_batch`` gets one instance per (table, seat), as SingleAgentEnv keeps one per seat."""
+        key = (spec_id, table, seat)
+        if key not in self._seat_agents:
+            self._seat_agents[key] = self._load(self._spec_names[spec_id])
+        return self._seat_agents[key]
+
+    def seat_specs(self, table: int) -> list[str | None]:
+        """Who plays each seat of ``table``'s current session: an opponent spec, ``None`` at the learner's
+        seat (``SingleAgentEnv.table``'s layout)."""
+        if not 0 <= table < self.num_envs:
+            raise ValueError(f"table={table!r} is out of range; allowed: 0..{self.num_envs - 1}")
+        return [None if s == LEARNER else self._spec_names[s] for s in self.specs[table]]
+
+    def _seat_codes(self, tables: np.ndarray) -> np.ndarray:
+        """``seat_policies`` rows for ``tables``: compiled codes, EXTERNAL, or LEARNER."""
+        specs = self.specs[tables]
+        return np.where(specs == LEARNER, LEARNER, self._spec_codes[np.maximum(specs, 0)]).astype(np.int8)
+
+    def _batch_seed(self, seed: int | None) -> int:
+        return int(self.np_random.integers(2**32)) if seed is None else int(seed)
+
+    # ------------------------------------------------------------------ gymnasium API
+    def reset(self, *, seed: int | None = None, options: dict | None = None):
+        """Start a fresh session at every table; ``seed`` seeds the draws and table ``i``'s cards
+        (``table_seed(seed, i)``). Returns the learner observations and ``{"seat": ...}``."""
+        if seed is not None:
+            if isinstance(seed, bool) or not isinstance(seed, numbers.Integral) or not 0 <= seed < 2**32:
+                raise ValueError(f"seed={seed!r} is out of range; allowed: an int 0..2**32-1 or None "
+                                 "(one seed seeds every table)")
+            self._np_random, self._np_random_seed = seeding.np_random(int(seed))
+            self._sessions[:] = 0
+            self._seat_agents = {}
+        if options:
+            raise ValueError(f"options={options!r} is not supported; allowed: None")
+        self._draw_tables(self._rows)
+        self.batch.seat_policies[:] = self._seat_codes(self._rows)
+        self.batch.reset(self._batch_seed(seed))
+        self._after_start(self._rows)
+        self._skipped[:] = 0
+        self._settle(np.zeros(0, dtype=np.int64), _Ends(self.num_envs))  # external seats move first
+        self._started = True
+        return self._observations(), {"seat": self.learner.copy(), "_seat": np.ones(self.num_envs, dtype=bool)}
+
+    def step(self, actions):
+        """One learner decision at every table (opponents move inside); see the module docstring."""
+        if not self._started:
+            raise RuntimeError("step() called before reset()")
+        chosen = np.asarray(actions)
+        if chosen.shape != (self.num_envs,) or not np.issubdtype(chosen.dtype, np.integer):
+            raise ValueError(f"actions must be {self.num_envs} action ids (an int array of shape "
+                             f"({self.num_envs},)); got {chosen.dtype} of shape {chosen.shape}")
+        masks = self.batch.action_masks
+        illegal = (chosen < 0) | (chosen >= NUM_ACTIONS)
+        illegal[~illegal] = masks[self._rows[~illegal], chosen[~illegal]] == 0
+        if illegal.any():  # the lowest legal action instead, as SingleAgentEnv does
+            chosen = np.where(illegal, np.argmax(masks, axis=1), chosen)
+        self._decided[:] = True
+        self.batch.step(chosen)
+        self._pending += self.batch.rewards[self._rows, self.learner]
+        ends = _Ends(self.num_envs)
+        self._settle(self._finished(self._rows, ends), ends)
+        # Finished tables return their session's last reward; the others everything since the last decision.
+        # A finished table's _pending already belongs to its next session (stakes, opponents' moves).
+        rewards = np.where(ends.ended, ends.reward, self._pending).astype(np.float64) * self.reward_scale
+        self._pending[~ends.ended] = 0
+        everywhere = np.ones(self.num_envs, dtype=bool)
+        infos: dict[str, Any] = {"seat": self.learner.copy(), "_seat": everywhere,
+                                 "illegal_action": illegal, "_illegal_action": everywhere.copy()}
+        if ends.ended.any():
+            infos.update(self._final_infos(ends))
+        return self._observations(), rewards, ends.ended, np.zeros(self.num_envs, dtype=bool), infos
+
+    # ------------------------------------------------------------------ the hot path
+    def _finished(self, touched: np.ndarray, ends: _Ends) -> np.ndarray:
+        """After a batch step of ``touched``: record the sessions that ended there; return those tables."""
+        done = touched[self.batch.done[touched]]
+        if len(done):
+            reported = done[self._decided[done]]  # a session without a learner decision is skipped, unreported
+            if len(reported):
+                ends.add(reported, self)
+            self._skipped[done] = np.where(self._decided[done], 0, self._skipped[done] + 1)
+            if self._skipped[done].max() >= _MAX_EMPTY_SESSIONS:
+                raise RuntimeError(f"the learner had no decision in {_MAX_EMPTY_SESSIONS} sessions in a row")
+        return done
+
+    def _settle(self, finished: np.ndarray, ends: _Ends) -> None:
+        """Restart finished tables and play external opponents until every table waits on its learner."""
+        while True:
+            if len(finished):
+                self._start(finished)
+            waiting = np.flatnonzero(self.specs[self._rows, self.batch.to_act] != LEARNER)
+            if not len(waiting):
+                return
+            self._play_external(waiting)
+            finished = self._finished(waiting, ends)
+
+    def _start(self, tables: np.ndarray) -> None:
+        """Draw the next session's seats at ``tables`` and start it (compiled seats play up to a caller's seat)."""
+        self._draw_tables(tables)
+        self.batch.seat_policies[tables] = self._seat_codes(tables)
+        self.batch.restart(tables)
+        self._after_start(tables)
+
+    def _after_start(self, tables: np.ndarray) -> None:
+        """A session just started at ``tables``: its learner has not decided, nothing is counted yet (the
+        batch reports what was paid before a table's first call in that call, counted from the stakes)."""
+        self._decided[tables] = False
+        self._pending[tables] = 0
+
+    def _play_external(self, waiting: np.ndarray) -> None:
+        """One decision at every table in ``waiting`` by its external opponent: one forward pass per agent."""
+        batch = self.batch
+        seats = batch.to_act[waiting]
+        spec_ids = self.specs[waiting, seats]
+        chosen = np.empty(len(waiting), dtype=np.int64)
+        for spec_id in np.unique(spec_ids):
+            rows = np.flatnonzero(spec_ids == spec_id)
+            tables = waiting[rows]
+            agent = self._agents.get(int(spec_id))
+            if agent is not None:
+                chosen[rows] = agent.act_batch(batch.observations[tables], batch.action_masks[tables])
+            else:
+                for row, table in zip(rows, tables):
+                    agent = self._seat_agent(int(spec_id), int(table), int(seats[row]))
+                    chosen[row] = agent.act({"observation": batch.observations[table].copy(),
+                                             "action_mask": batch.action_masks[table].copy()})
+        batch.step(chosen, tables=waiting)
+        self._pending[waiting] += batch.rewards[waiting, self.learner[waiting]]
+
+    def _observations(self) -> np.ndarray:
+        return self.batch.observations.copy() if self.copy else self.batch.observations
+
+    def action_masks(self) -> np.ndarray:
+        """``(num_envs, 79)`` bool: the learner's legal actions at each table (sb3-contrib reads it)."""
+        return self.batch.action_masks.astype(bool)
+
+    def _final_infos(self, ends: _Ends) -> dict[str, Any]:
+        """``final_obs`` and ``final_info`` in Gymnasium's SAME_STEP layout (arrays with ``_`` masks)."""
+        ended = ends.ended
+        final_obs = np.full(self.num_envs, None, dtype=object)
+        opponents = np.full(self.num_envs, None, dtype=object)
+        for i in np.flatnonzero(ended):
+            final_obs[i] = ends.obs[i]
+            opponents[i] = [self._spec_names[s] for s in ends.specs[i] if s != LEARNER]
+        chips = np.where(ended, ends.results[self._rows, ends.seat], 0).astype(np.float64)
+        info = {"chips": chips, "deals": np.where(ended, self.rules.num_deals, 0), "seat": ends.seat,
+                "results": ends.results, "opponents": opponents}
+        for key in list(info):
+            info[f"_{key}"] = ended
+        return {"final_obs": final_obs, "_final_obs": ended, "final_info": info, "_final_info": ended}
+
+    def close_extras(self, **kwargs: Any) -> None:
+        self._agents, self._seat_agents = {}, {}
+
+
+class _Ends:
+    """The sessions that ended during one step: which tables, their last reward and final state."""
+
+    def __init__(self, tables: int) -> None:
+        self.ended = np.zeros(tables, dtype=bool)
+        self.reward = np.zeros(tables, dtype=np.int64)
+        self.obs: np.ndarray | None = None
+
+    def add(self, tables: np.ndarray, env: VectorEnv) -> None:
+        if self.obs is None:
+            self.obs = np.zeros((len(self.ended), FLAT_SIZE), dtype=np.float32)
+            self.results = np.zeros((len(self.ended), env.n), dtype=np.int64)
+            self.seat = np.zeros(len(self.ended), dtype=np.int64)
+            self.specs = np.full((len(self.ended), env.n), LEARNER, dtype=np.int64)
+        seats = env.learner[tables]
+        self.ended[tables] = True
+        self.reward[tables] = env._pending[tables]
+        self.obs[tables] = env.batch.final_observations[tables, seats]
+        self.results[tables] = env.batch.results[tables]
+        self.seat[tables] = seats
+        self.specs[tables] = env.specs[tables]
+
+
+def _check_options(num_envs, opponents, seat, snapshots, fraction, scale, seed, players) -> None:
+    """One-line ValueErrors naming the allowed values (the rules are checked by make_rules)."""
+    if isinstance(num_envs, bool) or not isinstance(num_envs, numbers.Integral) or num_envs < 1:
+        raise ValueError(f"num_envs={num_envs!r} is out of range; allowed: an int >= 1")
+    if isinstance(opponents, str) or not opponents:
+        raise ValueError(f"opponents={opponents!r} must be a non-empty list of agent names, e.g. ['control']")
+    if seat not in SEAT_MODES and not (isinstance(seat, numbers.Integral) and not isinstance(seat, bool)
+                                       and 0 <= seat < players):
+        raise ValueError(f"seat={seat!r} is unknown; allowed: {', '.join(SEAT_MODES)} or a seat 0..{players - 1}")
+    if isinstance(snapshots, str):
+        raise ValueError(f"snapshots={snapshots!r} must be a list of saved-agent paths, not one string")
+    if isinstance(fraction, bool) or not isinstance(fraction, numbers.Real) or not 0.0 <= fraction <= 1.0:
+        raise ValueError(f"snapshot_fraction={fraction!r} is out of range; allowed: 0.0..1.0")
+    if isinstance(scale, bool) or not isinstance(scale, numbers.Real) or not scale > 0:
+        raise ValueError(f"reward_scale={scale!r} is out of range; allowed: a number > 0")
+    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, numbers.Integral) or seed < 0):
+        raise ValueError(f"seed={seed!r} is not allowed; allowed: None or an int >= 0")
