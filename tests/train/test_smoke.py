@@ -65,10 +65,25 @@ def test_measure_command_reads_the_rules_from_the_file(trained, capsys):
 
 
 def test_warm_start_report(trained):
+    """The imitation lowers its loss, and the policy agrees with its teacher well above chance: a uniform
+    choice among the legal actions of the same decisions (collected again from the same seed) agrees at
+    rate ``chance`` with standard deviation ``sd``; the report must be 4 sd above it."""
     import json
 
+    import numpy as np
+
+    from newmarket_env.train.config import load_config
+    from newmarket_env.train.imitate import collect
+
     report = json.loads((trained / "pretrain.json").read_text())
-    assert report["teacher"] == "greedy" and report["samples"] >= 200 and 0.0 <= report["agreement"] <= 1.0
+    config = load_config(TINY)
+    demos = collect(config.env.variant, config.env.num_players, config.env.rules, config.pretrain.teacher,
+                    config.opponents.baselines, config.pretrain.samples, config.env.reward_scale, seed=config.run.seed)
+    assert report["teacher"] == "greedy" and report["samples"] == len(demos.actions) >= 200
+    p = 1.0 / demos.masks.sum(axis=1)
+    chance, sd = float(p.mean()), float(np.sqrt((p * (1 - p)).sum()) / len(p))
+    assert report["agreement"] > chance + 4 * sd
+    assert report["losses"][-1] < report["losses"][0]
 
 
 def test_ship_writes_a_half_size_agent_that_loads(trained, tmp_path):
