@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import importlib.util
+import inspect
 import os
 import sys
 import types
@@ -24,6 +26,15 @@ DELEGATED = {
     "bench": ("newmarket_env.eval.bench.cli", "measure the speed of the engine and the env", "eval"),
     "serve": ("newmarket_env.web.cli", "the web app: play, watch and replay in a browser (127.0.0.1)", "web"),
 }
+# Python modules each delegated command needs beyond the env's own dependencies (checked before it runs,
+# so a missing one is named with its extra at once, not after an hour of training).
+NEEDS = {
+    "tournament": ("rich", "openskill", "matplotlib"),
+    "train": ("torch", "stable_baselines3", "sb3_contrib", "yaml", "matplotlib", "tensorboard", "tqdm", "rich"),
+    "bench": ("openskill",),
+}
+# Exit codes of every newmarket command: 0 done, 1 failed while running (or a needed extra is not
+# installed), 2 bad input (nothing was done), 130 interrupted.
 EXIT_BAD_INPUT = 2
 EXIT_NOT_AVAILABLE = 1
 EXIT_INTERRUPTED = 130
@@ -40,11 +51,14 @@ def build_parser() -> OneLineParser:
     """The parser of ``newmarket`` and of its own subcommands (play, replay)."""
     from newmarket_env.play.arguments import add_play_parser, add_replay_parser, add_watch_parser
 
+    from newmarket_env import __version__
+
     parser = OneLineParser(
         prog="newmarket",
         description="Newmarket, Michigan, Newbury and other stops card games: play, watch, train and compare agents.",
         epilog="Run 'newmarket COMMAND --help' for the options of a command.",
     )
+    parser.add_argument("--version", action="version", version=f"newmarket {__version__}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
     add_play_parser(commands)
     add_replay_parser(commands)
@@ -54,9 +68,26 @@ def build_parser() -> OneLineParser:
     return parser
 
 
+def print_error(prog: str, message: str) -> None:
+    """The one error line every newmarket command prints: ``newmarket COMMAND: error: MESSAGE``."""
+    print(f"{prog}: error: {message}", file=sys.stderr)
+
+
 def _fail(command: str, message: str, code: int = EXIT_BAD_INPUT) -> int:
-    print(f"newmarket {command}: error: {message}", file=sys.stderr)
+    print_error(f"newmarket {command}", message)
     return code
+
+
+def _missing_modules(names: Sequence[str]) -> list[str]:
+    missing = []
+    for name in names:
+        try:
+            found = importlib.util.find_spec(name) is not None
+        except (ImportError, ValueError):  # a broken or blocked module counts as missing
+            found = False
+        if not found:
+            missing.append(name)
+    return missing
 
 
 def _delegate(command: str, argv: list[str]) -> int:
@@ -76,7 +107,17 @@ def _delegate(command: str, argv: list[str]) -> int:
     parser.prog = f"newmarket {command}"
     parser.error = types.MethodType(OneLineParser.error, parser)
     parser.parse_args(argv)  # exits 0 after --help, 2 after a bad option
-    return int(module.main(argv) or 0)
+    missing = _missing_modules(NEEDS.get(command, ()))
+    if missing:
+        return _fail(command, f"needs the Python module{'s' * (len(missing) > 1)} {', '.join(missing)}, not "
+                     f"installed: pip install 'newmarket-env[{extra}]'", EXIT_NOT_AVAILABLE)
+    # Their errors carry the same prefix as ours (``newmarket train: error: ...``).
+    takes_prog = "prog" in inspect.signature(module.main).parameters
+    try:
+        return int((module.main(argv, prog=parser.prog) if takes_prog else module.main(argv)) or 0)
+    except ModuleNotFoundError as err:  # an optional module imported late that NEEDS does not list
+        return _fail(command, f"needs the Python module {err.name!r}: pip install 'newmarket-env[{extra}]'",
+                     EXIT_NOT_AVAILABLE)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

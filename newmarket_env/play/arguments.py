@@ -19,7 +19,7 @@ examples:
 at a decision, answer with the number of a choice or its words ("2", "4C", "pass", "bid 3");
 "?" shows the table again, "q" stops the session (Ctrl-D and Ctrl-C stop it too).
 
-rules parameters for --set (RULES.md; use --players for the number of players):
+rules parameters for --set (their meaning: docs/rules.md; use --players for the number of players):
   {params}
 """
 
