@@ -52,6 +52,16 @@ def test_every_source_package_is_listed(wheel):
 
 
 @pytest.mark.skipif(not compiled_available(), reason="the compiled engine is not built here (no C compiler)")
+def test_the_wheel_carries_its_license_and_type_marker(wheel):
+    names = zipfile.ZipFile(wheel).namelist()
+    assert "newmarket_env/py.typed" in names  # PEP 561
+    license_files = [n for n in names if n.endswith("/LICENSE") and ".dist-info/" in n]
+    assert license_files, names
+    assert zipfile.ZipFile(wheel).read(license_files[0]).decode().startswith("MIT License")
+    metadata = zipfile.ZipFile(wheel).read(next(n for n in names if n.endswith(".dist-info/METADATA"))).decode()
+    assert "License-Expression: MIT" in metadata and "License-File: LICENSE" in metadata
+
+
 def test_the_wheel_carries_the_compiled_engine(wheel):
     """Where this install has the compiled engine, a wheel built from the sources has it too."""
     names = zipfile.ZipFile(wheel).namelist()
