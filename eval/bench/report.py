@@ -6,6 +6,7 @@ from newmarket_env.eval.bench.suite import REFERENCE_PEERS, BenchResult
 
 SHORT_PEER = {"texas_holdem_v4": "x holdem", "connect_four_v3": "x connect4", "hearts": "x hearts"}
 RATE_HEADERS = ["workload", "decisions/s", "sessions/s", "decisions/session"]
+PIPE_WIDTH = 1000  # columns a table may take when printed to a pipe or a file (never cut)
 
 
 def _rate(value: float) -> str:
@@ -56,6 +57,10 @@ def print_report(result: BenchResult) -> None:
         print(markdown(result))
         return
     console = Console()
+    if not console.is_terminal:
+        # A pipe or a file: rich would squeeze the tables into 80 columns and cut the names ("engine (com…").
+        # Nobody's screen to fit there: as wide as the tables need.
+        console = Console(width=PIPE_WIDTH)
     for title, headers, rows in [("decisions and sessions per second", *rate_rows(result))] + other_tables(result):
         if not rows:
             continue
