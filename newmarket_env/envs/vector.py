@@ -228,8 +228,6 @@ class VectorEnv(GymVectorEnv):
         specs[np.arange(k), learner] = LEARNER
         self.learner[tables] = learner
         self.specs[tables] = specs
-        self._pending[tables] = 0
-        self._decided[tables] = False
         external = (specs != LEARNER) & (self._spec_codes[np.maximum(specs, 0)] == EXTERNAL)
         for table, seat in zip(*np.nonzero(external)):  # rare: per-seat agents start a session
             spec_id = int(specs[table, seat])
