@@ -95,7 +95,9 @@ def map_on_ray(function: Callable[[Any, Any], Any], shared: Any, items: Sequence
 
     started_here = not ray.is_initialized()
     if started_here:
-        kwargs = {"num_cpus": num_cpus} if address is None else {"address": address}
+        # "local": a new private instance even when a `ray start` cluster runs on this machine
+        # (plain ray.init() would join that one).
+        kwargs = {"address": "local", "num_cpus": num_cpus} if address is None else {"address": address}
         ray.init(**kwargs, include_dashboard=False, log_to_driver=False, configure_logging=False)
     try:
         return _run_tasks(ray, function, shared, items, on_result)

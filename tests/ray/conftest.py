@@ -1,4 +1,7 @@
-"""A real local Ray cluster of two nodes on this machine (``ray.cluster_utils.Cluster``), one per test module.
+"""A real local Ray cluster of two nodes on this machine (``ray.cluster_utils.Cluster``), one per test process.
+
+Session-scoped: starting a cluster takes 15-40 s here, and xdist would otherwise start one per module
+on each worker. Tests that change the cluster (a node added, then removed) leave it as they found it.
 
 Each node gets one CPU and a small object store: the machine has two cores. Modules that need Ray
 start with ``pytest.importorskip("ray")``, so they skip (with the reason) only where Ray is not installed.
@@ -10,7 +13,7 @@ import pytest
 OBJECT_STORE_BYTES = 80 * 1024 * 1024
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def ray_cluster():
     """A head node and one worker node, one CPU each, with this process connected as the driver."""
     import ray

@@ -80,3 +80,15 @@ def test_cli_joins_a_running_cluster_by_address_and_writes_the_local_files(ray_c
     assert joined.returncode == 0, joined.stderr
     assert (tmp_path / "ray" / "games.csv").read_text() == (tmp_path / "local" / "games.csv").read_text()
     assert ray.cluster_resources().get("CPU") == 2  # the cluster the CLI joined is still up
+
+
+@pytest.mark.slow
+def test_cli_without_an_address_starts_a_private_ray_and_stops_it(tmp_path):
+    common = ["--agents", "control,random,random,lowest", "--blocks", "2", "--seed", "8", "--resamples", "50",
+              "--quiet", "--workers", "1"]
+    command = [sys.executable, "-m", "newmarket_env.eval.tournament", *common]
+    subprocess.run([*command, "--out", str(tmp_path / "local")], check=True, timeout=300)
+    private = subprocess.run([*command, "--backend", "ray", "--out", str(tmp_path / "ray")], capture_output=True,
+                             text=True, timeout=300)
+    assert private.returncode == 0, private.stderr
+    assert (tmp_path / "ray" / "games.csv").read_text() == (tmp_path / "local" / "games.csv").read_text()
