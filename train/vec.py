@@ -70,7 +70,8 @@ class SB3VecEnv(VecEnv):
             for i in np.flatnonzero(dones):
                 out[i] = {"terminal_observation": infos["final_obs"][i], "TimeLimit.truncated": False,
                           "chips": float(final["chips"][i]), "deals": int(final["deals"][i]),
-                          "seat": int(final["seat"][i]), "opponents": final["opponents"][i]}
+                          "seat": int(final["seat"][i]),
+                          "opponents": [spec for spec in final["seat_specs"][i] if spec is not None]}
         illegal = infos["illegal_action"]
         if illegal.any():
             for i in np.flatnonzero(illegal):

@@ -31,8 +31,9 @@ next session; the end of the session is in ``infos``:
   (an object array, ``None`` for tables that did not finish; ``infos["_final_obs"]``
   marks the finished ones), as Gymnasium's own vector envs give it;
 - ``infos["final_info"]``: a dict of arrays with masks (Gymnasium's layout):
-  ``chips`` (the learner's session result, unscaled), ``deals``, ``seat``,
-  ``results`` (every seat's chips) and ``opponents`` (the specs of the other seats).
+  ``chips`` (the learner's session result, unscaled), ``deals``, ``seat`` (the
+  learner's), ``results`` (every seat's chips) and ``seat_specs`` (``(num_envs,
+  players)``: who played each seat, ``None`` at the learner's, as :meth:`VectorEnv.seat_specs`).
 
 Every step's ``infos`` also holds ``seat`` (the learner's seat at each table)
 and ``illegal_action``: as in :class:`SingleAgentEnv`, an action that is not
@@ -375,13 +376,13 @@ class VectorEnv(GymVectorEnv):
         """``final_obs`` and ``final_info`` in Gymnasium's SAME_STEP layout (arrays with ``_`` masks)."""
         ended = ends.ended
         final_obs = np.full(self.num_envs, None, dtype=object)
-        opponents = np.full(self.num_envs, None, dtype=object)
-        for i in np.flatnonzero(ended):
-            final_obs[i] = ends.obs[i]
-            opponents[i] = [self._spec_names[s] for s in ends.specs[i] if s != LEARNER]
+        for tables, rows in ends.chunks:
+            for table, row in zip(tables, rows):
+                final_obs[table] = row
         chips = np.where(ended, ends.results[self._rows, ends.seat], 0).astype(np.float64)
+        names = np.array([*self._spec_names, None], dtype=object)  # LEARNER (-1) picks the final None
         info = {"chips": chips, "deals": np.where(ended, self.rules.num_deals, 0), "seat": ends.seat,
-                "results": ends.results, "opponents": opponents}
+                "results": ends.results, "seat_specs": names[ends.specs]}
         for key in list(info):
             info[f"_{key}"] = ended
         return {"final_obs": final_obs, "_final_obs": ended, "final_info": info, "_final_info": ended}
@@ -391,23 +392,26 @@ class VectorEnv(GymVectorEnv):
 
 
 class _Ends:
-    """The sessions that ended during one step: which tables, their last reward and final state."""
+    """The sessions that ended during one step: which tables, their last reward and final state.
+
+    Final observations are kept as the few rows that ended (not a full ``(N, 936)``
+    array per step): a step ends a session at only a few tables.
+    """
 
     def __init__(self, tables: int) -> None:
         self.ended = np.zeros(tables, dtype=bool)
         self.reward = np.zeros(tables, dtype=np.int64)
-        self.obs: np.ndarray | None = None
+        self.chunks: list[tuple[np.ndarray, np.ndarray]] = []  # (tables, their learner's final observations)
 
     def add(self, tables: np.ndarray, env: VectorEnv) -> None:
-        if self.obs is None:
-            self.obs = np.zeros((len(self.ended), FLAT_SIZE), dtype=np.float32)
+        if not self.chunks:
             self.results = np.zeros((len(self.ended), env.n), dtype=np.int64)
             self.seat = np.zeros(len(self.ended), dtype=np.int64)
             self.specs = np.full((len(self.ended), env.n), LEARNER, dtype=np.int64)
         seats = env.learner[tables]
         self.ended[tables] = True
         self.reward[tables] = env._pending[tables]
-        self.obs[tables] = env.batch.final_observations[tables, seats]
+        self.chunks.append((tables, env.batch.final_observations[tables, seats]))  # fancy indexing: a copy
         self.results[tables] = env.batch.results[tables]
         self.seat[tables] = seats
         self.specs[tables] = env.specs[tables]

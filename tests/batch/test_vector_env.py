@@ -140,6 +140,7 @@ def test_learner_sees_what_single_agent_semantics_give(tmp_path, variant, player
                 assert list(final["results"][i]) == result, where
                 assert final["chips"][i] == result[ref.learner] and final["seat"][i] == ref.learner, where
                 assert final["deals"][i] == rules.num_deals, where
+                assert list(final["seat_specs"][i]) == ref.specs, where
                 ref.start(int(env.learner[i]), env.seat_specs(i))
             check_learner_view(env, i, ref, where)
             np.testing.assert_array_equal(obs[i], env.batch.observations[i], err_msg=where)
@@ -193,7 +194,7 @@ def test_same_seed_same_run_and_gymnasium_info_layout():
     assert env.observation_space.shape == (5, FLAT_SIZE) and env.observation_space.dtype == np.float32
     assert env.single_action_space.n == NUM_ACTIONS
     ends = [info for _o, _r, term, _t, infos in first[1:] for info, done in zip(infos, term) if done]
-    assert ends and all(set(info["final_info"]) >= {"chips", "deals", "seat", "results", "opponents"} for info in ends)
+    assert ends and all(set(info["final_info"]) >= {"chips", "deals", "seat", "results", "seat_specs"} for info in ends)
     assert all(env.observation_space.contains(step[0]) for step in first)
 
 

@@ -62,6 +62,9 @@ def test_step_contract_against_the_vector_env():
                 assert infos[i]["chips"] == t_infos["final_info"]["chips"][i]
                 assert infos[i]["deals"] == 4 and infos[i]["seat"] == t_infos["final_info"]["seat"][i]
                 assert infos[i]["TimeLimit.truncated"] is False
+                specs = list(t_infos["final_info"]["seat_specs"][i])
+                assert specs[infos[i]["seat"]] is None and infos[i]["opponents"] == [s for s in specs if s]
+                assert len(infos[i]["opponents"]) == 3 and set(infos[i]["opponents"]) <= {"control", "greedy"}
                 assert not np.array_equal(infos[i]["terminal_observation"], obs[i])
             else:
                 assert "terminal_observation" not in infos[i]
