@@ -67,3 +67,9 @@ def test_the_wheel_carries_the_compiled_engine(wheel):
     names = zipfile.ZipFile(wheel).namelist()
     assert any(n.startswith("newmarket_env/engine/_fast.") and n.endswith((".so", ".pyd")) for n in names), \
         "the wheel has no compiled engine: is Cython installed and a C compiler present?"
+
+
+def test_the_web_page_is_in_the_wheel(wheel):
+    """newmarket serve reads its page from the package: a wheel without it would serve nothing."""
+    names = zipfile.ZipFile(wheel).namelist()
+    assert "newmarket_env/web/static/index.html" in names
