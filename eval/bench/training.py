@@ -1,0 +1,159 @@
+"""Training workloads: the vector env with compiled opponents, and MaskablePPO end to end on both pipelines.
+
+- ``vector_env newmarket control``: learner decisions per second of
+  :class:`~newmarket_env.envs.vector.VectorEnv` (``TABLES`` compiled tables,
+  three compiled ``control`` opponents each), a random legal learner action
+  drawn for all tables in one numpy call. A decision is one learner step.
+- ``ppo newmarket batch`` and ``ppo newmarket single_agent``: MaskablePPO
+  (collection plus updates) with the network, opponents and PPO settings of
+  ``configs/newmarket_ppo.yaml`` (a snapshot of the initial policy in the pool,
+  so ``snapshot_fraction`` of the opponent seats are network snapshots, as in a
+  run after its first snapshot), on the batch adapter (``PPO_TABLES`` tables) and
+  on the ``SingleAgentEnv`` pipeline (``DummyVecEnv`` of ``run.n_envs`` envs, as
+  shipped). Both keep the config's minibatch size and epochs, so both run the
+  same number of gradient steps per learner decision (the batch row collects
+  ``PPO_TABLES * PPO_STEPS`` decisions a rollout, the other ``n_envs * n_steps``).
+  One call of a player is one rollout and its update.
+"""
+
+from __future__ import annotations
+
+import statistics
+import tempfile
+from pathlib import Path
+
+import numpy as np
+
+from newmarket_env.eval.bench.ours import PLAYERS
+
+TABLES = 256        # tables of the vector env row
+STEPS_PER_CALL = 32  # learner steps at every table per timed call
+PPO_TABLES = 256    # tables of the batch PPO row
+PPO_STEPS = 32      # rollout steps per table of the batch PPO row (PPO_TABLES * PPO_STEPS decisions a rollout)
+CONFIG = "configs/newmarket_ppo.yaml"
+
+
+def _compiled_or_why():
+    from newmarket_env.envs.vector import compiled_batch
+
+    try:
+        compiled_batch()
+    except RuntimeError as err:
+        return f"skipped: {err}"
+    return None
+
+
+def vector_control():
+    """Learner decisions/s of the vector env against compiled ``control`` opponents."""
+    why = _compiled_or_why()
+    if why:
+        return None, why
+    from newmarket_env import vector_env
+
+    env = vector_env(variant="newmarket", num_players=PLAYERS, num_envs=TABLES, opponents=["control"], copy=False,
+                     seed=0)
+    env.reset(seed=0)
+    rng = np.random.default_rng(0)
+
+    def play(seed: int) -> tuple[int, int]:
+        sessions = 0
+        for _ in range(STEPS_PER_CALL):
+            # a uniform legal action at every table: the argmax of uniform noise over the legal entries
+            actions = np.argmax(env.batch.action_masks * rng.random((TABLES, 79), dtype=np.float32), axis=1)
+            sessions += int(env.step(actions)[2].sum())
+        return TABLES * STEPS_PER_CALL, max(sessions, 1)
+
+    return play, f"{PLAYERS} players, {TABLES} tables, 3 compiled control opponents; decisions = learner steps"
+
+
+def _shipped_config():
+    from newmarket_env.train.config import load_config
+
+    path = Path(CONFIG)
+    return load_config(path) if path.is_file() else None
+
+
+def _ppo_player(vec, config, rollout: int):
+    """One rollout plus its update per call, on ``vec``, with the config's network and a snapshot in the pool."""
+    import torch
+
+    from newmarket_env.rules import make_rules
+    from newmarket_env.train.export import export_agent
+    from newmarket_env.train.run import build_model
+
+    torch.set_num_threads(config.run.torch_threads)
+    folder = tempfile.TemporaryDirectory(prefix="bench_ppo_")  # lives as long as the player
+    model = build_model(config, vec, Path(folder.name))
+    rules = make_rules(config.env.variant, config.env.num_players, **config.env.rules)
+    path = Path(folder.name) / "snapshot_0.npz"
+    export_agent(model, str(path), rules, config.env.variant, config.ppo.activation, {"steps": 0})
+    vec.env_method("set_snapshots", [str(path)])
+    vec.seed(config.run.seed)
+    fresh = [True]
+
+    def play(seed: int, _keep=folder) -> tuple[int, int]:
+        model.learn(total_timesteps=rollout, reset_num_timesteps=fresh.pop() if fresh else False)
+        return rollout, 1
+
+    return play
+
+
+def ppo_batch():
+    """MaskablePPO end to end on the batch adapter (the shipped config's network and opponents)."""
+    why = _compiled_or_why()
+    config = _shipped_config()
+    if why or config is None:
+        return None, why or f"skipped: {CONFIG} not found (run from the repository root)"
+    import dataclasses
+
+    from newmarket_env.train.run import build_vec_env
+
+    run = dataclasses.replace(config.run, n_envs=PPO_TABLES, vec_env="batch")
+    config = dataclasses.replace(config, run=run, ppo=dataclasses.replace(config.ppo, n_steps=PPO_STEPS))
+    play = _ppo_player(build_vec_env(config), config, PPO_TABLES * PPO_STEPS)
+    return play, (f"{CONFIG} network/opponents/PPO, {PPO_TABLES} tables x {PPO_STEPS} steps a rollout; "
+                  "session = one rollout and its update")
+
+
+def ppo_single_agent():
+    """MaskablePPO end to end on the SingleAgentEnv pipeline as shipped (DummyVecEnv)."""
+    config = _shipped_config()
+    if config is None:
+        return None, f"skipped: {CONFIG} not found (run from the repository root)"
+    import dataclasses
+
+    from newmarket_env.train.run import build_vec_env
+
+    config = dataclasses.replace(config, run=dataclasses.replace(config.run, vec_env="dummy"))
+    rollout = config.run.n_envs * config.ppo.n_steps
+    play = _ppo_player(build_vec_env(config), config, rollout)
+    return play, (f"{CONFIG} as shipped: {config.run.n_envs} SingleAgentEnv x {config.ppo.n_steps} steps a rollout; "
+                  "session = one rollout and its update")
+
+
+#: Rows of this module, in table order: name -> (group, factory), as ``extras.EXTRAS``.
+TRAINING_ROWS = {
+    "vector_env newmarket control": ("vector_env", vector_control),
+    "ppo newmarket batch": ("ppo", ppo_batch),
+    "ppo newmarket single_agent": ("ppo", ppo_single_agent),
+}
+VECTOR_GOAL = 100_000  # learner decisions/s of the vector env against compiled control (issue 11)
+PPO_GOAL = 10.0        # MaskablePPO on the batch over the SingleAgentEnv pipeline, same run (issue 11)
+
+
+def training_targets(result) -> list:
+    """The issue-11 goals of these rows that ``result`` (a BenchResult) measured."""
+    from newmarket_env.eval.bench.suite import Target
+
+    found = []
+    vector = result.row("vector_env newmarket control")
+    if vector:
+        value = vector.decisions_per_s
+        found.append(Target("vector env newmarket 4p vs compiled control, learner decisions/s", value,
+                            f">= {VECTOR_GOAL:,}", value >= VECTOR_GOAL))
+    batch, single = result.row("ppo newmarket batch"), result.row("ppo newmarket single_agent")
+    if batch and single:
+        value = statistics.median(b[0] / s[0] for b, s in zip(batch.repeats, single.repeats))
+        found.append(Target("MaskablePPO end to end, batch / SingleAgentEnv pipeline", value, f">= {PPO_GOAL:g}x",
+                            value >= PPO_GOAL))
+    return found
