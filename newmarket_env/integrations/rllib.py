@@ -248,7 +248,9 @@ class SelfPlay(RLlibCallback):
         checked = illegal = 0
         for chunk in [*(prev_episode_chunks or []), episode]:
             for single in chunk.agent_episodes.values():
-                actions = np.asarray(single.get_actions()).reshape(-1)
+                actions = np.asarray(single.get_actions(), dtype=np.int64).reshape(-1)
+                if not len(actions):  # an agent that never acted in this chunk
+                    continue
                 masks = _masks_of(single.get_observations())[: len(actions)]
                 taken = masks[np.arange(len(actions)), actions]
                 checked += len(actions)

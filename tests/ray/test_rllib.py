@@ -114,6 +114,34 @@ def test_mapping_puts_the_learner_in_exactly_one_seat_of_every_episode():
     assert set(seats) == {0, 1, 2, 3}
 
 
+@pytest.mark.parametrize("forged_step", [None, 2])
+def test_mask_audit_counts_every_recorded_action_and_finds_one_outside_its_mask(forged_step):
+    # A real RLlib episode of a whole session; at forged_step the episode records another action than the
+    # one the env took (one its mask forbids), as RLlib's stale chunk-end transitions do.
+    from ray.rllib.env.multi_agent_episode import MultiAgentEpisode
+    from ray.rllib.utils.metrics.metrics_logger import MetricsLogger
+
+    env = NewmarketMultiAgentEnv({"num_deals": 1})
+    obs, infos = env.reset(seed=3)
+    episode = MultiAgentEpisode(observation_space=env.observation_spaces, action_space=env.action_spaces)
+    episode.add_env_reset(observations=obs, infos=infos)
+    steps = 0
+    while True:
+        (agent, seen), = obs.items()
+        action = int(np.flatnonzero(seen[MASK_KEY])[0])
+        recorded = int(np.flatnonzero(seen[MASK_KEY] == 0)[0]) if steps == forged_step else action
+        obs, rewards, terminated, truncated, infos = env.step({agent: action})
+        episode.add_env_step(observations=obs, actions={agent: recorded}, rewards=rewards, infos=infos,
+                             terminateds=terminated, truncateds=truncated)
+        steps += 1
+        if terminated["__all__"]:
+            break
+    log = MetricsLogger()
+    integration.SelfPlay().on_episode_end(episode=episode, metrics_logger=log, env_index=0)
+    assert log.peek(integration.CHECKED_METRIC) == steps > 3
+    assert log.peek(integration.ILLEGAL_METRIC) == (0 if forged_step is None else 1)
+
+
 @pytest.fixture(scope="module")
 def example():
     spec = importlib.util.spec_from_file_location("rllib_self_play", EXAMPLE)
