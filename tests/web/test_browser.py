@@ -83,7 +83,7 @@ def _not_blank(page, name: str) -> None:
 
     png = page.screenshot(full_page=True)
     pixels = np.asarray(Image.open(BytesIO(png)).convert("RGB"))
-    colours = len(np.unique(pixels.reshape(-1, 3), axis=0))
+    colours = len(np.unique(pixels.reshape(-1, 3).astype(np.int32) @ np.array([65536, 256, 1], dtype=np.int32)))
     assert colours > 100 and pixels.std() > 20, (colours, pixels.std())
     felt = np.all(np.abs(pixels.astype(int) - (31, 107, 58)) < 40, axis=-1).mean()
     assert felt > 0.05, felt
