@@ -89,3 +89,10 @@ def test_replay_gif_bad_folder_is_one_line(tmp_path, capsys):
     source.write_text(json.dumps(_direct_session(1, 1)))
     assert cli.main(["replay", str(source), "--gif", str(tmp_path / "missing" / "x.gif")]) == 2
     assert "the folder" in capsys.readouterr().err
+
+
+def test_watch_table_draws_the_seats_view_before_each_decision(capsys):
+    assert cli.main(["watch", "--seed", "3", "--seat", "2", "--table", "--set", "num_deals=1"]) == 0
+    out = capsys.readouterr().out
+    tables = out.count("-- you are player_2 --")
+    assert tables > 0 and tables == out.count("your hand\n")

@@ -240,3 +240,11 @@ def test_the_store_keeps_the_newest_games():
     ids = [client.post("/api/games", json={"mode": "watch", "seed": k}).json()["id"] for k in range(3)]
     assert client.get(f"/api/games/{ids[0]}").status_code == 404
     assert all(client.get(f"/api/games/{key}").status_code == 200 for key in ids[1:])
+
+
+def test_stakes_are_offered_in_the_terminals_words(client):
+    view = client.post("/api/games", json={"mode": "play", "seed": 3, "seat": 1,
+                                           "rules": {"stake_mode": "choose", "num_deals": 1}}).json()
+    decision = view["decision"]
+    assert decision["kind"] == "stake" and decision["question"].startswith("Place a stake chip on a boodle")
+    assert [c["text"] for c in decision["choices"]] == [f"stake a chip on {card}" for card in ("AS", "KH", "QC", "JD")]
