@@ -9,8 +9,8 @@
   ``configs/newmarket_ppo.yaml`` (a snapshot of the initial policy in the pool,
   so ``snapshot_fraction`` of the opponent seats are network snapshots, as in a
   run after its first snapshot), on the batch adapter (``PPO_TABLES`` tables) and
-  on the ``SingleAgentEnv`` pipeline (``DummyVecEnv`` of ``run.n_envs`` envs, as
-  shipped). Both keep the config's minibatch size and epochs, so both run the
+  on the ``SingleAgentEnv`` pipeline the shipped agents were trained on
+  (``DummyVecEnv`` of 8 envs x 256 steps). Both keep the config's minibatch size and epochs, so both run the
   same number of gradient steps per learner decision (the batch row collects
   ``PPO_TABLES * PPO_STEPS`` decisions a rollout, the other ``n_envs * n_steps``).
   One call of a player is one rollout and its update.
@@ -30,6 +30,7 @@ TABLES = 256        # tables of the vector env row
 STEPS_PER_CALL = 32  # learner steps at every table per timed call
 PPO_TABLES = 256    # tables of the batch PPO row
 PPO_STEPS = 32      # rollout steps per table of the batch PPO row (PPO_TABLES * PPO_STEPS decisions a rollout)
+SINGLE_ENVS, SINGLE_STEPS = 8, 256  # the pipeline the shipped agents were trained on (dummy, 8 envs x 256 steps)
 CONFIG = "configs/newmarket_ppo.yaml"
 
 
@@ -124,11 +125,12 @@ def ppo_single_agent():
 
     from newmarket_env.train.run import build_vec_env
 
-    config = dataclasses.replace(config, run=dataclasses.replace(config.run, vec_env="dummy"))
-    rollout = config.run.n_envs * config.ppo.n_steps
+    run = dataclasses.replace(config.run, vec_env="dummy", n_envs=SINGLE_ENVS)
+    config = dataclasses.replace(config, run=run, ppo=dataclasses.replace(config.ppo, n_steps=SINGLE_STEPS))
+    rollout = SINGLE_ENVS * SINGLE_STEPS
     play = _ppo_player(build_vec_env(config), config, rollout)
-    return play, (f"{CONFIG} as shipped: {config.run.n_envs} SingleAgentEnv x {config.ppo.n_steps} steps a rollout; "
-                  "session = one rollout and its update")
+    return play, (f"{CONFIG} network/opponents/PPO on the shipped agents' pipeline: {SINGLE_ENVS} SingleAgentEnv "
+                  f"(dummy) x {SINGLE_STEPS} steps a rollout; session = one rollout and its update")
 
 
 #: Rows of this module, in table order: name -> (group, factory), as ``extras.EXTRAS``.

@@ -32,7 +32,7 @@ def test_ppo_rows_run_a_rollout_and_its_update(monkeypatch):
     assert "8 tables x 16 steps" in note
     play, note = training.ppo_single_agent()
     assert play(0) == (8 * 256, 1)
-    assert "8 SingleAgentEnv x 256 steps" in note
+    assert "8 SingleAgentEnv (dummy) x 256 steps" in note
 
 
 def test_ppo_rows_say_why_they_are_skipped_away_from_the_repository(monkeypatch, tmp_path):
