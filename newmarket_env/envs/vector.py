@@ -57,6 +57,7 @@ from __future__ import annotations
 
 import importlib
 import numbers
+import os
 from typing import Any, Sequence
 
 import numpy as np
@@ -146,8 +147,8 @@ class VectorEnv(GymVectorEnv):
         self._spec_codes = np.zeros(0, dtype=np.int8)
         self._agents: dict[int, Any] = {}       # spec id -> agent with act_batch (one for all tables)
         self._seat_agents: dict[tuple[int, int, int], Any] = {}  # (spec id, table, seat) -> per-seat agent
-        self.opponents = list(opponents)
-        self._opponent_ids = np.array([self._register(spec) for spec in self.opponents], dtype=np.int64)
+        self._opponent_ids = np.array([self._register(spec) for spec in opponents], dtype=np.int64)
+        self.opponents = [self._spec_names[i] for i in self._opponent_ids]
         self.snapshots: list[str] = []
         self._snapshot_ids = np.zeros(0, dtype=np.int64)
         self.set_snapshots(snapshots)
@@ -167,20 +168,22 @@ class VectorEnv(GymVectorEnv):
         self._started = False
 
     # ------------------------------------------------------------------ the pool
-    def _register(self, spec: str) -> int:
-        """The id of ``spec``, loading its agent the first time (a ValueError if it cannot be loaded)."""
+    def _register(self, spec: str | os.PathLike) -> int:
+        """The id of ``spec``, loading its agent when none is held (a ValueError if it cannot be loaded)."""
+        if isinstance(spec, os.PathLike):
+            spec = os.fspath(spec)
         if not isinstance(spec, str) or not spec:
             raise ValueError(f"opponent {spec!r} is not an agent name or a saved-agent path")
-        if spec in self._spec_names:
-            return self._spec_names.index(spec)
+        known = spec in self._spec_names
+        spec_id = self._spec_names.index(spec) if known else len(self._spec_names)
         code = self._compiled_codes.get(spec, EXTERNAL)
-        spec_id = len(self._spec_names)
-        if code == EXTERNAL:
+        if code == EXTERNAL and spec_id not in self._agents:  # new, or dropped when it left the pool
             agent = self._load(spec)  # a bad spec fails here, before anything changed
             if hasattr(agent, "act_batch"):  # one instance answers every table; others get one per seat
                 self._agents[spec_id] = agent
-        self._spec_names.append(spec)
-        self._spec_codes = np.append(self._spec_codes, np.int8(code))
+        if not known:
+            self._spec_names.append(spec)
+            self._spec_codes = np.append(self._spec_codes, np.int8(code))
         return spec_id
 
     def _load(self, spec: str, table: int | None = None, seat: int | None = None):
@@ -198,7 +201,7 @@ class VectorEnv(GymVectorEnv):
             raise ValueError(f"snapshots={paths!r} must be a list of saved-agent paths, not one string")
         paths = list(paths)
         ids = np.array([self._register(path) for path in paths], dtype=np.int64)
-        self.snapshots, self._snapshot_ids = paths, ids
+        self.snapshots, self._snapshot_ids = [self._spec_names[i] for i in ids], ids
         self._forget_unused()
 
     def _forget_unused(self) -> None:
@@ -271,6 +274,7 @@ class VectorEnv(GymVectorEnv):
         if options:
             raise ValueError(f"options={options!r} is not supported; allowed: None")
         self._draw_tables(self._rows)
+        self._forget_unused()
         self.batch.seat_policies[:] = self._seat_codes(self._rows)
         self.batch.reset(self._batch_seed(seed))
         self._after_start(self._rows)

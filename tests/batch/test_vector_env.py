@@ -273,6 +273,12 @@ def test_set_snapshots_takes_effect_at_the_next_session(tmp_path):
     with pytest.raises(ValueError, match="not a valid newmarket_env saved agent|unknown agent"):
         env.set_snapshots([str(tmp_path / "missing.npz")])
     assert env.snapshots == [snap]
+    # a snapshot that left the pool and no table plays any more is forgotten, and reloaded when it comes back
+    env.set_snapshots([])
+    env.reset(seed=1)
+    assert snap not in [s for i in range(4) for s in env.seat_specs(i)] and not env._agents
+    env.set_snapshots([tmp_path / "s.npz"])  # a path object works as its string
+    assert env.snapshots == [snap] and list(env._agents) == [env._spec_names.index(snap)]
 
 
 def test_an_opponent_without_act_batch_plays_per_seat():
