@@ -16,7 +16,8 @@ examples:
   newmarket play --set num_deals=1 --set widow=dealer_buy --save game.json
   newmarket play --set boodles=AS,KS,QS,JS --agents random,random,random
 
-at a decision, answer with the number of a choice or its words ("2", "4C", "pass", "bid 3");
+at a decision, answer with the number of a choice or its words ("2", "4C", "lead 4C", "pass", "bid 3",
+"take", "buy", "keep"; a refused answer says why);
 "?" shows the table again, "q" stops the session (Ctrl-D and Ctrl-C stop it too).
 
 rules parameters for --set (their meaning: docs/rules.md; use --players for the number of players):
