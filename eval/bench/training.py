@@ -26,8 +26,8 @@ import numpy as np
 
 from newmarket_env.eval.bench.ours import PLAYERS
 
-TABLES = 256        # tables of the vector env row
-STEPS_PER_CALL = 32  # learner steps at every table per timed call
+TABLES = 1024       # tables of the vector env row (per-step Python work is paid once for all of them)
+STEPS_PER_CALL = 16  # learner steps at every table per timed call
 PPO_TABLES = 256    # tables of the batch PPO row
 PPO_STEPS = 32      # rollout steps per table of the batch PPO row (PPO_TABLES * PPO_STEPS decisions a rollout)
 SINGLE_ENVS, SINGLE_STEPS = 8, 256  # the pipeline the shipped agents were trained on (dummy, 8 envs x 256 steps)
@@ -75,7 +75,8 @@ def _shipped_config():
 
 
 def _ppo_player(vec, config, rollout: int):
-    """One rollout plus its update per call, on ``vec``, with the config's network and a snapshot in the pool."""
+    """``(model, play)``: one rollout plus its update per call of ``play``, on ``vec``, with the config's
+    network and a snapshot of the initial policy in the pool."""
     import torch
 
     from newmarket_env.rules import make_rules
@@ -96,7 +97,7 @@ def _ppo_player(vec, config, rollout: int):
         model.learn(total_timesteps=rollout, reset_num_timesteps=fresh.pop() if fresh else False)
         return rollout, 1
 
-    return play
+    return model, play
 
 
 def ppo_batch():
@@ -111,7 +112,7 @@ def ppo_batch():
 
     run = dataclasses.replace(config.run, n_envs=PPO_TABLES, vec_env="batch")
     config = dataclasses.replace(config, run=run, ppo=dataclasses.replace(config.ppo, n_steps=PPO_STEPS))
-    play = _ppo_player(build_vec_env(config), config, PPO_TABLES * PPO_STEPS)
+    _model, play = _ppo_player(build_vec_env(config), config, PPO_TABLES * PPO_STEPS)
     return play, (f"{CONFIG} network/opponents/PPO, {PPO_TABLES} tables x {PPO_STEPS} steps a rollout; "
                   "session = one rollout and its update")
 
@@ -128,7 +129,7 @@ def ppo_single_agent():
     run = dataclasses.replace(config.run, vec_env="dummy", n_envs=SINGLE_ENVS)
     config = dataclasses.replace(config, run=run, ppo=dataclasses.replace(config.ppo, n_steps=SINGLE_STEPS))
     rollout = SINGLE_ENVS * SINGLE_STEPS
-    play = _ppo_player(build_vec_env(config), config, rollout)
+    _model, play = _ppo_player(build_vec_env(config), config, rollout)
     return play, (f"{CONFIG} network/opponents/PPO on the shipped agents' pipeline: {SINGLE_ENVS} SingleAgentEnv "
                   f"(dummy) x {SINGLE_STEPS} steps a rollout; session = one rollout and its update")
 
@@ -159,3 +160,59 @@ def training_targets(result) -> list:
         found.append(Target("MaskablePPO end to end, batch / SingleAgentEnv pipeline", value, f">= {PPO_GOAL:g}x",
                             value >= PPO_GOAL))
     return found
+
+
+def ppo_split(vec_env: str, tables: int, steps: int, rollouts: int = 2) -> dict[str, float]:
+    """CPU ms per learner decision of MaskablePPO's collection and of its updates (timed apart), and the
+    decisions/s end to end, with the newmarket config's network and opponents on ``tables`` x ``steps``."""
+    import dataclasses
+    import time
+
+    from newmarket_env.train.run import build_vec_env
+
+    config = _shipped_config()
+    if config is None:
+        raise ValueError(f"{CONFIG} not found: run from the repository root")
+    run = dataclasses.replace(config.run, vec_env=vec_env, n_envs=tables)
+    config = dataclasses.replace(config, run=run, ppo=dataclasses.replace(config.ppo, n_steps=steps))
+    model, play = _ppo_player(build_vec_env(config), config, tables * steps)
+    spent = {"collect_rollouts": 0.0, "train": 0.0}
+    for name in spent:
+        method = getattr(model, name)
+
+        def timed(*args, _method=method, _name=name, **kwargs):
+            began = time.process_time()
+            try:
+                return _method(*args, **kwargs)
+            finally:
+                spent[_name] += time.process_time() - began
+
+        setattr(model, name, timed)
+    for seed in range(rollouts):
+        play(seed)
+    decisions = rollouts * tables * steps
+    return {"collect_ms": 1e3 * spent["collect_rollouts"] / decisions, "train_ms": 1e3 * spent["train"] / decisions,
+            "per_s": decisions / (spent["collect_rollouts"] + spent["train"])}
+
+
+def main() -> None:
+    """``python -m newmarket_env.eval.bench.training``: the figures of docs/benchmark.md's training section."""
+    import time
+
+    play, note = vector_control()
+    if play is None:
+        print(note)
+    else:
+        for _ in range(3):
+            began = time.process_time()
+            decisions, _ = play(0)
+            print(f"vector env: {decisions / (time.process_time() - began):,.0f} learner decisions/s (CPU); {note}",
+                  flush=True)
+    for vec_env, tables, steps in (("dummy", SINGLE_ENVS, SINGLE_STEPS), ("batch", 64, 32), ("batch", 256, 32)):
+        split = ppo_split(vec_env, tables, steps)
+        print(f"MaskablePPO {vec_env} {tables} x {steps}: collection {split['collect_ms']:.3f} ms, updates "
+              f"{split['train_ms']:.3f} ms a decision (CPU), {split['per_s']:,.0f} decisions/s end to end", flush=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -56,3 +56,12 @@ def test_targets_are_the_median_ratio_of_rounds_and_the_vector_rate():
     assert ppo.value == 3.0 and not ppo.met  # rounds: 3x, 2x, 12.5x -> median 3x
     result.rows = [row("ppo newmarket batch", [3000.0])]
     assert training.training_targets(result) == []
+
+
+@pytest.mark.slow
+@compiled
+def test_ppo_split_times_collection_and_updates_apart():
+    pytest.importorskip("sb3_contrib")
+    split = training.ppo_split("batch", 8, 16, rollouts=1)
+    assert split["collect_ms"] > 0 and split["train_ms"] > 0
+    assert split["per_s"] == pytest.approx(1e3 / (split["collect_ms"] + split["train_ms"]))
