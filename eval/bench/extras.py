@@ -56,7 +56,14 @@ def tournament():
     return play, f"one block of {', '.join(agents)}; workers=1; session = one game"
 
 
+def _batch():
+    from newmarket_env.eval.bench.batch import batch_player
+
+    return batch_player("newmarket")
+
+
 EXTRAS = {
+    "batch newmarket flat": ("batch", _batch),
     "single_agent newmarket": ("single_agent", single_agent),
     "tournament baselines": ("tournament", tournament),
 }

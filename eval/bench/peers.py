@@ -13,30 +13,31 @@ import random
 from newmarket_env.eval.bench.drivers import aec_random_player
 from newmarket_env.eval.bench.timing import SessionPlayer
 
-PEER_NAMES = ("texas_holdem_v4", "connect_four_v3", "hearts", "hearts+tensor")
+PEER_NAMES = ("texas_holdem_v4", "texas_holdem_v4 4p", "connect_four_v3", "hearts", "hearts+tensor")
 PeerWorkload = tuple["SessionPlayer | None", str]  # (player or None when unavailable, note)
 
 
-def classic_env_maker(name: str):
+def classic_env_maker(name: str, **kwargs):
     """A maker of PettingZoo's classic env ``name`` (wrapped as its docs make it); ImportError when missing."""
     try:
         from pettingzoo import make  # the registry API (PettingZoo >= 1.25)
     except ImportError:
-        return importlib.import_module(f"pettingzoo.classic.{name}").env
+        module = importlib.import_module(f"pettingzoo.classic.{name}")
+        return lambda: module.env(**kwargs)
     try:
-        make("aec", f"classic/{name}")  # import errors (rlcard, pygame) show here, before any timing
+        make("aec", f"classic/{name}", **kwargs)  # import errors (rlcard, pygame) show here, before any timing
     except Exception as err:
         # The registry wraps a missing dependency in its own FailedToImport, not an ImportError.
         if type(err).__name__ != "FailedToImport":
             raise
         raise ImportError(str(err).split(". You may need")[0]) from err
-    return lambda: make("aec", f"classic/{name}")
+    return lambda: make("aec", f"classic/{name}", **kwargs)
 
 
-def classic_peer(name: str, note: str) -> PeerWorkload:
+def classic_peer(name: str, note: str, **kwargs) -> PeerWorkload:
     """A PettingZoo classic env driven at random, or a skip note when its packages are missing."""
     try:
-        maker = classic_env_maker(name)
+        maker = classic_env_maker(name, **kwargs)
     except ImportError as err:
         return None, f"skipped: {err} (pip install 'newmarket-env[bench]')"
     return aec_random_player(maker), note
@@ -45,6 +46,12 @@ def classic_peer(name: str, note: str) -> PeerWorkload:
 def texas_holdem() -> PeerWorkload:
     """PettingZoo classic Texas Hold'em (limit, 2 players; needs rlcard and pygame)."""
     return classic_peer("texas_holdem_v4", "PettingZoo classic, rlcard, 2 players; session = one hand")
+
+
+def texas_holdem_4p() -> PeerWorkload:
+    """The same Hold'em at 4 players: longer hands, so less reset cost per decision than 2 players."""
+    return classic_peer("texas_holdem_v4", "PettingZoo classic, rlcard, 4 players; session = one hand",
+                        num_players=4)
 
 
 def connect_four() -> PeerWorkload:
@@ -81,6 +88,7 @@ def hearts(with_tensor: bool) -> PeerWorkload:
 
 PEERS = {
     "texas_holdem_v4": texas_holdem,
+    "texas_holdem_v4 4p": texas_holdem_4p,
     "connect_four_v3": connect_four,
     "hearts": lambda: hearts(False),
     "hearts+tensor": lambda: hearts(True),

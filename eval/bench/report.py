@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from newmarket_env.eval.bench.suite import REFERENCE_PEERS, BenchResult
 
-SHORT_PEER = {"texas_holdem_v4": "x holdem", "connect_four_v3": "x connect4", "hearts": "x hearts"}
+SHORT_PEER = {"texas_holdem_v4": "x holdem", "texas_holdem_v4 4p": "x holdem 4p", "connect_four_v3": "x connect4",
+              "hearts": "x hearts", "hearts+tensor": "x hearts+tensor"}
 RATE_HEADERS = ["workload", "decisions/s", "sessions/s", "decisions/session"]
 PIPE_WIDTH = 1000  # columns a table may take when printed to a pipe or a file (never cut)
 

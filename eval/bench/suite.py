@@ -13,7 +13,8 @@ from newmarket_env.eval.bench.peers import PEER_NAMES, PEERS, classic_env_maker
 from newmarket_env.eval.bench.timing import CLOCKS, Measurement, measure_rounds
 from newmarket_env.rules import VARIANTS
 
-REFERENCE_PEERS = ("texas_holdem_v4", "connect_four_v3", "hearts")  # ratio columns of the table
+REFERENCE_PEERS = ("texas_holdem_v4", "texas_holdem_v4 4p", "connect_four_v3", "hearts",
+                   "hearts+tensor")  # ratio columns of the table
 
 
 @dataclass
@@ -80,10 +81,18 @@ class BenchResult:
         if aec and self.row("texas_holdem_v4"):
             value = self.ratio(aec, "texas_holdem_v4")
             found.append(Target("AEC newmarket 4p flat / texas_holdem_v4", value, ">= 10x", value >= 10))
+        if aec and self.row("texas_holdem_v4 4p"):
+            value = self.ratio(aec, "texas_holdem_v4 4p")
+            found.append(Target("AEC newmarket 4p flat / texas_holdem_v4 4p", value, ">= 10x", value >= 10))
         engine = self.row("engine newmarket")
         if engine and self.row("hearts"):
             value = self.ratio(engine, "hearts")
             found.append(Target("engine newmarket / OpenSpiel hearts (no tensors)", value, ">= 1x", value >= 1))
+        batch = self.row("batch newmarket flat")
+        for peer, goal in (("hearts", 3), ("hearts+tensor", 100)):
+            if batch and self.row(peer):
+                value = self.ratio(batch, peer)
+                found.append(Target(f"batch newmarket 4p flat / OpenSpiel {peer}", value, f">= {goal}x", value >= goal))
         for figure in self.memory:
             if figure.name.startswith("newmarket"):
                 mb = figure.bytes_per_env / 1e6

@@ -40,13 +40,16 @@ cdef extern from *:
     #if defined(__GNUC__) || defined(__clang__)
     static inline int nm_popcount(unsigned long long x) { return __builtin_popcountll(x); }
     static inline int nm_lowest(unsigned long long x) { return __builtin_ctzll(x); }
+    static inline int nm_leading_zeros(unsigned int x) { return __builtin_clz(x); }
     #else
     static inline int nm_popcount(unsigned long long x) { int c = 0; while (x) { x &= x - 1; c++; } return c; }
     static inline int nm_lowest(unsigned long long x) { int i = 0; while (!(x & 1ULL)) { x >>= 1; i++; } return i; }
+    static inline int nm_leading_zeros(unsigned int x) { int i = 32; while (x) { x >>= 1; i--; } return i; }
     #endif
     """
     int nm_popcount(unsigned long long x) nogil
     int nm_lowest(unsigned long long x) nogil   # index of the lowest set bit; x != 0
+    int nm_leading_zeros(unsigned int x) nogil  # zero bits above the highest set bit; x != 0
 
 cdef enum:
     NOBODY = -1
@@ -169,6 +172,7 @@ cdef struct Table:
     uint64_t dead, played, public_dead
     uint64_t known_dead[MAX_SEATS]
     int played_by[NUM_CARDS]
+    uint64_t played_by_seat[MAX_SEATS]   # the same as one mask per seat (the observation's planes)
     int owner[NUM_CARDS]
     int last_played
     int to_act, decision, n_legal
@@ -194,6 +198,7 @@ cdef int AT_STANDING_BID = _SLOTS["standing_bid"].start, AT_HIGH_BIDDER = _SLOTS
 cdef int AT_IN_AUCTION = _SLOTS["in_auction"].start, AT_WIDOW_TAKER = _SLOTS["widow_taker"].start
 cdef int AT_DEAD_COUNT = _SLOTS["dead_count"].start, AT_OWN_PENDING = _SLOTS["own_pending"].start
 cdef int AT_DEALS_LEFT = _SLOTS["deals_left"].start
+
 cdef int OBS_SIZE = FLAT_SIZE
 cdef double CHIP_SCALE = 40.0, CHIP_CLIP = 8.0   # layout.py
 
@@ -320,16 +325,27 @@ cdef void seed_rng_u64(Rng *t, uint64_t seed) noexcept nogil:
     _init_by_array(t, key, 2 if key[1] else 1)
 
 
-cdef uint32_t _genrand(Rng *t) noexcept nogil:
+cdef void _twist(Rng *t) noexcept nogil:
+    """The next 624 words of the state (genrand_uint32's refill), without a division per word."""
     cdef uint32_t *mt = t.mt
     cdef uint32_t y
     cdef int k
+    for k in range(MT_N - MT_M):
+        y = (mt[k] & 0x80000000U) | (mt[k + 1] & 0x7fffffffU)
+        mt[k] = mt[k + MT_M] ^ (y >> 1) ^ (0x9908b0dfU if y & 1 else 0U)
+    for k in range(MT_N - MT_M, MT_N - 1):
+        y = (mt[k] & 0x80000000U) | (mt[k + 1] & 0x7fffffffU)
+        mt[k] = mt[k + MT_M - MT_N] ^ (y >> 1) ^ (0x9908b0dfU if y & 1 else 0U)
+    y = (mt[MT_N - 1] & 0x80000000U) | (mt[0] & 0x7fffffffU)
+    mt[MT_N - 1] = mt[MT_M - 1] ^ (y >> 1) ^ (0x9908b0dfU if y & 1 else 0U)
+    t.mti = 0
+
+
+cdef inline uint32_t _genrand(Rng *t) noexcept nogil:
+    cdef uint32_t y
     if t.mti >= MT_N:
-        for k in range(MT_N):
-            y = (mt[k] & 0x80000000U) | (mt[(k + 1) % MT_N] & 0x7fffffffU)
-            mt[k] = mt[(k + MT_M) % MT_N] ^ (y >> 1) ^ (0x9908b0dfU if y & 1 else 0U)
-        t.mti = 0
-    y = mt[t.mti]
+        _twist(t)
+    y = t.mt[t.mti]
     t.mti += 1
     y ^= y >> 11
     y ^= (y << 7) & 0x9d2c5680U
@@ -339,12 +355,9 @@ cdef uint32_t _genrand(Rng *t) noexcept nogil:
 
 
 cdef int _randbelow(Rng *t, int n) noexcept nogil:
-    """random.Random._randbelow_with_getrandbits: draw bit_length(n) bits until below n."""
-    cdef int k = 0, m = n
+    """random.Random._randbelow_with_getrandbits: draw bit_length(n) bits until below n (n >= 1)."""
+    cdef int k = 32 - nm_leading_zeros(<uint32_t>n)
     cdef uint32_t r
-    while m:
-        k += 1
-        m >>= 1
     r = _genrand(t) >> (32 - k)
     while r >= <uint32_t>n:
         r = _genrand(t) >> (32 - k)
@@ -477,6 +490,7 @@ cdef void _start_deal(Table *t) noexcept nogil:
         t.dealer = t.inputs.deals[t.next_deal].dealer
     memset(t.hands, 0, sizeof(t.hands))
     memset(t.known_dead, 0, sizeof(t.known_dead))
+    memset(t.played_by_seat, 0, sizeof(t.played_by_seat))
     t.dead, t.played, t.public_dead = 0, 0, t.r.removed
     for card in range(NUM_CARDS):
         t.played_by[card] = NOBODY
@@ -768,6 +782,7 @@ cdef bint _play_card(Table *t, int seat, int card) noexcept nogil:
     t.hands[seat] &= ~bit
     t.played |= bit
     t.played_by[card] = seat
+    t.played_by_seat[seat] |= bit
     t.owner[card] = NOBODY
     t.last_played = card
     if bit & t.r.boodle_mask:
@@ -876,27 +891,29 @@ cdef inline double _chips(long value) noexcept nogil:
 
 
 cdef inline int _rel(int seat, int viewer, int n) noexcept nogil:
-    return ((seat - viewer) % n + n) % n
+    """``seat`` relative to ``viewer`` (0 = the viewer); both in 0..n-1, so no division."""
+    return seat - viewer if seat >= viewer else seat - viewer + n
+
+
+cdef inline void _set_cards(float *plane, uint64_t mask) noexcept nogil:
+    """``plane[card] = 1.0`` for every card of ``mask`` (the plane was zero: a few cards, not 52 writes)."""
+    while mask:
+        plane[nm_lowest(mask)] = 1.0
+        mask &= mask - 1
 
 
 cdef void encode_table(const Table *t, int viewer, float *vec, const float *static) noexcept nogil:
-    """``viewer``'s flat observation (what encode.encode_flat returns) into ``vec``."""
-    cdef int n = t.n, k, seat, card, b
-    cdef uint64_t mask
+    """``viewer``'s flat observation (what encode.encode_flat returns) into ``vec``.
+
+    ``static`` (the pieces fixed by the rules) is copied in whole, then only what
+    is set is written: a few cards per plane, a few scalars.
+    """
+    cdef int n = t.n, k, seat, b
     memcpy(vec, static, OBS_SIZE * sizeof(float))
-    mask = t.hands[viewer]
-    while mask:
-        vec[AT_HAND + nm_lowest(mask)] = 1.0
-        mask &= mask - 1
-    mask = t.played
-    while mask:
-        card = nm_lowest(mask)
-        vec[AT_PLAYED_BY + 52 * _rel(t.played_by[card], viewer, n) + card] = 1.0
-        mask &= mask - 1
-    mask = t.public_dead | t.known_dead[viewer]
-    while mask:
-        vec[AT_KNOWN_DEAD + nm_lowest(mask)] = 1.0
-        mask &= mask - 1
+    _set_cards(vec + AT_HAND, t.hands[viewer])
+    for k in range(n):
+        _set_cards(vec + AT_PLAYED_BY + 52 * k, t.played_by_seat[viewer + k if viewer + k < n else viewer + k - n])
+    _set_cards(vec + AT_KNOWN_DEAD, t.public_dead | t.known_dead[viewer])
     if t.played and t.last_played >= 0:
         vec[AT_LAST_CARD + t.last_played] = 1.0
     for b in range(4):
@@ -904,7 +921,7 @@ cdef void encode_table(const Table *t, int viewer, float *vec, const float *stat
         vec[AT_BOODLE_STACKS + b] = _chips(t.boodle_stacks[b])
     vec[AT_POT] = _chips(t.pot)
     for k in range(n):
-        seat = (viewer + k) % n
+        seat = viewer + k if viewer + k < n else viewer + k - n
         vec[AT_CARD_COUNTS + k] = nm_popcount(t.hands[seat]) / 13.0
         vec[AT_BALANCES + k] = _chips(t.balances[seat])
     vec[AT_DEALER + _rel(t.dealer, viewer, n)] = 1.0
@@ -1839,6 +1856,17 @@ cdef class TableBatch:
             self._play_compiled(i)
             self._settle(i)
         return self.to_act, self.observations, self.action_masks, self.rewards, self.done
+
+    def random_actions(self):
+        """A uniformly random legal action for every table (as the compiled ``random`` draws it, from the
+        tables' own policy streams): a driver for tests, benchmarks and random exploration."""
+        out = np.empty(self.num_tables, dtype=np.int_)
+        cdef long[::1] view = out
+        cdef int i
+        for i in range(self.num_tables):
+            view[i] = -1 if self.tables[i].over else self.tables[i].legal[
+                _randbelow(&self.policy_rngs[i], self.tables[i].n_legal)]
+        return out
 
     cdef long[::1] _table_indices(self, tables):
         which = np.asarray(tables)

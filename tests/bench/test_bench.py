@@ -13,8 +13,9 @@ from newmarket_env.eval.bench.timing import measure
 TINY = dict(seconds=0.001, repeats=1, memory_envs=2)
 # The packages each peer workload needs (the bench extra); where they are installed the peer must be
 # measured, so a test cannot pass with every peer skipped.
-PEER_PACKAGES = {"texas_holdem_v4": ("rlcard", "pygame"), "connect_four_v3": ("pygame",), "hearts": ("pyspiel",),
-                 "hearts+tensor": ("pyspiel",)}
+PEER_PACKAGES = {"texas_holdem_v4": ("rlcard", "pygame"), "texas_holdem_v4 4p": ("rlcard", "pygame"),
+                 "connect_four_v3": ("pygame",), "hearts": ("pyspiel",), "hearts+tensor": ("pyspiel",),
+                 "batch newmarket flat": ("newmarket_env.engine._fast",)}
 
 
 def installed(peer: str) -> bool:
@@ -27,8 +28,8 @@ def test_every_workload_gives_a_row_or_a_note():
     names = [r.name for r in result.rows]
     assert names[:8] == ["engine newmarket", "engine newbury", "engine newmarket python", "aec newmarket flat",
                          "aec newbury flat", "aec newmarket flat python", "aec newmarket planes", "aec newbury planes"]
-    expected = ["single_agent newmarket", "tournament baselines", "texas_holdem_v4", "connect_four_v3", "hearts",
-                "hearts+tensor"]
+    expected = ["batch newmarket flat", "single_agent newmarket", "tournament baselines", "texas_holdem_v4",
+                "texas_holdem_v4 4p", "connect_four_v3", "hearts", "hearts+tensor"]
     noted = [note.split(":")[0] for note in result.notes]
     assert sorted(names[8:] + noted) == sorted(expected)  # measured, or skipped with a note saying why
     # Skipped only for a missing package: ours always run, and a peer whose packages import is measured.
