@@ -17,14 +17,29 @@ OBJECT_STORE_BYTES = 80 * 1024 * 1024
 def ray_cluster():
     """A head node and one worker node, one CPU each, with this process connected as the driver."""
     import ray
-    from ray.cluster_utils import Cluster
 
-    cluster = Cluster(initialize_head=True, head_node_args={"num_cpus": 1, "object_store_memory": OBJECT_STORE_BYTES})
-    cluster.add_node(num_cpus=1, object_store_memory=OBJECT_STORE_BYTES)
-    cluster.wait_for_nodes()
+    cluster = _start_cluster()
     ray.init(address=cluster.address)
     try:
         yield cluster
     finally:
         ray.shutdown()
         cluster.shutdown()
+
+
+def _start_cluster(attempts: int = 2):
+    """Start the two nodes; on a busy machine a node can miss Ray's start-up deadline, so try once more."""
+    from ray.cluster_utils import Cluster
+
+    for attempt in range(attempts):
+        cluster = Cluster()
+        try:
+            # No dashboard: it is the heaviest process of a head node and no test reads it.
+            cluster.add_node(num_cpus=1, object_store_memory=OBJECT_STORE_BYTES, include_dashboard=False)
+            cluster.add_node(num_cpus=1, object_store_memory=OBJECT_STORE_BYTES)
+            cluster.wait_for_nodes()
+            return cluster
+        except Exception:
+            cluster.shutdown()
+            if attempt == attempts - 1:
+                raise
