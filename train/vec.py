@@ -12,7 +12,10 @@ wrapping it in SB3's own ``VecMonitor``, as :func:`newmarket_env.train.run.build
 
 Masks: sb3-contrib reads ``np.stack(env.env_method("action_masks"))``;
 ``env_method("action_masks")`` returns the batch's ``(n_envs, 79)`` bool array in
-one piece (no call per table), which ``np.stack`` passes through row by row.
+one piece (no call per table, no list built here). ``np.stack`` still takes that
+array apart into one view per row inside numpy before joining them again
+(measured 2-12 us a table per step on the loaded 2-core machine: 1-3% of a
+MaskablePPO step); avoiding that needs sb3-contrib to read the array directly.
 Methods and attributes the whole batch shares (``set_snapshots``, ``rules``,
 ``render_mode``...) are called or read once and the answer repeated per table;
 setting one for some tables only is refused (the tables share one object).
@@ -45,6 +48,8 @@ class SB3VecEnv(VecEnv):
     def reset(self) -> np.ndarray:
         """Fresh sessions at every table; a seed from :meth:`seed` is used once (then forgotten, as in SB3)."""
         seed = self._seeds[0]
+        if any(self._options):
+            raise ValueError(f"reset options {self._options[0]!r} are not supported by the batch; allowed: none")
         obs, infos = self.vector.reset(seed=seed)
         self._reset_seeds()
         self._reset_options()

@@ -186,7 +186,8 @@ class VectorEnv(GymVectorEnv):
             self._spec_codes = np.append(self._spec_codes, np.int8(code))
         return spec_id
 
-    def _load(self, spec: str, table: int | None = None, seat: int | None = None):
+    def _load(self, spec: str):
+        """A fresh agent for ``spec``, seeded from the env's stream (as SingleAgentEnv seeds its agents)."""
         from newmarket_env.agents import load_agent
 
         return load_agent(spec, env=self, seed=int(self.np_random.integers(2**31)))

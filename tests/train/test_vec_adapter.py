@@ -72,10 +72,11 @@ def test_step_contract_against_the_vector_env():
 
 
 def test_vecmonitor_episodes_sum_to_the_session_result():
-    from stable_baselines3.common.vec_env import VecMonitor
+    from stable_baselines3.common.vec_env import VecCheckNan, VecMonitor
 
     scale = 0.1
-    vec = VecMonitor(adapter(num_envs=8, seed=1, reward_scale=scale))
+    # SB3's own checker of what a VecEnv returns (no NaN or inf in observations, rewards, actions)
+    vec = VecMonitor(VecCheckNan(adapter(num_envs=8, seed=1, reward_scale=scale), raise_exception=True))
     vec.seed(0)
     vec.reset()
     totals, lengths = np.zeros(8), np.zeros(8, dtype=int)
@@ -136,6 +137,9 @@ def test_attributes_methods_and_seeding(tmp_path):
             out.append(v.step(np.argmax(v.action_masks(), axis=1))[0])
         return np.stack(out)
 
+    vec.set_options({"deals": []})
+    with pytest.raises(ValueError, match=r"reset options .* are not supported by the batch; allowed: none"):
+        vec.reset()
     np.testing.assert_array_equal(first_steps(adapter(num_envs=4), 7), first_steps(adapter(num_envs=4), 7))
     assert not np.array_equal(first_steps(adapter(num_envs=4), 7), first_steps(adapter(num_envs=4), 8))
     with pytest.raises(ValueError, match=r"SB3VecEnv wraps a newmarket_env VectorEnv"):
