@@ -11,7 +11,7 @@ $(BIN)/.installed: pyproject.toml
 	$(BIN)/pip install --quiet -e ".[dev]"
 	touch $@
 
-.PHONY: setup tournament test
+.PHONY: setup tournament test mutation
 setup: $(BIN)/.installed
 
 tournament: $(BIN)/.installed  ## the main job: a tournament of the shipped agents, printing the leaderboard
@@ -19,3 +19,6 @@ tournament: $(BIN)/.installed  ## the main job: a tournament of the shipped agen
 
 test: $(BIN)/.installed  ## the whole test suite, on 2 processes
 	$(BIN)/python -m pytest -n 2
+
+mutation: $(BIN)/.installed  ## mutation testing outside the engine (mutmut; slow, not in CI): docs/testing.md
+	scripts/mutation.sh $(MODULES)

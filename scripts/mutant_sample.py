@@ -1,0 +1,55 @@
+"""Helper of scripts/mutation.sh, run inside a mutmut work folder (the one holding ``mutants/``).
+
+``mutant_sample.py N``     prints a fixed sample of N mutant names (seed 17, sorted names), one a line.
+``mutant_sample.py --score``  prints ``killed/scored = P% (survived S, no tests T, timeout O)``.
+
+The score counts every checked mutant: killed (a test failed, or the run timed out) over killed plus
+survived plus "no tests" (a mutant no selected test reaches is a mutant the tests miss).
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import sys
+from pathlib import Path
+
+from mutmut.stats import status_by_exit_code
+
+SEED = 17
+
+
+def exit_codes() -> dict[str, int | None]:
+    """Mutant name -> exit code of its test run (None: not run), over every ``.meta`` file."""
+    codes: dict[str, int | None] = {}
+    for meta in Path("mutants").rglob("*.py.meta"):
+        codes.update(json.loads(meta.read_text())["exit_code_by_key"])
+    return codes
+
+
+def score(codes: dict[str, int | None]) -> str:
+    counts: dict[str, int] = {}
+    for code in codes.values():
+        status = status_by_exit_code[code]
+        counts[status] = counts.get(status, 0) + 1
+    killed = counts.get("killed", 0) + counts.get("timeout", 0)
+    scored = killed + counts.get("survived", 0) + counts.get("no tests", 0)
+    percent = 100.0 * killed / scored if scored else 0.0
+    return (f"{killed}/{scored} = {percent:.1f}% killed (survived {counts.get('survived', 0)}, "
+            f"no tests {counts.get('no tests', 0)}, timeout {counts.get('timeout', 0)}, "
+            f"not run {counts.get('not checked', 0)}, of {len(codes)} generated)")
+
+
+def main(argv: list[str]) -> int:
+    if argv and argv[0] == "--score":
+        print(score(exit_codes()))
+        return 0
+    names = sorted(exit_codes())
+    size = int(argv[0])
+    chosen = names if size >= len(names) else sorted(random.Random(SEED).sample(names, size))
+    print("\n".join(chosen))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
