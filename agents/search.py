@@ -29,6 +29,7 @@ from newmarket_env.agents.greedy import GreedyPolicy
 from newmarket_env.agents.lowest import LowestPolicy
 from newmarket_env.agents.policy import Policy
 from newmarket_env.agents.sampling import VIEWER, position_of, sample_world
+from newmarket_env.engine.choice import ENGINES, compiled_available
 from newmarket_env.engine.game import Game
 from newmarket_env.engine.types import Decision
 from newmarket_env.observation.view import ObservationView, decode, view_of_game
@@ -43,8 +44,14 @@ class SearchAgent(Agent):
     name = "search"
 
     def __init__(self, rules: Rules, seed: int | None = None, budget: int = 64, rollout: str = "control",
-                 max_candidates: int = 5) -> None:
+                 max_candidates: int = 5, engine: str = "auto") -> None:
         super().__init__(rules, seed)
+        if engine not in ENGINES:
+            raise ValueError(f"engine={engine!r} is unknown; allowed: {', '.join(ENGINES)}")
+        if engine == "compiled" and not compiled_available():
+            raise ValueError("engine='compiled' but the compiled engine is not built; use engine='python' or 'auto'")
+        # Worlds and rollouts in C (engine/_fast.pyx CompiledSearch) when built: the same draws, the same means.
+        self.compiled = engine != "python" and compiled_available()
         if isinstance(budget, bool) or not isinstance(budget, int) or budget < 1:
             raise ValueError(f"budget={budget!r} must be an int >= 1 (worlds sampled per decision)")
         if rollout not in ROLLOUT_POLICIES:
@@ -60,6 +67,11 @@ class SearchAgent(Agent):
         self._random = random.Random(self.seed)
         self.guide = ControlPolicy(self.rules, random.Random(self.seed))
         self.rollout = ROLLOUT_POLICIES[self.rollout_name](self.rules, random.Random(self.seed))
+        self._worlds = None
+        if self.compiled:
+            from newmarket_env.engine._fast import CompiledSearch
+
+            self._worlds = CompiledSearch(self.rules, self.seed, self.rollout_name)
 
     def act(self, observation: dict[str, Any]) -> int:
         view = decode(observation)
@@ -98,6 +110,10 @@ class SearchAgent(Agent):
     def evaluate(self, view: ObservationView, candidates: list[int]) -> np.ndarray:
         """Mean chip change to the end of the deal for each candidate, over ``budget`` shared worlds."""
         position = position_of(view, self.rules)
+        if self._worlds is not None:
+            known_dead = view.known_dead & ~self.rules.removed_mask
+            return self._worlds.evaluate(position, view.hand, K.unseen(view, self.rules), known_dead,
+                                         view.card_counts[1:], candidates, self.budget)
         totals = np.zeros(len(candidates))
         template = None
         for _ in range(self.budget):

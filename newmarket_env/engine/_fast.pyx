@@ -1397,6 +1397,211 @@ cdef class CompiledPolicy:
         return decide(self.code, &self.view, &self.r, &self.rng)
 
 
+# ---------------------------------------------------------------------- positions and search
+cdef int DH_DEALT = _code(DeadHand.DEALT)
+
+
+cdef void table_at(Table *t, const RuleCodes *r, Inputs *placeholder, position, uint64_t seed) except *:
+    """Game.at_position on a Table: the public state of ``position``, no cards yet (see set_hidden_cards).
+
+    ``placeholder`` receives the plain next deal of ``plain_next_deal=True`` (the
+    caller plays only to the end of this deal and would waste a shuffle).
+    """
+    cdef int s, k, viewer = position.viewer, n = r.n
+    cdef Rng rng
+    # Game.at_position builds Game(rules, seed) first, whose first deal draws from the generator:
+    # the same draws here, so later lots fall alike.
+    seed_rng_u64(&t.rng, seed)
+    start_session(t, r, NULL, NULL, 0)
+    rng = t.rng
+    memset(t, 0, sizeof(Table))
+    t.rng = rng
+    t.r, t.n, t.inputs, t.log, t.present_forced = r, n, NULL, NULL, 0
+    for s in range(n):
+        t.balances[s] = position.balances[s]
+    for s in range(4):
+        t.boodle_stacks[s] = position.boodle_stacks[s]
+    t.pot, t.dealer, t.deal_index = position.pot, position.dealer, position.deal_index
+    t.phase = PHASE_ORDER.index(position.phase)
+    t.to_act, t.decision = viewer, DECISION_ORDER.index(position.decision)
+    t.n_legal = len(position.legal)
+    for k, action in enumerate(position.legal):
+        t.legal[k] = action
+    t.high_bid, t.high_bidder, t.widow_taker = position.high_bid, position.high_bidder, position.widow_taker
+    t.auction_open = len(position.in_auction) > 0
+    for s, inside in enumerate(position.in_auction):
+        t.in_auction[s] = inside
+    t.auction_cursor = (viewer + 1) % n
+    if t.decision == D_STAKE:
+        _queue_after(t, &t.stakes, viewer, position.viewer_pending, r.boodle_stake)
+    elif t.decision == D_DISCARD:
+        _queue_after(t, &t.discards, viewer, position.viewer_pending, r.discard_count)
+    t.played, t.public_dead = position.played, position.public_dead
+    t.last_played = -1 if position.last_played is None else position.last_played
+    for k in range(NUM_CARDS):
+        s = position.played_by[k]
+        t.played_by[k] = s
+        if s >= 0:
+            t.played_by_seat[s] |= 1ULL << k
+    t.known_dead[viewer] = position.viewer_known_dead
+    if t.phase != PH_STAKE:
+        _placeholder_deal(t, r, placeholder)
+        t.inputs = placeholder
+
+
+cdef void _queue_after(Table *t, SeatQueue *q, int viewer, int pending, int each) noexcept nogil:
+    """The viewer owes ``pending``, and each seat after it in the round (eldest first, dealer last) ``each``."""
+    cdef int k, seat, found = 0
+    q.length, q.head = 0, 0
+    q.order[q.length] = viewer
+    q.left[viewer] = pending
+    q.length += 1
+    for k in range(t.n):
+        seat = (t.dealer + 1 + k) % t.n
+        if found:
+            q.order[q.length] = seat
+            q.left[seat] = each
+            q.length += 1
+        if seat == viewer:
+            found = 1
+
+
+cdef void _placeholder_deal(const Table *t, const RuleCodes *r, Inputs *out) noexcept nogil:
+    """game._placeholder_deal: every card not removed, in seat order, for the next dealer."""
+    cdef GivenDeal *deal = out.deals
+    cdef int share = r.deck_size // (r.n + 1), s, i
+    memset(deal, 0, sizeof(GivenDeal))
+    deal.dealer = (t.dealer + 1) % r.n
+    for s in range(r.n):
+        for i in range(s * share, (s + 1) * share):
+            deal.hands[s] |= 1ULL << r.deck[i]
+    for i in range(r.n * share, r.deck_size):
+        if r.dead_hand == DH_DEALT:
+            deal.dead |= 1ULL << r.deck[i]
+        else:
+            deal.hands[r.n - 1] |= 1ULL << r.deck[i]
+    out.n_deals, out.n_lots = 1, 0
+
+
+cdef void set_hidden_cards(Table *t, const uint64_t *hands, uint64_t dead) noexcept nogil:
+    """_set_position_cards: these hands and dead hand, every card's owner from them."""
+    cdef int s, card
+    for card in range(NUM_CARDS):
+        t.owner[card] = NOBODY
+    for s in range(t.n):
+        t.hands[s] = hands[s]
+        _set_owner(t, hands[s], s)
+    t.dead = dead
+
+
+cdef double play_out(Table *world, int action, int policy, const RuleCodes *r, Rng *rng, View *view) noexcept nogil:
+    """SearchAgent._play_out on a copy of ``world``: take ``action``, play every seat by ``policy`` to the
+    end of the deal; the chip change of seat 0 (the viewer)."""
+    cdef Table game = world[0]
+    cdef long start = game.balances[0]
+    cdef int deal = game.deal_index
+    apply_action(&game, action)
+    while not game.over and game.deal_index == deal:
+        view_of_game(view, &game, game.to_act)
+        apply_action(&game, decide(policy, view, r, rng))
+    return <double>(game.balances[0] - start)
+
+
+cdef void view_of_game(View *v, const Table *t, int seat) noexcept nogil:
+    """observation/view.py's view_of_game: as view_of_table, chip stacks not clipped."""
+    cdef int b
+    view_of_table(v, t, seat)
+    for b in range(4):
+        v.boodle_stacks[b] = t.boodle_stacks[b]
+
+
+cdef class CompiledSearch:
+    """The world sampling and rollouts of ``search`` (agents/search.py) in C, with the same draws.
+
+    ``worlds`` mirrors the agent's ``random.Random(seed)`` for sampling worlds and
+    ``rollout`` its rollout policy (a :class:`CompiledPolicy` of the same seed), so
+    for the same seed the means of :meth:`evaluate` equal the Python agent's.
+    """
+
+    cdef RuleCodes r
+    cdef Rng worlds
+    cdef Table template, world
+    cdef Inputs placeholder
+    cdef GivenDeal placeholder_deal
+    cdef View view
+    cdef readonly CompiledPolicy rollout
+    cdef readonly object rules, seed
+
+    def __init__(self, rules, seed, rollout):
+        self.rules, self.seed = rules, seed
+        load_rules(&self.r, rules)
+        self.rollout = CompiledPolicy(rollout, rules, seed)
+        self.placeholder.deals = &self.placeholder_deal
+        self.restart()
+
+    def restart(self):
+        """Both streams from ``seed`` again (SearchAgent.reset)."""
+        seed_rng(&self.worlds, self.seed if self.seed is not None else int.from_bytes(os.urandom(16), "little"))
+        self.rollout.restart()
+
+    def evaluate(self, position, uint64_t hand, uint64_t unseen, uint64_t dead_known, card_counts, candidates,
+                 int budget):
+        """SearchAgent.evaluate: mean chip change of each candidate over ``budget`` shared sampled worlds.
+
+        ``unseen`` are the cards to deal out (knowledge.unseen), ``card_counts`` the
+        other seats' hand sizes (seats 1..n-1 of the view frame), ``dead_known`` the
+        known part of the dead hand; the viewer sits at seat 0 holding ``hand``.
+        """
+        cdef int pool[NUM_CARDS]
+        cdef int counts[MAX_SEATS]
+        cdef int acts[MAX_LEGAL]
+        cdef uint64_t hands[MAX_SEATS]
+        cdef uint64_t dead
+        cdef int size, i, j, swap, s, start, c, w, n_cand = len(candidates)
+        cdef uint64_t seed
+        totals = np.zeros(n_cand)
+        cdef double[::1] total = totals
+        for s in range(1, self.r.n):
+            counts[s] = card_counts[s - 1]
+        for c in range(n_cand):
+            acts[c] = candidates[c]
+        for w in range(budget):
+            size = _cards_of(unseen, pool)      # sample_cards: the unseen cards, shuffled as random.shuffle
+            i = size - 1
+            while i >= 1:
+                j = _randbelow(&self.worlds, i + 1)
+                swap = pool[i]
+                pool[i] = pool[j]
+                pool[j] = swap
+                i -= 1
+            hands[0], start = hand, 0
+            for s in range(1, self.r.n):
+                hands[s] = 0
+                for i in range(start, start + counts[s]):
+                    hands[s] |= 1ULL << pool[i]
+                start += counts[s]
+            dead = dead_known
+            for i in range(start, size):
+                dead |= 1ULL << pool[i]
+            if w == 0:   # the first world is built from the position, seeded as game_at(seed=randrange(2**31))
+                seed = _randbits31(&self.worlds)
+                table_at(&self.template, &self.r, &self.placeholder, position, seed)
+            self.world = self.template
+            set_hidden_cards(&self.world, hands, dead)
+            for c in range(n_cand):
+                total[c] += play_out(&self.world, acts[c], self.rollout.code, &self.r, &self.rollout.rng,
+                                     &self.view)
+        return totals / budget
+
+
+cdef inline uint64_t _randbits31(Rng *rng) noexcept nogil:
+    """random.Random.randrange(2**31): bit_length(2**31) = 32 bits drawn until below 2**31."""
+    cdef uint32_t r = _genrand(rng)
+    while r >= 0x80000000U:
+        r = _genrand(rng)
+    return r
+
+
 cdef class FastGame:
     """One session, as :class:`~newmarket_env.engine.game.Game` (same constructor, attributes and errors).
 
