@@ -62,8 +62,18 @@ def _batch():
     return batch_player("newmarket")
 
 
+def _search(budget: int, engine: str):
+    from newmarket_env.eval.bench.search import search_player
+
+    return lambda: search_player(budget, engine)
+
+
 EXTRAS = {
     "batch newmarket flat": ("batch", _batch),
+    "search budget 8": ("search", _search(8, "auto")),
+    "search budget 8 python": ("search", _search(8, "python")),
+    "search budget 64": ("search", _search(64, "auto")),
+    "search budget 64 python": ("search", _search(64, "python")),
     "single_agent newmarket": ("single_agent", single_agent),
     "tournament baselines": ("tournament", tournament),
 }

@@ -88,6 +88,11 @@ class BenchResult:
         if engine and self.row("hearts"):
             value = self.ratio(engine, "hearts")
             found.append(Target("engine newmarket / OpenSpiel hearts (no tensors)", value, ">= 1x", value >= 1))
+        for budget in (8, 64):
+            fast, slow = self.row(f"search budget {budget}"), self.row(f"search budget {budget} python")
+            if fast and slow:
+                value = self.ratio(fast, slow.name)
+                found.append(Target(f"search budget {budget}: compiled / python", value, ">= 20x", value >= 20))
         batch = self.row("batch newmarket flat")
         for peer, goal in (("hearts", 3), ("hearts+tensor", 100)):
             if batch and self.row(peer):
