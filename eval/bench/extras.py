@@ -7,6 +7,7 @@ import random
 import numpy as np
 
 from newmarket_env.eval.bench.ours import PLAYERS, optional_module
+from newmarket_env.eval.bench.training import TRAINING_ROWS
 
 TOURNAMENT_RESAMPLES = 100  # bootstrap resamples per measured tournament (the figures are not the point here)
 # Quick rule baselines only: a search agent's thinking would measure the agent, not the env.
@@ -75,5 +76,6 @@ EXTRAS = {
     "search budget 64": ("search", _search(64, "auto")),
     "search budget 64 python": ("search", _search(64, "python")),
     "single_agent newmarket": ("single_agent", single_agent),
+    **TRAINING_ROWS,  # vector env vs compiled control; MaskablePPO on the batch and on SingleAgentEnv
     "tournament baselines": ("tournament", tournament),
 }

@@ -102,6 +102,9 @@ class BenchResult:
             if figure.name.startswith("newmarket"):
                 mb = figure.bytes_per_env / 1e6
                 found.append(Target(f"memory per env, {figure.name}", mb, "< 1 MB", mb < 1))
+        from newmarket_env.eval.bench.training import training_targets
+
+        found += training_targets(self)  # the vector env's rate and MaskablePPO's batch / SingleAgentEnv ratio
         return found
 
     def to_dict(self) -> dict[str, Any]:

@@ -16,7 +16,10 @@ TINY = dict(seconds=0.001, repeats=1, memory_envs=2)
 PEER_PACKAGES = {"texas_holdem_v4": ("rlcard", "pygame"), "texas_holdem_v4 4p": ("rlcard", "pygame"),
                  "connect_four_v3": ("pygame",), "hearts": ("pyspiel",), "hearts+tensor": ("pyspiel",),
                  "batch newmarket flat": ("newmarket_env.engine._fast",),
-                 "search budget 8": ("newmarket_env.engine._fast",), "search budget 64": ("newmarket_env.engine._fast",)}
+                 "search budget 8": ("newmarket_env.engine._fast",), "search budget 64": ("newmarket_env.engine._fast",),
+                 "vector_env newmarket control": ("newmarket_env.engine._fast",),
+                 "ppo newmarket batch": ("newmarket_env.engine._fast", "sb3_contrib"),
+                 "ppo newmarket single_agent": ("sb3_contrib",)}
 
 
 def installed(peer: str) -> bool:
@@ -30,7 +33,8 @@ def test_every_workload_gives_a_row_or_a_note():
     assert names[:8] == ["engine newmarket", "engine newbury", "engine newmarket python", "aec newmarket flat",
                          "aec newbury flat", "aec newmarket flat python", "aec newmarket planes", "aec newbury planes"]
     expected = ["batch newmarket flat", "search budget 8", "search budget 8 python", "search budget 64",
-                "search budget 64 python", "single_agent newmarket", "tournament baselines", "texas_holdem_v4",
+                "search budget 64 python", "single_agent newmarket", "vector_env newmarket control",
+                "ppo newmarket batch", "ppo newmarket single_agent", "tournament baselines", "texas_holdem_v4",
                 "texas_holdem_v4 4p", "connect_four_v3", "hearts", "hearts+tensor"]
     noted = [note.split(":")[0] for note in result.notes]
     assert sorted(names[8:] + noted) == sorted(expected)  # measured, or skipped with a note saying why
