@@ -1661,6 +1661,40 @@ cdef class FastGame:
         free(self.inputs.lots)
         free(self.log.items)
 
+    @classmethod
+    def at_position(cls, position, hands, dead, seed=None, plain_next_deal=False):
+        """Game.at_position: a game standing at ``position`` whose seats hold ``hands`` and dead hand ``dead``.
+
+        Made for play to the end of the deal (search rollouts): it keeps no
+        record (``record_events`` is False) and cannot be pickled or replayed.
+        """
+        from newmarket_env.engine.game import _check_partition
+
+        _check_partition(position, hands, dead)
+        if seed is None:
+            seed = int.from_bytes(os.urandom(4), "little")
+        if not 0 <= seed < 2**64:
+            raise ValueError(f"seed={seed!r} is out of range; allowed: 0..2**64-1 or None")
+        cdef FastGame game = FastGame.__new__(FastGame)
+        cdef uint64_t masks[MAX_SEATS]
+        cdef int s
+        game.rules, game.n, game.record_events = position.rules, position.rules.num_players, False
+        game.boodle_cards, game._seed = tuple(position.rules.boodle_cards), None
+        game._given_deals, game._given_lots = (), ()
+        load_rules(&game.r, position.rules)
+        game.inputs.deals = <GivenDeal *>calloc(1, sizeof(GivenDeal))
+        game.inputs.lots = <int *>calloc(1, sizeof(int))
+        if game.inputs.deals == NULL or game.inputs.lots == NULL:
+            raise MemoryError()
+        table_at(&game.t, &game.r, &game.inputs, position, seed)
+        if not plain_next_deal:
+            game.t.inputs = NULL   # the next deal is shuffled from the seed
+        for s in range(game.n):
+            masks[s] = hands[s]
+        set_hidden_cards(&game.t, masks, dead)
+        game.t.log = &game.log
+        return game
+
     # ------------------------------------------------------------------ queries (Game's attributes)
     @property
     def present_forced(self):

@@ -7,9 +7,11 @@ import pytest
 from newmarket_env import VARIANTS, make_rules
 from newmarket_env.agents.sampling import position_of, sample_cards
 from newmarket_env.engine import Game
+from newmarket_env.engine.choice import FastGame
 from newmarket_env.engine.position import Position, game_at
 from newmarket_env.engine.types import Decision
 from newmarket_env.observation.view import view_of_game
+from tests.engine.test_fast import ATTRIBUTES
 
 CASES = [(v, 4, {}) for v in VARIANTS] + [
     ("newmarket", 5, {"stake_mode": "choose", "widow": "dealer_buy"}),
@@ -81,3 +83,27 @@ def test_a_deck_that_is_not_split_exactly_is_refused():
     game = Game(rules, seed=1, record_events=False)
     with pytest.raises(ValueError, match="split the deck"):
         game_at(_position(game), [0, 0, 0, 0], game.dead)
+
+
+@pytest.mark.skipif(FastGame is None, reason="the compiled engine is not built")
+@pytest.mark.parametrize("variant,players,overrides", CASES)
+def test_compiled_at_position_equals_the_reference(variant, players, overrides):
+    """FastGame.at_position stands where Game.at_position stands and plays the deal out alike."""
+    rules = make_rules(variant, players, **overrides)
+    game = Game(rules, seed=5, record_events=False)
+    walker = random.Random(8)
+    checked = 0
+    while not game.over and checked < 25:
+        if game.decision is not Decision.STAKE:
+            for plain in (False, True):
+                position = _position(game)
+                reference = Game.at_position(position, list(game.hands), game.dead, seed=9, plain_next_deal=plain)
+                compiled = FastGame.at_position(position, list(game.hands), game.dead, seed=9, plain_next_deal=plain)
+                for name in ATTRIBUTES:
+                    assert getattr(compiled, name) == getattr(reference, name), name
+                assert _play_deal(compiled, random.Random(checked)) == _play_deal(reference, random.Random(checked))
+                # on to the next deal's first decision (or the session's end): the same shuffle or placeholder
+                assert compiled.hands == reference.hands and compiled.balances == reference.balances
+            checked += 1
+        game.apply(walker.choice(game.legal))
+    assert checked > 5
