@@ -121,7 +121,7 @@ def test_learner_sees_what_single_agent_semantics_give(tmp_path, variant, player
     rng = np.random.default_rng(players)
     ended = 0
     kinds = set()
-    for step in range(300):
+    for step in range(150):
         actions = np.array([rng.choice(np.flatnonzero(m)) for m in env.action_masks()])
         obs, rewards, terminated, truncated, infos = env.step(actions)
         assert not truncated.any() and not infos["illegal_action"].any()
