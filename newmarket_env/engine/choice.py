@@ -15,9 +15,9 @@ from __future__ import annotations
 from newmarket_env.engine.game import Game
 
 try:
-    from newmarket_env.engine._fast import FastGame
+    from newmarket_env.engine._fast import FastGame, TableBatch
 except ImportError:  # not built (no C compiler at install time)
-    FastGame = None
+    FastGame = TableBatch = None
 
 ENGINES = ("auto", "compiled", "python")
 
@@ -38,4 +38,16 @@ def engine_class(engine: str = "auto"):
     return FastGame
 
 
-__all__ = ["ENGINES", "FastGame", "Game", "compiled_available", "engine_class"]
+def table_batch(rules, num_tables: int, seed: int | None = 0, seat_policies=None):
+    """A :class:`TableBatch` (many compiled tables stepped by one call): the self-play batch API.
+
+    Needs the compiled engine; without it a one-line ``RuntimeError`` names the
+    per-table alternative (the AEC env).
+    """
+    if TableBatch is None:
+        raise RuntimeError("table_batch needs the compiled engine, which is not built; reinstall with a C compiler "
+                           "(pip install -e .) or play tables one by one with newmarket_env.env()")
+    return TableBatch(rules, num_tables, seed=seed, seat_policies=seat_policies)
+
+
+__all__ = ["ENGINES", "FastGame", "Game", "TableBatch", "compiled_available", "engine_class", "table_batch"]
