@@ -98,7 +98,11 @@ def map_on_ray(function: Callable[[Any, Any], Any], shared: Any, items: Sequence
         # "local": a new private instance even when a `ray start` cluster runs on this machine
         # (plain ray.init() would join that one).
         kwargs = {"address": "local", "num_cpus": num_cpus} if address is None else {"address": address}
-        ray.init(**kwargs, include_dashboard=False, log_to_driver=False, configure_logging=False)
+        try:
+            ray.init(**kwargs, include_dashboard=False, log_to_driver=False, configure_logging=False)
+        except Exception as err:  # no cluster there, a refused token...: one line, as for a failed agent
+            where = "start a local Ray" if address is None else f"join the Ray cluster at {address!r}"
+            raise RuntimeError(f"could not {where}: {type(err).__name__}: {_last_line(str(err))}") from None
     try:
         return _run_tasks(ray, function, shared, items, on_result)
     finally:
