@@ -256,3 +256,21 @@ def test_one_deal_alone_and_paging(records):
     out = []
     show_record(record, rules, step=True, read=lambda p: asked.append(p) or "q", write=out.append)
     assert sum(line.startswith("==== deal") for line in out) == 1 and len(asked) == 1
+
+
+def test_load_session_names_the_file_in_its_messages(tmp_path, records):
+    broken, wrong = tmp_path / "broken.json", tmp_path / "wrong.json"
+    broken.write_text("{oops")
+    wrong.write_text(json.dumps({**records[0], "variant": "poker"}))
+    with pytest.raises(ValueError, match=rf"^{broken} is not a JSON session record: "):
+        load_session(str(broken))
+    with pytest.raises(ValueError, match=rf"^{wrong}: variant 'poker' is unknown"):
+        load_session(str(wrong))
+
+
+def test_the_player_count_must_be_one_the_variant_allows():
+    """Newbury is for exactly 4 players: a 5-player newbury record is refused though 5 suits other variants."""
+    record = _session("newbury", 1, deals=1)
+    record["rules"]["num_players"] = 5
+    with pytest.raises(ValueError, match="num_players"):
+        check_record(record, "P")
