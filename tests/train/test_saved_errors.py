@@ -224,7 +224,9 @@ def test_act_batch_is_act_row_by_row_and_refuses_bad_masks(tmp_path):
     rows = [agent.act({"observation": o, "action_mask": m.astype(np.int8)}) for o, m in zip(obs, masks)]
     assert agent.act_batch(obs, masks).tolist() == rows
     assert all(masks[i, a] for i, a in enumerate(rows))
-    for bad in (masks[:, :10], masks[0], np.zeros_like(masks)):
+    one_empty_row = masks.copy()
+    one_empty_row[7] = False
+    for bad in (masks[:, :10], masks[0], np.zeros_like(masks), one_empty_row):
         with pytest.raises(ValueError, match=rf"masks must be \(B, {NUM_ACTIONS}\) with a legal action in every row"):
             agent.act_batch(obs, bad)
 
