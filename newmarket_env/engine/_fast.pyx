@@ -577,19 +577,24 @@ cdef void _deal_cards(Table *t) noexcept nogil:
         _queue_fill(t, &t.discards, t.r.discard_count)
 
 
+cdef void shuffle(Rng *rng, int *cards, int size) noexcept nogil:
+    """random.Random.shuffle: from the last position down, swap with a position drawn below it."""
+    cdef int i = size - 1, j, swap
+    while i >= 1:
+        j = _randbelow(rng, i + 1)
+        swap = cards[i]
+        cards[i] = cards[j]
+        cards[j] = swap
+        i -= 1
+
+
 cdef void _shuffled_deal(Table *t) noexcept nogil:
     """dealing.shuffled_deal: shuffle the sorted deck as random.shuffle does, deal round the order."""
     cdef int deck[NUM_CARDS]
-    cdef int size = t.r.deck_size, i, j, swap, slot
+    cdef int size = t.r.deck_size, i, slot
     cdef const int *order = t.r.deal_order[t.dealer]
     memcpy(deck, t.r.deck, size * sizeof(int))
-    i = size - 1
-    while i >= 1:
-        j = _randbelow(&t.rng, i + 1)
-        swap = deck[i]
-        deck[i] = deck[j]
-        deck[j] = swap
-        i -= 1
+    shuffle(&t.rng, deck, size)
     for i in range(size):   # card i goes to slot i % slots, as one card at a time round the table
         slot = order[i % t.r.deal_slots]
         if slot < 0:
@@ -1557,7 +1562,7 @@ cdef class CompiledSearch:
         cdef int acts[MAX_LEGAL]
         cdef uint64_t hands[MAX_SEATS]
         cdef uint64_t dead
-        cdef int size, i, j, swap, s, start, c, w, n_cand = len(candidates)
+        cdef int size, i, s, start, c, w, n_cand = len(candidates)
         cdef uint64_t seed
         totals = np.zeros(n_cand)
         cdef double[::1] total = totals
@@ -1567,13 +1572,7 @@ cdef class CompiledSearch:
             acts[c] = candidates[c]
         for w in range(budget):
             size = _cards_of(unseen, pool)      # sample_cards: the unseen cards, shuffled as random.shuffle
-            i = size - 1
-            while i >= 1:
-                j = _randbelow(&self.worlds, i + 1)
-                swap = pool[i]
-                pool[i] = pool[j]
-                pool[j] = swap
-                i -= 1
+            shuffle(&self.worlds, pool, size)
             hands[0], start = hand, 0
             for s in range(1, self.r.n):
                 hands[s] = 0

@@ -51,23 +51,17 @@ def check_table(batch, i: int, ref: ReferenceTable, static: np.ndarray, where: s
 CASES = [(v, p) for v in sorted(VARIANTS) for p in (3, 4, 6) if VARIANTS[v].players[0] <= p <= VARIANTS[v].players[1]]
 
 
-@pytest.mark.parametrize("variant, players", CASES)
-def test_batch_plays_the_reference_sessions(variant, players):
-    rules = make_rules(variant, num_players=players)
-    seed, tables = 11, 5
-    batch = TableBatch(rules, tables, seed=seed)
-    static = static_part(rules)
-    refs = [ReferenceTable(rules, seed, i) for i in range(tables)]
-    sessions = tables
-    rng = np.random.default_rng(players)
+def step_and_compare(batch, refs, rules, static, steps: int, rng, start_next, after_apply=lambda ref: None) -> int:
+    """Step the batch and the reference tables with the same random actions, comparing everything; sessions ended."""
     finished = 0
-    for step in range(400):
+    for step in range(steps):
         for i, ref in enumerate(refs):
-            check_table(batch, i, ref, static, f"{variant} {players}p table {i} step {step}")
+            check_table(batch, i, ref, static, f"table {i} step {step}")
         actions = np.array([rng.choice(ref.game.legal) for ref in refs])
         batch.step(actions)
         for i, ref in enumerate(refs):
             ref.game.apply(int(actions[i]))
+            after_apply(ref)
             reward = [b - last for b, last in zip(ref.game.balances, ref.last)]
             ref.last = list(ref.game.balances)
             assert list(batch.rewards[i]) == reward, f"rewards of table {i} at step {step}"
@@ -75,10 +69,22 @@ def test_batch_plays_the_reference_sessions(variant, players):
             if ref.game.over:
                 finished += 1
                 assert list(batch.results[i]) == [b - rules.starting_chips for b in ref.game.balances]
-                ref.start()
-                sessions += 1
+                for s in range(rules.num_players):
+                    np.testing.assert_array_equal(batch.final_observations[i, s], encode_flat(ref.game, s, static))
+                start_next(ref)
+    return finished
+
+
+@pytest.mark.parametrize("variant, players", CASES)
+def test_batch_plays_the_reference_sessions(variant, players):
+    rules = make_rules(variant, num_players=players)
+    seed, tables = 11, 5
+    batch = TableBatch(rules, tables, seed=seed)
+    static = static_part(rules)
+    refs = [ReferenceTable(rules, seed, i) for i in range(tables)]
+    finished = step_and_compare(batch, refs, rules, static, 400, np.random.default_rng(players), ReferenceTable.start)
     assert finished >= tables, "the test must see sessions end and tables restart"
-    assert batch.sessions_started == sessions
+    assert batch.sessions_started == tables + finished
 
 
 def test_rewards_add_up_to_the_session_result():
@@ -194,26 +200,7 @@ def test_compiled_seats_play_as_the_python_baselines(variant, players, lineup):
 
     for ref in refs:
         start(ref)
-    rng = np.random.default_rng(7)
-    finished = 0
-    for step in range(250):
-        for i, ref in enumerate(refs):
-            check_table(batch, i, ref, static, f"table {i} step {step}")
-        actions = np.array([rng.choice(ref.game.legal) for ref in refs])
-        batch.step(actions)
-        for i, ref in enumerate(refs):
-            ref.game.apply(int(actions[i]))
-            run_compiled_seats(ref)
-            reward = [b - last for b, last in zip(ref.game.balances, ref.last)]
-            ref.last = list(ref.game.balances)
-            assert list(batch.rewards[i]) == reward, f"rewards of table {i} at step {step}"
-            assert bool(batch.done[i]) == ref.game.over
-            if ref.game.over:
-                finished += 1
-                assert list(batch.results[i]) == [b - rules.starting_chips for b in ref.game.balances]
-                for s in range(players):
-                    np.testing.assert_array_equal(batch.final_observations[i, s], encode_flat(ref.game, s, static))
-                start(ref)
+    finished = step_and_compare(batch, refs, rules, static, 250, np.random.default_rng(7), start, run_compiled_seats)
     assert finished >= tables
 
 
