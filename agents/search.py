@@ -63,7 +63,6 @@ class SearchAgent(Agent):
 
     def reset(self) -> None:
         """Restart the random streams: the same seed gives the same session."""
-        self.rng = np.random.default_rng(self.seed)
         self._random = random.Random(self.seed)
         self.guide = ControlPolicy(self.rules, random.Random(self.seed))
         self.rollout = ROLLOUT_POLICIES[self.rollout_name](self.rules, random.Random(self.seed))
