@@ -86,6 +86,9 @@ def _ppo_player(vec, config, rollout: int):
     torch.set_num_threads(config.run.torch_threads)
     folder = tempfile.TemporaryDirectory(prefix="bench_ppo_")  # lives as long as the player
     model = build_model(config, vec, Path(folder.name))
+    from stable_baselines3.common.logger import Logger
+
+    model.set_logger(Logger(folder=None, output_formats=[]))  # no SB3 log folders left in /tmp per row
     rules = make_rules(config.env.variant, config.env.num_players, **config.env.rules)
     path = Path(folder.name) / "snapshot_0.npz"
     export_agent(model, str(path), rules, config.env.variant, config.ppo.activation, {"steps": 0})

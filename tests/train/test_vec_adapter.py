@@ -18,6 +18,7 @@ from newmarket_env.observation.layout import FLAT_SIZE
 
 pytestmark = pytest.mark.skipif(FastGame is None, reason="the compiled engine is not built (needs a C compiler)")
 sb3 = pytest.importorskip("stable_baselines3")
+pytest.importorskip("stable_baselines3.common.logger")
 
 
 def adapter(num_envs=6, seed=0, **kwargs):
@@ -170,6 +171,7 @@ def test_maskable_ppo_trains_on_the_adapter():
     vec = VecMonitor(adapter(num_envs=8, seed=3, opponents=["control", "random"], reward_scale=0.1))
     model = MaskablePPO("MlpPolicy", vec, n_steps=32, batch_size=64, n_epochs=2, seed=0, device="cpu",
                         policy_kwargs={"net_arch": [32]})
+    model.set_logger(sb3.common.logger.Logger(folder=None, output_formats=[]))  # no log folder in /tmp
     before = [p.detach().clone() for p in model.policy.parameters()]
     watch = Watch()
     model.learn(total_timesteps=512, callback=watch)
