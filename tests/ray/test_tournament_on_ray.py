@@ -47,9 +47,9 @@ def test_ray_tournament_matches_the_local_runner_and_streams_every_session(ray_c
 
 @pytest.mark.slow
 def test_a_node_removed_mid_run_is_retried_and_changes_no_result(ray_cluster):
-    # Slow blocks (the search agent) keep every node busy while blocks are queued, so the node
-    # removed after the first finished block is running one: Ray must re-run it elsewhere.
-    agents, options = ("search", "greedy", "control", "random"), {"search": {"budget": 2}}
+    # Slow blocks (the pure-Python search agent) keep every node busy while blocks are queued; the node
+    # is removed at the first finished block that finds it running one, so Ray must re-run that block.
+    agents, options = ("search", "greedy", "control", "random"), {"search": {"budget": 2, "engine": "python"}}
     config = TournamentConfig(agents=agents, agent_options=options, blocks=10, seed=5, resamples=100)
     local = run_tournament(config)
     doomed = ray_cluster.add_node(num_cpus=1, object_store_memory=80 * 1024 * 1024)
@@ -59,8 +59,9 @@ def test_a_node_removed_mid_run_is_retried_and_changes_no_result(ray_cluster):
     def remove_after_first_block(result):
         if not removed:
             busy = ray._private.state.available_resources_per_node().get(doomed.node_id, {}).get("CPU", 0.0) == 0
-            ray_cluster.remove_node(doomed, allow_graceful=False)
-            removed.append(busy)
+            if busy:  # else wait for a later block: the node was between two blocks
+                ray_cluster.remove_node(doomed, allow_graceful=False)
+                removed.append(busy)
 
     on_ray = run_tournament(TournamentConfig(agents=agents, agent_options=options, blocks=10, seed=5,
                                              resamples=100, backend="ray"), progress=remove_after_first_block)
