@@ -125,6 +125,10 @@ def test_leaderboard_and_matrix_show_the_same_figures(figures):
     assert [(line[0], line[1], line[2], line[3]) for line in table] == [
         ("1", "a", "+1.38 [+1.00, +1.75]", "50.0"), ("2", "b", "-0.62 [-1.50, +0.25]", "25.0"),
         ("3", "c", "-0.75 [-1.25, -0.25]", "25.0")]
+    # Chips per deal by source for a: boodles 3/8, cards 8/8, nothing else (see the parts test).
+    assert table[0][4:9] == ("+0.38", "+0.00", "+1.00", "+0.00", "+0.00")
+    mu, sigma = rows[0]["rating"]["mu"], rows[0]["rating"]["sigma"]
+    assert table[0][9] == f"{mu:.1f}±{sigma:.1f}"
     # decisions per second of thinking: a 70 decisions in 1+4+1+2 = 8 s.
     assert table[0][-1] == f"{70 / 8:,.0f}"
     matrix = pairwise_matrix(rows, pairs)
