@@ -16,7 +16,7 @@ import numpy as np
 
 from newmarket_env.agents.base import Agent
 from newmarket_env.observation.layout import FLAT_SIZE
-from newmarket_env.observation.view import _as_flat
+from newmarket_env.observation.view import as_flat
 from newmarket_env.rules import Rules
 
 try:
@@ -43,7 +43,7 @@ class CompiledPolicyAgent(Agent):
     def act(self, observation: dict[str, Any]) -> int:
         vector = observation["observation"]
         if np.shape(vector) != (FLAT_SIZE,):
-            vector = _as_flat(vector)  # the planes encoding, turned back
+            vector = as_flat(vector)  # the planes encoding, turned back
         flat = np.ascontiguousarray(vector, dtype=np.float32)
         mask = np.ascontiguousarray(observation["action_mask"], dtype=np.int8)
         return int(self.policy.act(flat, mask))

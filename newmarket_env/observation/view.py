@@ -101,7 +101,7 @@ def _one_hot(vec: np.ndarray, name: str) -> int | None:
     return int(hits[0]) if hits.size else None
 
 
-def _as_flat(observation: Any) -> np.ndarray:
+def as_flat(observation: Any) -> np.ndarray:
     """The flat vector of a flat or planes observation; planes are turned back."""
     arr = np.asarray(observation, dtype=np.float32)
     if arr.shape == (FLAT_SIZE,):
@@ -118,7 +118,7 @@ def decode(observation: Any, action_mask: Any = None) -> ObservationView:
     if isinstance(observation, Mapping):
         action_mask = observation.get("action_mask") if action_mask is None else action_mask
         observation = observation["observation"]
-    vec = _as_flat(observation)
+    vec = as_flat(observation)
     n = _one_hot(vec, "rule_players") + MIN_PLAYERS
     played = vec[SLOTS["played_by"]].reshape(-1, 52)
     layout = vec[SLOTS["boodle_layout"]].reshape(4, 52)
@@ -216,4 +216,4 @@ def _played_by(game: Game, seat: int) -> list[int]:
     return out
 
 
-__all__ = ["ObservationView", "decode", "view_of_game"]
+__all__ = ["ObservationView", "as_flat", "decode", "view_of_game"]
