@@ -1674,17 +1674,13 @@ cdef class FastGame:
             seed = int.from_bytes(os.urandom(4), "little")
         if not 0 <= seed < 2**64:
             raise ValueError(f"seed={seed!r} is out of range; allowed: 0..2**64-1 or None")
-        cdef FastGame game = FastGame.__new__(FastGame)
+        cdef Table blank
+        cdef RuleCodes codes
         cdef uint64_t masks[MAX_SEATS]
         cdef int s
-        game.rules, game.n, game.record_events = position.rules, position.rules.num_players, False
-        game.boodle_cards, game._seed = tuple(position.rules.boodle_cards), None
-        game._given_deals, game._given_lots = (), ()
-        load_rules(&game.r, position.rules)
-        game.inputs.deals = <GivenDeal *>calloc(1, sizeof(GivenDeal))
-        game.inputs.lots = <int *>calloc(1, sizeof(int))
-        if game.inputs.deals == NULL or game.inputs.lots == NULL:
-            raise MemoryError()
+        load_rules(&codes, position.rules)
+        memset(&blank, 0, sizeof(Table))
+        cdef FastGame game = _game_around(position.rules, None, (), (), False, &codes, &blank)
         table_at(&game.t, &game.r, &game.inputs, position, seed)
         if not plain_next_deal:
             game.t.inputs = NULL   # the next deal is shuffled from the seed
@@ -1834,14 +1830,8 @@ cdef class FastGame:
 
     def copy(self):
         """An independent copy."""
-        cdef FastGame clone = FastGame.__new__(FastGame)
-        clone.rules, clone.n, clone.record_events = self.rules, self.n, self.record_events
-        clone.boodle_cards, clone._seed = self.boodle_cards, self._seed
-        clone._given_deals, clone._given_lots = self._given_deals, self._given_lots
-        clone.r = self.r
-        clone._load_inputs()
-        clone.t = self.t
-        clone.t.r, clone.t.inputs, clone.t.log = &clone.r, &clone.inputs, &clone.log
+        cdef FastGame clone = _game_around(self.rules, self._seed, self._given_deals, self._given_lots,
+                                           self.record_events, &self.r, &self.t)
         clone.log.items = <int *>malloc((self.log.length + 64) * sizeof(int))
         if clone.log.items == NULL:
             raise MemoryError()
@@ -1889,6 +1879,21 @@ cdef class FastGame:
             f"{self.decision.value}; legal actions: {names}"
         )
 
+
+
+cdef FastGame _game_around(rules, seed, tuple deals, tuple lots, bint record_events, const RuleCodes *codes,
+                           const Table *table):
+    """A FastGame holding copies of ``codes`` and ``table``, the table's pointers turned to its own rules,
+    given deals and (empty) action log: copies, a batch's tables and positions all become games this way."""
+    cdef FastGame game = FastGame.__new__(FastGame)
+    game.rules, game.n, game.record_events = rules, rules.num_players, record_events
+    game.boodle_cards, game._seed = tuple(rules.boodle_cards), seed
+    game._given_deals, game._given_lots = deals, lots
+    game.r = codes[0]
+    game._load_inputs()
+    game.t = table[0]
+    game.t.r, game.t.inputs, game.t.log = &game.r, &game.inputs, &game.log
+    return game
 
 def _rebuild(rules, seed, deals, lots, taken, present_forced, record_events):
     """The game that ``FastGame.__reduce__`` describes: the same inputs, the same actions replayed."""
@@ -2160,15 +2165,7 @@ cdef class TableBatch:
         """Table ``i`` as a :class:`FastGame` copy (for inspection and tests; not on the hot path)."""
         if not 0 <= i < self.num_tables:
             raise ValueError(f"table={i} is out of range; allowed: 0..{self.num_tables - 1}")
-        cdef FastGame game = FastGame.__new__(FastGame)
-        game.rules, game.n, game.record_events = self.rules, self.n, False
-        game.boodle_cards, game._seed = tuple(self.rules.boodle_cards), None
-        game._given_deals, game._given_lots = (), ()
-        game.r = self.r
-        game._load_inputs()
-        game.t = self.tables[i]
-        game.t.r, game.t.inputs, game.t.log = &game.r, &game.inputs, &game.log
-        return game
+        return _game_around(self.rules, None, (), (), False, &self.r, &self.tables[i])
 
 
 cdef void _seed_policy_rng(Rng *rng, uint64_t seed) noexcept nogil:
