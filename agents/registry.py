@@ -76,3 +76,12 @@ register_agent("lowest", _baseline_factory("lowest", _policy_agent(LowestPolicy)
 register_agent("greedy", _baseline_factory("greedy", _policy_agent(GreedyPolicy)))
 register_agent("control", _baseline_factory("control", _policy_agent(ControlPolicy)))
 register_agent("search", SearchAgent)
+
+
+def _guided_search(rules: Rules, seed: int | None = None, **options: Any) -> Agent:
+    from newmarket_env.agents.guided_search import guided_search  # imports the saved-network readers on use
+
+    return guided_search(rules, seed=seed, **options)
+
+
+register_agent("guided_search", _guided_search)

@@ -137,20 +137,70 @@ class PretrainSection:
                                high=100.0)
 
 
+#: Training methods: MaskablePPO (sb3-contrib), or expert iteration (search distillation, train/expert).
+METHODS = ("ppo", "expert_iteration")
+TEACHERS = ("search", "guided_search")
+POLICY_TARGETS = ("choice", "softmax")
+
+
+@dataclass
+class ExpertSection:
+    """Expert iteration (method: expert_iteration): run.total_steps counts labelled decisions."""
+
+    states: int = spec(2000, "learner decisions labelled per iteration", int, low=1, high=10_000_000)
+    tables: int = spec(16, "tables played at once when collecting the learner's decisions", int, low=1, high=4096)
+    first_states: str = spec("control", "who plays the tables of iteration 0 (the network is untrained): a "
+                             "registered baseline", str)
+    baseline_fraction: float = spec(0.25, "chance a seat at a collection table is a baseline from "
+                                    "opponents.baselines instead of the learner (its decisions are not labelled)",
+                                    float, low=0.0, high=0.95)
+    sample: bool = spec(True, "the learner samples its actions when collecting (else greedy)", bool)
+    teacher: str = spec("search", "labeller: search (control rollouts), or guided_search (the current network "
+                        "as rollout policy, from iteration 1)", str, choices=TEACHERS)
+    budget: int = spec(64, "worlds the teacher samples per labelled decision", int, low=1, high=100_000)
+    max_candidates: int = spec(5, "actions the teacher compares per decision", int, low=2, high=79)
+    guided_cutoff: int = spec(0, "guided_search teacher: decisions a rollout plays before the network's value "
+                              "ends it; 0 = to the end of the deal", int, low=0, high=10_000)
+    target: str = spec("softmax", "policy target: choice (the teacher's action) or softmax (of the candidates' "
+                       "mean chips / temperature)", str, choices=POLICY_TARGETS)
+    temperature: float = spec(1.0, "chips per unit of logit in the softmax target", float, low=1e-3, high=1000.0)
+    window: int = spec(4, "iterations of labels the network is fitted on (DAgger aggregation)", int, low=1,
+                       high=10_000)
+    epochs: int = spec(4, "passes over the labels per iteration", int, low=1, high=1000)
+    batch_size: int = spec(256, "minibatch size", int, low=1, high=1_000_000)
+    learning_rate: float = spec(1e-3, "Adam step size", float, low=1e-8, high=1.0)
+    value_weight: float = spec(0.5, "weight of the value regression next to the policy loss", float, low=0.0,
+                               high=100.0)
+    net_arch: list = spec([128, 128], "hidden layer sizes (policy and value nets alike)", list, items=int,
+                          item_range=(1, 4096), max_items=16)
+    activation: str = spec("tanh", "hidden activation", str, choices=ACTIVATIONS)
+    workers: int = spec(2, "label processes (1 = in this process); the labels do not depend on it", int,
+                        low=1, high=256)
+    backend: str = spec("local", "where labels are computed: local (workers processes here) or ray (Ray "
+                        "tasks; needs the ray extra)", str, choices=EVAL_BACKENDS)
+    address: str = spec("", "with backend ray: '' starts a local Ray, 'auto' or HOST:PORT joins a cluster", str)
+
+
 @dataclass
 class TrainConfig:
     """A whole training run (the YAML file: these sections, each optional)."""
 
     name: str = spec("newmarket_ppo", "run name (used in the saved agent's metadata)", str)
+    method: str = spec("ppo", "ppo (MaskablePPO: sections pretrain and ppo) or expert_iteration (search "
+                       "distillation: section expert)", str, choices=METHODS)
     env: EnvSection = field(default_factory=EnvSection, metadata={"doc": EnvSection.__doc__})
     opponents: OpponentSection = field(default_factory=OpponentSection, metadata={"doc": OpponentSection.__doc__})
     pretrain: PretrainSection = field(default_factory=PretrainSection, metadata={"doc": PretrainSection.__doc__})
     ppo: PPOSection = field(default_factory=PPOSection, metadata={"doc": PPOSection.__doc__})
     run: RunSection = field(default_factory=RunSection, metadata={"doc": RunSection.__doc__})
     eval: EvalSection = field(default_factory=EvalSection, metadata={"doc": EvalSection.__doc__})
+    expert: ExpertSection = field(default_factory=ExpertSection, metadata={"doc": ExpertSection.__doc__})
 
     def to_dict(self) -> dict[str, Any]:
-        return dataclasses.asdict(self)
+        data = dataclasses.asdict(self)
+        if self.method == "ppo":  # a PPO run's config.yaml as before expert iteration existed: older runs resume
+            del data["method"], data["expert"]
+        return data
 
 
 def _allowed(meta: Mapping[str, Any]) -> str:
@@ -249,12 +299,33 @@ def _check_cross(config: TrainConfig) -> None:
         for name in names:
             if name not in known:
                 raise ValueError(f"{section} has unknown agent {name!r}; allowed: {', '.join(known)}")
+    if config.method == "expert_iteration":
+        _check_expert(config, known)
     if config.ppo.n_steps * config.run.n_envs > MAX_ROLLOUT:
         raise ValueError(f"ppo.n_steps * run.n_envs = {config.ppo.n_steps * config.run.n_envs} is not allowed; "
                          f"allowed: at most {MAX_ROLLOUT} (the rollout buffer would not fit in memory)")
     if config.ppo.batch_size > config.ppo.n_steps * config.run.n_envs:
         raise ValueError(f"ppo.batch_size = {config.ppo.batch_size} is not allowed; allowed: at most "
                          f"ppo.n_steps * run.n_envs = {config.ppo.n_steps * config.run.n_envs}")
+
+
+def _check_expert(config: TrainConfig, known: list[str]) -> None:
+    """The expert-iteration keys that need the live package (agents, backend)."""
+    from newmarket_env.agents.compiled import POLICY_CODES
+
+    if config.pretrain.teacher:
+        raise ValueError("pretrain.teacher is for method ppo; expert_iteration starts from expert.first_states")
+    if config.expert.first_states not in POLICY_CODES:
+        raise ValueError(f"expert.first_states = {config.expert.first_states!r} is not allowed; allowed: "
+                         f"{', '.join(POLICY_CODES)}")
+    for name in config.opponents.baselines:
+        if name not in POLICY_CODES and config.expert.baseline_fraction > 0:
+            raise ValueError(f"opponents.baselines has {name!r}, which expert iteration cannot seat at its "
+                             f"tables; allowed: {', '.join(POLICY_CODES)} (or expert.baseline_fraction: 0)")
+    try:
+        check_backend(config.expert.backend, config.expert.address or None)
+    except ValueError as err:
+        raise ValueError(f"expert: {err}") from None
 
 
 def load_config(path: str | Path) -> TrainConfig:

@@ -114,6 +114,8 @@ def prepare_run(config: TrainConfig, resume: bool = False, overwrite: bool = Fal
     if not resume:
         return RunStart(out_dir, start_fresh(out_dir, config.to_dict(), overwrite))
     run = start_resume(out_dir, config.to_dict())
+    if config.method == "expert_iteration":  # its checkpoints are its own (train/expert/checkpoint.py)
+        from newmarket_env.train.expert.checkpoint import find_state as find_checkpoint
     found = find_checkpoint(out_dir / "checkpoints", run["run_id"])
     if found.path is None:
         why = f" ({'; '.join(found.skipped)})" if found.skipped else ""
@@ -177,6 +179,10 @@ def train(config: TrainConfig, resume: bool = False, command: str = "", overwrit
     from newmarket_env.train.logs import configure_logger
 
     start = start or prepare_run(config, resume, overwrite)
+    if config.method == "expert_iteration":  # search distillation on torch, not MaskablePPO
+        from newmarket_env.train.expert.loop import train_expert
+
+        return train_expert(config, start, command)
     for line in start.skipped:
         print(f"--resume: skipped {line}", flush=True)
     if start.checkpoint is not None:

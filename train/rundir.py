@@ -28,10 +28,11 @@ CONFIG_FILE = "config.yaml"
 #: evaluation (a fine-tuning stage, e.g. configs/newmarket_ppo_finetune.yaml). Not the game (env.*),
 #: the model and its hyperparameters (ppo.*: the checkpoint carries its own), the seed or the warm start.
 RESUMABLE_KEYS = ("run.total_steps", "run.max_minutes", "run.progress_bar", "run.torch_threads", "run.vec_env",
-                  "run.out_dir", "run.checkpoint_every", "opponents.*", "eval.*")
+                  "run.out_dir", "run.checkpoint_every", "opponents.*", "eval.*",
+                  "expert.workers", "expert.backend", "expert.address")
 #: What a run writes into its folder (``--overwrite`` removes these and nothing else).
 RUN_OUTPUTS = (RUN_FILE, CONFIG_FILE, "progress.csv", "eval.csv", "learning_curve.png", "final.npz", "final.json",
-               "final_eval.json", "pretrain.json", "checkpoints", "snapshots")
+               "final_eval.json", "pretrain.json", "checkpoints", "snapshots", "labels", "final_value.npz")
 _TENSORBOARD_PREFIX = "events.out.tfevents."
 
 

@@ -1,0 +1,114 @@
+"""The learner's own decisions (DAgger): tables played by the current network, some seats by baselines.
+
+``tables`` compiled games (:class:`FastGame`) advance together: every seat the learner holds that
+is to act gets its action from one numpy forward pass over those tables; baseline seats decide
+in C (:class:`CompiledPolicy`). Each learner decision with more than one legal action is recorded
+with the chips its seat won from it to the end of the deal, measured as ``search`` measures its
+rollouts (the balance after the action that ends the deal, minus the balance before the decision),
+times ``reward_scale``. Before the network exists (iteration 0) the learner's seats are played by
+the ``first`` baseline. Deterministic for a seed.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Sequence
+
+import numpy as np
+
+from newmarket_env.actions import NUM_ACTIONS
+from newmarket_env.agents.saved import SavedAgent
+from newmarket_env.engine.choice import FastGame
+from newmarket_env.eval.tournament.schedule import derive_seed
+from newmarket_env.observation.encode import static_part
+from newmarket_env.observation.layout import FLAT_SIZE
+from newmarket_env.rules import Rules
+
+_GAME_TAG, _SEATS_TAG, _POLICY_TAG = 1, 2, 3
+
+
+@dataclass
+class States:
+    """Recorded learner decisions: flat observations, legal masks, reward-scaled chips to the end of the deal."""
+
+    obs: np.ndarray
+    masks: np.ndarray
+    returns: np.ndarray
+
+
+class _Table:
+    """One session being played: its game, who holds each seat, and the decisions awaiting their deal's end."""
+
+    def __init__(self, rules: Rules, seed: int, seats: list[str | None], policies: dict) -> None:
+        self.game = FastGame(rules, seed=seed, record_events=False)
+        self.seats = seats              # None: the learner; else a baseline name
+        self.policies = policies        # baseline name -> its CompiledPolicy for this table
+        self.deal = self.game.deal_index
+        self.pending: list[tuple[int, int, np.ndarray, np.ndarray]] = []   # (seat, balance, obs, mask)
+
+
+def collect_states(rules: Rules, policy: SavedAgent | None, first: str, baselines: Sequence[str],
+                   baseline_fraction: float, tables: int, count: int, seed: int, reward_scale: float) -> States:
+    """Play until ``count`` learner decisions are recorded (those of sessions still running are dropped)."""
+    from newmarket_env.engine._fast import CompiledPolicy
+
+    static = static_part(rules)
+    rng = np.random.default_rng(derive_seed(seed, _SEATS_TAG))
+    sessions = 0
+
+    def new_table() -> _Table:
+        nonlocal sessions
+        sessions += 1
+        n = rules.num_players
+        seats: list[str | None] = [None] * n
+        if policy is not None:
+            for s in range(n):
+                if baselines and rng.random() < baseline_fraction:
+                    seats[s] = baselines[int(rng.integers(len(baselines)))]
+            if all(s is not None for s in seats):
+                seats[int(rng.integers(n))] = None
+        names = {first if s is None else s for s in seats}
+        policies = {name: CompiledPolicy(name, rules, derive_seed(seed, _POLICY_TAG, sessions, i))
+                    for i, name in enumerate(sorted(names))}
+        return _Table(rules, derive_seed(seed, _GAME_TAG, sessions), seats, policies)
+
+    running = [new_table() for _ in range(tables)]
+    obs_out: list[np.ndarray] = []
+    mask_out: list[np.ndarray] = []
+    ret_out: list[float] = []
+    while len(ret_out) < count:
+        views = []   # (table, seat, obs, mask) of every table's decision this round
+        for table in running:
+            game = table.game
+            seat = game.to_act
+            obs = np.empty(FLAT_SIZE, dtype=np.float32)
+            game.encode_into(seat, obs, static)
+            mask = np.zeros(NUM_ACTIONS, dtype=bool)
+            mask[game.legal] = True
+            views.append((table, seat, obs, mask))
+        learner_rows = [k for k, (t, s, _, _) in enumerate(views) if t.seats[s] is None and policy is not None]
+        chosen = {}
+        if learner_rows:
+            actions = policy.act_batch(np.stack([views[k][2] for k in learner_rows]),
+                                       np.stack([views[k][3] for k in learner_rows]))
+            chosen = dict(zip(learner_rows, (int(a) for a in actions)))
+        for k, (table, seat, obs, mask) in enumerate(views):
+            name = table.seats[seat]
+            if k not in chosen:
+                code_policy = table.policies[first if name is None else name]
+                chosen[k] = int(code_policy.act(obs, mask.astype(np.int8)))
+            game = table.game
+            if name is None and mask.sum() > 1:
+                table.pending.append((seat, game.balances[seat], obs, mask))
+            game.apply(chosen[k])
+            if game.over or game.deal_index != table.deal:
+                balances = game.balances
+                for s, before, o, m in table.pending:
+                    obs_out.append(o)
+                    mask_out.append(m)
+                    ret_out.append((balances[s] - before) * reward_scale)
+                table.pending = []
+                table.deal = game.deal_index
+        running = [t if not t.game.over else new_table() for t in running]
+    return States(np.stack(obs_out[:count]), np.stack(mask_out[:count]),
+                  np.asarray(ret_out[:count], dtype=np.float32))

@@ -1,0 +1,227 @@
+"""The expert-iteration run: iterations of collect, label, fit; checkpoints, logs, evaluation, final files.
+
+Outputs in ``run.out_dir`` (besides ``run.json`` and ``config.yaml``, as for PPO runs):
+``labels/iter_<i>.npz`` (each iteration's decisions and labels, kept for the ``expert.window``
+aggregation and for a resume), ``checkpoints/exit_<steps>_steps.pt``, ``progress.csv`` (one row per
+iteration), ``eval.csv`` and ``learning_curve.png``, ``final.npz`` (the policy: a saved agent),
+``final_value.npz`` (the value network), ``final.json`` and ``final_eval.json``.
+
+Every random draw of iteration ``i`` is seeded from ``(run.seed, i)`` and the network and optimiser
+are checkpointed after each iteration, so a resumed run computes exactly what an uninterrupted one does.
+``run.total_steps`` counts labelled decisions: ``ceil(total_steps / expert.states)`` iterations.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import math
+import os
+import platform
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+
+from newmarket_env.agents.saved import FORMAT, FORMAT_VERSION, SavedAgent, save_policy
+from newmarket_env.agents.value_net import save_value
+from newmarket_env.eval.tournament.schedule import derive_seed
+from newmarket_env.rules import Rules, make_rules
+from newmarket_env.train.callbacks import EVAL_FIELDS, Every
+from newmarket_env.train.config import TrainConfig
+from newmarket_env.train.expert.checkpoint import find_state, load_state, save_state
+from newmarket_env.train.expert.collect import collect_states
+from newmarket_env.train.expert.fit import fit
+from newmarket_env.train.expert.label import Teacher, label_states, policy_targets
+from newmarket_env.train.expert.network import PolicyValueNet, layers_of
+from newmarket_env.train.logs import keep_rows_up_to
+from newmarket_env.train.rundir import write_atomic
+
+_INIT_TAG, _COLLECT_TAG, _LABEL_TAG, _FIT_TAG, _LEARNER_TAG = 11, 12, 13, 14, 15
+PROGRESS_FIELDS = ["iteration", "steps", "labels", "mean_return", "prior_agreement", "policy_loss", "value_loss",
+                   "agreement", "collect_s", "label_s", "fit_s", "wall_s"]
+
+
+def find_checkpoint(folder: Path, run_id: str):
+    """The newest intact expert-iteration checkpoint (``prepare_run`` uses it for ``--resume``)."""
+    return find_state(folder, run_id)
+
+
+def _metadata(config: TrainConfig, rules: Rules) -> dict[str, Any]:
+    return {"format": FORMAT, "version": FORMAT_VERSION, "variant": config.env.variant, "rules": rules.to_dict(),
+            "activation": config.expert.activation, "reward_scale": config.env.reward_scale}
+
+
+def learner_agent(net: PolicyValueNet, config: TrainConfig, rules: Rules, seed: int, sample: bool) -> SavedAgent:
+    """The network's policy as a numpy agent (what the saved file will hold)."""
+    return SavedAgent(rules, seed, _metadata(config, rules), layers_of(net.policy), sample=sample, name=config.name)
+
+
+def _teacher(config: TrainConfig, rules: Rules, net: PolicyValueNet | None) -> Teacher:
+    exp = config.expert
+    if exp.teacher == "search" or net is None:   # iteration 0 has no network to guide rollouts
+        return Teacher(rules, "search", exp.budget, exp.max_candidates)
+    meta = _metadata(config, rules)
+    value = {"metadata": meta, "layers": layers_of(net.value_net)} if exp.guided_cutoff else None
+    return Teacher(rules, "guided_search", exp.budget, exp.max_candidates, exp.guided_cutoff,
+                   policy={"metadata": meta, "layers": layers_of(net.policy)}, value=value)
+
+
+def _save_arrays(path: Path, **arrays: np.ndarray) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(handle, "wb") as out:
+            np.savez_compressed(out, **arrays)
+        os.replace(temporary, path)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
+
+
+def _labels_path(out_dir: Path, iteration: int) -> Path:
+    return out_dir / "labels" / f"iter_{iteration:04d}.npz"
+
+
+def _read_labels(path: Path, run_id: str, count: int) -> dict[str, np.ndarray] | None:
+    """An iteration's labels if the file is this run's and complete, else None."""
+    try:
+        with np.load(path, allow_pickle=False) as data:
+            if str(data["run_id"]) != run_id or len(data["actions"]) != count:
+                return None
+            return {key: data[key] for key in data.files}
+    except (OSError, KeyError, ValueError, EOFError):
+        return None
+
+
+def _iteration_labels(config: TrainConfig, rules: Rules, net: PolicyValueNet, iteration: int, out_dir: Path,
+                      run_id: str) -> tuple[dict[str, np.ndarray], float, float]:
+    """Collect and label iteration ``iteration``'s decisions (or read them back: a resumed run); seconds of each."""
+    exp, seed = config.expert, config.run.seed
+    path = _labels_path(out_dir, iteration)
+    saved = _read_labels(path, run_id, exp.states) if path.exists() else None
+    if saved is not None:
+        return saved, 0.0, 0.0
+    began = time.time()
+    learner = None if iteration == 0 else learner_agent(net, config, rules, derive_seed(seed, _LEARNER_TAG, iteration),
+                                                        exp.sample)
+    baselines = list(config.opponents.baselines) if exp.baseline_fraction > 0 else []
+    states = collect_states(rules, learner, exp.first_states, baselines, exp.baseline_fraction, exp.tables,
+                            exp.states, derive_seed(seed, _COLLECT_TAG, iteration), config.env.reward_scale)
+    collected = time.time()
+    seeds = [derive_seed(seed, _LABEL_TAG, iteration, k) for k in range(exp.states)]
+    actions, means = label_states(_teacher(config, rules, None if iteration == 0 else net), states.obs,
+                                  states.masks, seeds, exp.workers, exp.backend, exp.address or None)
+    labels = {"obs": states.obs, "masks": states.masks, "returns": states.returns, "actions": actions,
+              "means": means, "run_id": np.array(run_id)}
+    _save_arrays(path, **labels)
+    return labels, collected - began, time.time() - collected
+
+
+def _prior_agreement(net: PolicyValueNet, labels: dict[str, np.ndarray]) -> float:
+    """Share of the new decisions where the network, before this iteration's fit, already chose as the teacher."""
+    with torch.no_grad():
+        logits = net.policy(torch.as_tensor(labels["obs"])).numpy()
+    chosen = np.where(labels["masks"], logits, -np.inf).argmax(axis=1)
+    return float(np.mean(chosen == labels["actions"]))
+
+
+def _append_csv(path: Path, fields: list[str], rows: list[dict[str, Any]]) -> None:
+    new = not path.exists()
+    with open(path, "a", newline="") as handle:
+        writer = csv.DictWriter(handle, fieldnames=fields)
+        if new:
+            writer.writeheader()
+        writer.writerows({k: row[k] for k in fields} for row in rows)
+
+
+def evaluate_network(config: TrainConfig, rules: Rules, net: PolicyValueNet, boards: int, steps: int,
+                     started: float) -> list[dict[str, Any]]:
+    """Duplicate evaluation of the greedy network against each ``eval.opponents`` (rows of eval.csv)."""
+    from newmarket_env.train.evaluate import duplicate_eval, saved_agent_maker
+
+    maker = saved_agent_maker(learner_agent(net, config, rules, 0, sample=False))
+    rows = []
+    for opponent in config.eval.opponents:
+        result = duplicate_eval(maker, opponent, config.env.variant, config.env.num_players, boards=boards,
+                                seed=config.eval.seed, rules=config.env.rules, backend=config.eval.backend,
+                                address=config.eval.address or None)
+        rows.append({"steps": steps, **result.as_row(), "wall_s": round(time.time() - started, 1)})
+    return rows
+
+
+def train_expert(config: TrainConfig, start: Any, command: str = "") -> Path:
+    """Run (or continue, ``start.checkpoint``) the expert iteration of ``config``; return the final agent's path."""
+    from newmarket_env.train.plot import plot_curve
+    from newmarket_env.train.run import print_final_evaluation
+
+    exp, out_dir, run_id = config.expert, start.out_dir, start.run["run_id"]
+    torch.set_num_threads(config.run.torch_threads)
+    rules = make_rules(config.env.variant, config.env.num_players, **config.env.rules)
+    torch.manual_seed(derive_seed(config.run.seed, _INIT_TAG))
+    net = PolicyValueNet(exp.net_arch, exp.activation)
+    optimizer = torch.optim.Adam(net.parameters(), lr=exp.learning_rate)
+    steps = 0
+    for line in start.skipped:
+        print(f"--resume: skipped {line}", flush=True)
+    if start.checkpoint is not None:
+        state = load_state(start.checkpoint)
+        net.load_state_dict(state["net"])
+        optimizer.load_state_dict(state["optimizer"])
+        steps = int(state["steps"])
+        print(f"resuming from {start.checkpoint.name} ({steps} labelled decisions)", flush=True)
+    for name in ("progress.csv", "eval.csv"):   # rows a killed process logged after the checkpoint go
+        keep_rows_up_to(out_dir / name, "steps", steps)
+    iterations = math.ceil(config.run.total_steps / exp.states)
+    deadline = time.time() + 60 * config.run.max_minutes if config.run.max_minutes else None
+    evaluations = Every(config.eval.every, steps)
+    began = time.time()
+    for iteration in range(steps // exp.states, iterations):
+        if deadline is not None and time.time() >= deadline:
+            print(f"stopped by run.max_minutes = {config.run.max_minutes:g} after {iteration} of {iterations} "
+                  "iterations; saving the agent and evaluating it", flush=True)
+            break
+        labels, collect_s, label_s = _iteration_labels(config, rules, net, iteration, out_dir, run_id)
+        prior = _prior_agreement(net, labels) if iteration else float("nan")
+        fitted = time.time()
+        window = [labels] + [_read_labels(_labels_path(out_dir, i), run_id, exp.states)
+                             for i in range(max(0, iteration - exp.window + 1), iteration)]
+        window = [w for w in window if w is not None]
+        data = {key: np.concatenate([w[key] for w in window]) for key in ("obs", "masks", "returns", "actions", "means")}
+        targets = policy_targets(data["actions"], data["means"], exp.target, exp.temperature)
+        losses = fit(net, optimizer, data["obs"], data["masks"], targets, data["returns"], exp.epochs,
+                     exp.batch_size, exp.value_weight, derive_seed(config.run.seed, _FIT_TAG, iteration))
+        steps += exp.states
+        save_state(out_dir / "checkpoints", run_id, steps,
+                   {"net": net.state_dict(), "optimizer": optimizer.state_dict(), "steps": steps})
+        row = {"iteration": iteration, "steps": steps, "labels": len(data["actions"]),
+               "mean_return": float(labels["returns"].mean()), "prior_agreement": prior, **losses,
+               "collect_s": round(collect_s, 1), "label_s": round(label_s, 1),
+               "fit_s": round(time.time() - fitted, 1), "wall_s": round(time.time() - began, 1)}
+        _append_csv(out_dir / "progress.csv", PROGRESS_FIELDS, [row])
+        print(f"iteration {iteration}: {steps} labelled decisions, agreement before fit {prior:.3f} after "
+              f"{losses['agreement']:.3f}, value loss {losses['value_loss']:.3f} "
+              f"(collect {collect_s:.0f} s, label {label_s:.0f} s)", flush=True)
+        if config.eval.opponents and evaluations.due(steps):
+            _append_csv(out_dir / "eval.csv", EVAL_FIELDS,
+                        evaluate_network(config, rules, net, config.eval.sessions, steps, began))
+            plot_curve(out_dir / "eval.csv", out_dir / "learning_curve.png", title=config.name)
+    training = {"config": config.to_dict(), "method": "expert_iteration", "steps": steps,
+                "train_seconds": round(time.time() - began, 1), "command": command, "torch": torch.__version__,
+                "python": platform.python_version(), "run_id": run_id}
+    path = out_dir / "final.npz"
+    metadata = save_policy(path, layers_of(net.policy), rules, config.env.variant, exp.activation, training,
+                           name=config.name)
+    save_value(out_dir / "final_value.npz", layers_of(net.value_net), rules, config.env.variant, exp.activation,
+               config.env.reward_scale, training)
+    write_atomic(out_dir / "final.json", json.dumps(metadata, indent=2, sort_keys=True))
+    if config.eval.opponents:
+        rows = evaluate_network(config, rules, net, config.eval.final_sessions, steps, began)
+        write_atomic(out_dir / "final_eval.json", json.dumps(rows, indent=2))
+        if (out_dir / "eval.csv").exists():
+            plot_curve(out_dir / "eval.csv", out_dir / "learning_curve.png", title=config.name, final=rows)
+        print_final_evaluation(config.name, rows)
+    return path
