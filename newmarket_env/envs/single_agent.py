@@ -6,6 +6,16 @@ registered baseline names (``load_agent`` names) and frozen snapshots of the
 learner (paths of saved-agent files). Opponents move inside :meth:`step`, so
 each Gymnasium step is one decision of the learner.
 
+Each opponent is built by an agent factory (:mod:`newmarket_env.agent_factory`):
+``agent_factory=None`` asks the package facade ``newmarket_env.load_agent`` when
+the first opponent is built; any callable ``factory(spec, env=..., seed=...)``
+replaces it, and then the agents package is never imported (the env itself
+does not depend on it).
+
+Registered with Gymnasium on ``import newmarket_env`` as
+``gymnasium.make("stops/Newmarket-v0", variant=..., opponents=[...])``
+(:mod:`newmarket_env.envs.registration`).
+
 The reward of a step is the learner's chip change since its previous decision
 (the first step also counts the stakes paid before it), so the return of an
 episode is exactly the learner's session result, even when the session ends on
@@ -25,6 +35,7 @@ from typing import Any, Sequence
 import gymnasium as gym
 import numpy as np
 
+from newmarket_env.agent_factory import AgentFactory, Opponent, check_agent_factory
 from newmarket_env.envs.aec import raw_env
 
 SEAT_MODES = ("random", "rotate")
@@ -39,9 +50,10 @@ class SingleAgentEnv(gym.Env):
     ``snapshots`` (saved-agent paths of earlier learners); ``snapshot_fraction``
     (chance that an opponent seat is a snapshot when there are any); ``seat``
     (``"random"``, ``"rotate"`` or a seat number); ``reward_scale`` (chips are
-    multiplied by it). An action that is not legal is replaced by the lowest
-    legal one and flagged with ``info["illegal_action"]`` (Gymnasium's checkers
-    send unmasked actions).
+    multiplied by it); ``agent_factory`` (builds an opponent from its spec:
+    ``factory(spec, env=..., seed=...)``; default ``newmarket_env.load_agent``).
+    An action that is not legal is replaced by the lowest legal one and flagged
+    with ``info["illegal_action"]`` (Gymnasium's checkers send unmasked actions).
     """
 
     metadata = {"render_modes": ["ansi", "rgb_array"], "render_fps": 2}
@@ -56,9 +68,11 @@ class SingleAgentEnv(gym.Env):
         seat: str | int = "random",
         reward_scale: float = 1.0,
         render_mode: str | None = None,
+        agent_factory: AgentFactory | None = None,
         **overrides: Any,
     ) -> None:
         super().__init__()
+        self.agent_factory = check_agent_factory(agent_factory)
         self.aec = raw_env(variant=variant, num_players=num_players, observation="flat", **overrides)
         self.rules = self.aec.rules
         self.variant = variant
@@ -73,7 +87,7 @@ class SingleAgentEnv(gym.Env):
         agent_space = self.aec.observation_space("player_0")
         self.observation_space = agent_space["observation"]
         self.action_space = self.aec.action_space("player_0")
-        self._agents: dict[tuple[str, int], Any] = {}
+        self._agents: dict[tuple[str, int], Opponent] = {}
         self._sessions = 0
         self.learner = 0
         self.table: list[str | None] = []
@@ -102,13 +116,11 @@ class SingleAgentEnv(gym.Env):
             return self.snapshots[int(self.np_random.integers(len(self.snapshots)))]
         return self.opponents[int(self.np_random.integers(len(self.opponents)))]
 
-    def _agent(self, spec: str, seat: int):
+    def _agent(self, spec: str, seat: int) -> Opponent:
         """One agent per (spec, seat), built once: agents may keep state within a session."""
         key = (spec, seat)
         if key not in self._agents:
-            from newmarket_env.agents import load_agent
-
-            self._agents[key] = load_agent(spec, env=self.aec, seed=int(self.np_random.integers(2**31)))
+            self._agents[key] = self.agent_factory(spec, env=self.aec, seed=int(self.np_random.integers(2**31)))
         return self._agents[key]
 
     # ------------------------------------------------------------------ gymnasium API

@@ -13,9 +13,11 @@ the learner at every table:
 - the baselines ``random``, ``lowest``, ``greedy`` and ``control`` are played in
   compiled code inside the batch (no Python per decision);
 - any other agent (a saved-agent file, e.g. a frozen snapshot of the learner,
-  or another registered name) is played here: all tables waiting on such a seat
-  are answered by ONE batched forward pass per agent (``act_batch``), then
-  stepped together, until every table waits on its learner.
+  or another registered name) is built by ``agent_factory`` (default
+  ``newmarket_env.load_agent``; see :mod:`newmarket_env.agent_factory`) and
+  played here: all tables waiting on such a seat are answered by ONE batched
+  forward pass per agent (``act_batch``), then stepped together, until every
+  table waits on its learner.
 
 Reward: the learner's chip change since its previous decision (the first step
 of a session also counts the stakes paid before it), times ``reward_scale``,
@@ -68,6 +70,7 @@ from gymnasium.vector import VectorEnv as GymVectorEnv
 from gymnasium.vector.utils import batch_space
 
 from newmarket_env.actions import NUM_ACTIONS
+from newmarket_env.agent_factory import AgentFactory, check_agent_factory
 from newmarket_env.observation.layout import CHIP_CLIP, FLAT_SIZE
 from newmarket_env.rules import make_rules
 
@@ -105,7 +108,9 @@ class VectorEnv(GymVectorEnv):
     are any); ``reward_scale`` (chips are multiplied by it); ``seed`` (the env's
     streams until ``reset(seed=...)``); ``copy`` (return copies of the
     observations; ``False`` returns the batch's own array, overwritten in place
-    by the next step).
+    by the next step); ``agent_factory`` (builds the opponents that are not
+    compiled baselines: ``factory(spec, env=..., seed=...)``; default
+    ``newmarket_env.load_agent``).
     """
 
     metadata = {"autoreset_mode": AutoresetMode.SAME_STEP, "render_modes": []}
@@ -122,9 +127,11 @@ class VectorEnv(GymVectorEnv):
         reward_scale: float = 1.0,
         seed: int | None = None,
         copy: bool = True,
+        agent_factory: AgentFactory | None = None,
         **overrides: Any,
     ) -> None:
         fast = compiled_batch()
+        self.agent_factory = check_agent_factory(agent_factory)
         self.rules = make_rules(variant, num_players, **overrides)
         self.variant = variant
         self.n = self.rules.num_players
@@ -188,9 +195,7 @@ class VectorEnv(GymVectorEnv):
 
     def _load(self, spec: str):
         """A fresh agent for ``spec``, seeded from the env's stream (as SingleAgentEnv seeds its agents)."""
-        from newmarket_env.agents import load_agent
-
-        return load_agent(spec, env=self, seed=int(self.np_random.integers(2**31)))
+        return self.agent_factory(spec, env=self, seed=int(self.np_random.integers(2**31)))
 
     def set_snapshots(self, paths: Sequence[str]) -> None:
         """Replace the self-play snapshots (saved-agent paths); used from training callbacks.

@@ -2,6 +2,8 @@
 
 The env (``newmarket_env.env``) runs the rules; this module only shows the
 table, tells the record's events as they happen and asks for decisions.
+The opponents come from an agent factory (:mod:`newmarket_env.agent_factory`;
+default ``newmarket_env.load_agent``), so this module does not import the agents.
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ import tempfile
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from newmarket_env import load_agent
+from newmarket_env.agent_factory import AgentFactory, check_agent_factory
 from newmarket_env.cards import iter_cards
 from newmarket_env.engine.record import save_record
 from newmarket_env.engine.types import Decision
@@ -42,10 +44,15 @@ class PlayOptions:
 
 
 class Table:
-    """The env, the opponents and the person's seat, ready to play."""
+    """The env, the opponents and the person's seat, ready to play.
 
-    def __init__(self, options: PlayOptions) -> None:
+    ``agent_factory`` builds the opponents from the names in ``options.agents``
+    (``factory(name, env=..., seed=...)``; default ``newmarket_env.load_agent``).
+    """
+
+    def __init__(self, options: PlayOptions, agent_factory: AgentFactory | None = None) -> None:
         self.options = options
+        make_agent = check_agent_factory(agent_factory)
         # The reference engine: its record grows in place, and the table reads it after every move
         # (speed does not matter at human pace).
         self.env = make_env(variant=options.variant, num_players=options.num_players, engine="python",
@@ -58,7 +65,7 @@ class Table:
         self.seed = random.randrange(10**6) if options.seed is None else options.seed
         others = [s for s in range(n) if s != self.seat]
         names = _agent_names(options.agents, len(others))
-        self.opponents = {s: load_agent(name, env=self.env, seed=self.seed + 1 + s) for s, name in zip(others, names)}
+        self.opponents = {s: make_agent(name, env=self.env, seed=self.seed + 1 + s) for s, name in zip(others, names)}
         self.labels = {s: f"player_{s} ({name})" for s, name in zip(others, names)}
 
     def start(self) -> None:
@@ -94,10 +101,10 @@ def check_save_path(path: str | None) -> None:
         raise ValueError(f"--save {path}: cannot write in {folder} ({err.strerror})") from None
 
 
-def prepare(options: PlayOptions) -> Table:
+def prepare(options: PlayOptions, agent_factory: AgentFactory | None = None) -> Table:
     """The table for ``options``; ``ValueError`` names what is wrong with them, before anything is played."""
     check_save_path(options.save)
-    return Table(options)
+    return Table(options, agent_factory)
 
 
 def play(table: Table, read: Read = input, write: Write = print) -> int:
