@@ -13,6 +13,7 @@ from newmarket_env import actions
 from newmarket_env.actions import BID_BASE, EXCHANGE, KEEP, NUM_ACTIONS, PASS, STAKE_BASE
 from newmarket_env.engine import Decision, Game, IllegalActionError, Phase
 from newmarket_env.envs import ENV_NAME, env, raw_env
+from newmarket_env.envs.registration import register_envs
 from newmarket_env.rules import VARIANTS, Rules, make_rules
 
 __version__ = "0.1.0"
@@ -31,6 +32,8 @@ def vector_env(**kwargs):
     return VectorEnv(**kwargs)
 
 
+# The agents are reached only through these two functions, imported when called: the engine, the envs
+# and the observation do not depend on newmarket_env.agents (see newmarket_env.agent_factory).
 def available_agents() -> list[str]:
     """Every name :func:`load_agent` accepts: baselines and shipped trained agents."""
     from newmarket_env.agents import available_agents as _available
@@ -45,21 +48,10 @@ def load_agent(name_or_path: str, env=None, seed: int | None = None, **kwargs):
     return _load(name_or_path, env=env, seed=seed, **kwargs)
 
 
-def _register_with_pettingzoo() -> None:
-    """Make ``pettingzoo.make("aec", "stops/newmarket_v0", variant=...)`` work."""
-    try:
-        from pettingzoo.env_registry.registration import aec_registry, register
-    except ImportError:  # older PettingZoo without a registry
-        return
-    env_id = f"stops/{ENV_NAME}"
-    if env_id not in aec_registry:
-        register("aec", env_id, entry_point="newmarket_env:env")
-
-
-_register_with_pettingzoo()
+register_envs()  # gymnasium.make("stops/Newmarket-v0"), pettingzoo.make("aec", "stops/newmarket-v0")
 
 __all__ = [
-    "env", "raw_env", "vector_env", "make_rules", "Rules", "VARIANTS", "Game", "Decision", "Phase", "IllegalActionError",
-    "available_agents", "load_agent", "actions", "NUM_ACTIONS", "KEEP", "EXCHANGE", "PASS", "BID_BASE",
-    "STAKE_BASE",
+    "env", "raw_env", "vector_env", "ENV_NAME", "make_rules", "Rules", "VARIANTS", "Game", "Decision", "Phase",
+    "IllegalActionError", "available_agents", "load_agent", "actions", "NUM_ACTIONS", "KEEP", "EXCHANGE", "PASS",
+    "BID_BASE", "STAKE_BASE",
 ]
