@@ -9,10 +9,12 @@ Twister and shuffle on a copy of ``random.Random(seed)``'s state).
 
 ``game.py`` stays the reference: read it for the rules. This file mirrors it
 method by method (the same names) with the state in one C struct, so a step
-is integer arithmetic on 52-bit masks instead of Python objects. It keeps no
-event list; ``deals`` and ``events`` are rebuilt on demand by replaying the
-taken actions on a reference ``Game`` (records, rendering and the terminal
-game need them rarely, the training loop never).
+is integer arithmetic on 52-bit masks instead of Python objects. With
+``record_events`` (the default, as for ``Game``) it keeps its own record: each
+event as a few integers in a C array, turned into the reference engine's dicts
+only when ``deals`` or ``events`` is read, so a record needs no replay on the
+reference engine (``replayed()`` still gives that replay, for checks). Tables
+of a batch and search's rollouts keep none.
 """
 
 from libc.stdint cimport uint32_t, uint64_t
@@ -27,6 +29,7 @@ import random
 import numpy as np
 
 from newmarket_env import actions as A
+from newmarket_env.cards import CARD_TEXTS, cards_to_text
 from newmarket_env.engine.dealing import DEAD_SLOT, DealtCards, dealing_order, parse_deal, sorted_deck
 from newmarket_env.engine.types import DECISION_ORDER, PHASE_ORDER, Decision, IllegalActionError, Phase
 from newmarket_env.observation.layout import FLAT_SIZE, offsets
@@ -150,6 +153,48 @@ cdef struct ActionLog:
     int length, capacity
 
 
+cdef enum:
+    # Event kinds of the compiled record: one per ``type`` the reference engine logs (engine/game.py).
+    EV_STAKE, EV_DISCARD, EV_WIDOW, EV_PAYMENT, EV_PASS, EV_BID, EV_AUCTION_END, EV_PLAY, EV_BOODLE
+    EV_STOP, EV_BLOCKED, EV_OUT, EV_POT, EV_LEFTOVER
+    # EV_WIDOW choices, EV_PAYMENT reasons and EV_STOP causes (the texts are in _event_dict)
+    WIDOW_DECLINE = 0
+    WIDOW_BUY = 1
+    WIDOW_EXCHANGE = 2
+    WIDOW_KEEP = 3
+    PAID_WIDOW_FEE = 0
+    PAID_BID = 1
+    PAID_CARDS = 2
+    CAUSE_TOP = 0
+    CAUSE_DEAD = 1
+    CAUSE_REMOVED = 2
+    CAUSE_PLAYED = 3
+
+
+cdef struct Event:
+    # One event as numbers; what a, b and c mean depends on the kind (see _event_dict, which turns
+    # it into the reference engine's dict). NOBODY stands for None (the house, no seat, no card).
+    int kind, seat, a, b, c, action
+    long amount
+
+
+cdef struct DealMark:
+    # A deal of the record: its dealer, where its events start, its cards once dealt, chips once over.
+    int dealer, first_event, dealt, closed
+    uint64_t hands[MAX_SEATS]
+    uint64_t dead
+    long chips[MAX_SEATS]
+
+
+cdef struct EventLog:
+    # The session's record kept by the compiled engine itself (FastGame with record_events), so that
+    # ``deals`` needs no replay on the reference engine.
+    Event *items
+    int length, capacity
+    DealMark *deals
+    int n_deals, deal_capacity
+
+
 cdef struct Rng:
     # Python's Mersenne Twister, word for word (Modules/_randommodule.c): the same draws as random.Random.
     uint32_t mt[MT_N]
@@ -162,6 +207,7 @@ cdef struct Table:
     const RuleCodes *r
     const Inputs *inputs             # NULL: every deal shuffled, every lot drawn
     ActionLog *log                   # NULL: actions not kept
+    EventLog *events                 # NULL: no record kept
     int n, present_forced
     int next_deal, next_lot, dealt_given
     long balances[MAX_SEATS]
@@ -366,13 +412,14 @@ cdef int _randbelow(Rng *t, int n) noexcept nogil:
 
 # ---------------------------------------------------------------------- a session begins
 cdef void start_session(Table *t, const RuleCodes *r, const Inputs *inputs, ActionLog *log,
-                        int present_forced) noexcept nogil:
+                        EventLog *events, int present_forced) noexcept nogil:
     """Game.__init__ after seeding: balances, the first deal, and on to the first decision."""
     cdef int s
     cdef Rng rng = t.rng
     memset(t, 0, sizeof(Table))   # everything but the seeded generator starts from zero
     t.rng = rng
     t.r, t.inputs, t.log, t.n, t.present_forced = r, inputs, log, r.n, present_forced
+    t.events = events
     for s in range(t.n):
         t.balances[s] = r.starting_chips
     t.dealer = inputs.deals[0].dealer if inputs != NULL and inputs.n_deals else 0
@@ -411,6 +458,49 @@ cdef inline void _log_action(Table *t, int action) noexcept nogil:
     log.length += 1
 
 
+cdef inline void _note(Table *t, int kind, int seat, int a, int b, int c, long amount, int action) noexcept nogil:
+    """Add an event to the record (when one is kept), to the current deal."""
+    cdef EventLog *log = t.events
+    cdef Event *grown
+    cdef Event *event
+    if log == NULL:
+        return
+    if log.length == log.capacity:
+        grown = <Event *>realloc(log.items, (2 * log.capacity + 64) * sizeof(Event))
+        if grown == NULL:
+            abort()
+        log.items = grown
+        log.capacity = 2 * log.capacity + 64
+    event = &log.items[log.length]
+    event.kind, event.seat, event.a, event.b, event.c = kind, seat, a, b, c
+    event.amount, event.action = amount, action
+    log.length += 1
+
+
+cdef DealMark *_open_deal(Table *t) noexcept nogil:
+    """Start the next deal of the record (when one is kept); NULL if none is kept."""
+    cdef EventLog *log = t.events
+    cdef DealMark *grown
+    cdef DealMark *deal
+    if log == NULL:
+        return NULL
+    if log.n_deals == log.deal_capacity:
+        grown = <DealMark *>realloc(log.deals, (2 * log.deal_capacity + 8) * sizeof(DealMark))
+        if grown == NULL:
+            abort()
+        log.deals = grown
+        log.deal_capacity = 2 * log.deal_capacity + 8
+    deal = &log.deals[log.n_deals]
+    memset(deal, 0, sizeof(DealMark))
+    deal.dealer, deal.first_event = t.dealer, log.length
+    log.n_deals += 1
+    return deal
+
+
+cdef inline DealMark *_current_deal(Table *t) noexcept nogil:
+    return NULL if t.events == NULL or t.events.n_deals == 0 else &t.events.deals[t.events.n_deals - 1]
+
+
 cdef void _take(Table *t, int action) noexcept nogil:
     cdef int decision = t.decision, seat = t.to_act
     t.decision, t.n_legal, t.to_act = D_NONE, 0, NOBODY
@@ -425,7 +515,7 @@ cdef void _take(Table *t, int action) noexcept nogil:
     elif decision == D_BID:
         _on_bid(t, seat, action)
     else:
-        _play_run(t, seat, action)
+        _play_run(t, seat, action, action)
 
 
 cdef inline void _ask(Table *t, int seat, int decision) noexcept nogil:
@@ -503,6 +593,7 @@ cdef void _start_deal(Table *t) noexcept nogil:
     memset(&t.stakes, 0, sizeof(SeatQueue))
     memset(&t.discards, 0, sizeof(SeatQueue))
     t.phase = PH_STAKE
+    _open_deal(t)
     _automatic_stakes(t)
 
 
@@ -512,13 +603,15 @@ cdef void _automatic_stakes(Table *t) noexcept nogil:
     cdef int split[4]
     if r.stake_mode == SM_HOUSE:
         t.pot += r.house_pot
+        _note(t, EV_STAKE, NOBODY, -1, 0, 0, r.house_pot, NOBODY)
         for b in range(4):
             t.boodle_stacks[b] += r.house_boodle
+            _note(t, EV_STAKE, NOBODY, b, 0, 0, r.house_boodle, NOBODY)
         return
     for k in range(t.n):
         seat = (t.dealer + 1 + k) % t.n
         if r.pot_ante:
-            _pay_stake(t, seat, -1, <long>r.pot_ante * _multiplier(t, seat))
+            _pay_stake(t, seat, -1, <long>r.pot_ante * _multiplier(t, seat), NOBODY)
     if r.stake_mode == SM_CHOOSE:
         _queue_fill(t, &t.stakes, r.boodle_stake)
         return
@@ -530,19 +623,21 @@ cdef void _automatic_stakes(Table *t) noexcept nogil:
         mult = _multiplier(t, seat)
         for b in range(4):
             if split[b]:
-                _pay_stake(t, seat, b, <long>split[b] * mult)
+                _pay_stake(t, seat, b, <long>split[b] * mult, NOBODY)
 
 
 cdef inline int _multiplier(const Table *t, int seat) noexcept nogil:
     return t.r.dealer_multiplier if seat == t.dealer else 1
 
 
-cdef inline void _pay_stake(Table *t, int seat, int boodle, long amount) noexcept nogil:
+cdef inline void _pay_stake(Table *t, int seat, int boodle, long amount, int action) noexcept nogil:
+    """``seat`` stakes ``amount`` on ``boodle`` (-1: the pot); ``action`` is the choice that made it, if any."""
     t.balances[seat] -= amount
     if boodle < 0:
         t.pot += amount
     else:
         t.boodle_stacks[boodle] += amount
+    _note(t, EV_STAKE, seat, boodle, 0, 0, amount, action)
 
 
 cdef void _ask_stake(Table *t) noexcept nogil:
@@ -555,13 +650,14 @@ cdef void _ask_stake(Table *t) noexcept nogil:
 
 cdef void _on_stake(Table *t, int seat, int action) noexcept nogil:
     t.stakes.left[seat] -= 1
-    _pay_stake(t, seat, action - STAKE_BASE, _multiplier(t, seat))
+    _pay_stake(t, seat, action - STAKE_BASE, _multiplier(t, seat), action)
 
 
 # ---------------------------------------------------------------------- the cards
 cdef void _deal_cards(Table *t) noexcept nogil:
     cdef int seat
     cdef const GivenDeal *given
+    cdef DealMark *deal
     if t.dealt_given:
         given = &t.inputs.deals[t.next_deal]
         t.next_deal += 1
@@ -572,6 +668,10 @@ cdef void _deal_cards(Table *t) noexcept nogil:
         _shuffled_deal(t)
     for seat in range(t.n):
         _set_owner(t, t.hands[seat], seat)
+    deal = _current_deal(t)
+    if deal != NULL:
+        deal.dealt, deal.dead = 1, t.dead
+        memcpy(deal.hands, t.hands, sizeof(t.hands))
     t.phase = PH_DISCARD
     if t.r.dead_hand == DH_DISCARD:
         _queue_fill(t, &t.discards, t.r.discard_count)
@@ -631,6 +731,7 @@ cdef void _on_discard(Table *t, int seat, int card) noexcept nogil:
     t.dead |= bit
     t.owner[card] = NOBODY
     t.known_dead[seat] |= bit
+    _note(t, EV_DISCARD, seat, card, 0, 0, 0, card)
 
 
 # ---------------------------------------------------------------------- the widow
@@ -646,18 +747,23 @@ cdef void _start_widow(Table *t) noexcept nogil:
 cdef void _on_buy(Table *t, int seat, int action) noexcept nogil:
     t.phase = PH_PLAY
     if action == KEEP:
+        _note(t, EV_WIDOW, seat, WIDOW_DECLINE, 0, 0, 0, action)
         return
+    _note(t, EV_WIDOW, seat, WIDOW_BUY, 0, 0, 0, action)
     t.balances[seat] -= t.r.widow_fee
     t.pot += t.r.widow_fee
+    _note(t, EV_PAYMENT, seat, -1, PAID_WIDOW_FEE, 0, t.r.widow_fee, NOBODY)
     _exchange(t, seat)
 
 
 cdef void _on_widow(Table *t, int seat, int action) noexcept nogil:
     cdef int s
     if action == EXCHANGE:
+        _note(t, EV_WIDOW, seat, WIDOW_EXCHANGE, 0, 0, 0, action)
         _exchange(t, seat)
         t.phase = PH_PLAY
         return
+    _note(t, EV_WIDOW, seat, WIDOW_KEEP, 0, 0, 0, action)
     t.phase = PH_AUCTION
     t.auction_open = 1
     for s in range(t.n):
@@ -699,17 +805,22 @@ cdef void _auction_next(Table *t) noexcept nogil:
 cdef void _on_bid(Table *t, int seat, int action) noexcept nogil:
     if action == PASS:
         t.in_auction[seat] = 0
+        _note(t, EV_PASS, seat, 0, 0, 0, 0, action)
         return
     t.high_bid, t.high_bidder = action - BID_BASE + 1, seat
+    _note(t, EV_BID, seat, 0, 0, 0, t.high_bid, action)
 
 
 cdef void _end_auction(Table *t) noexcept nogil:
     cdef int bidder = t.high_bidder
     t.phase = PH_PLAY
     if bidder == NOBODY:
+        _note(t, EV_AUCTION_END, NOBODY, 0, 0, 0, 0, NOBODY)
         return
     t.balances[bidder] -= t.high_bid
     t.balances[t.dealer] += t.high_bid
+    _note(t, EV_PAYMENT, bidder, t.dealer, PAID_BID, 0, t.high_bid, NOBODY)
+    _note(t, EV_WIDOW, bidder, WIDOW_EXCHANGE, 0, 0, 0, NOBODY)
     _exchange(t, bidder)
 
 
@@ -755,19 +866,22 @@ cdef void _first_lead(Table *t) noexcept nogil:
         if card >= 0:
             for seat in range(t.n):
                 if (t.hands[seat] >> card) & 1:
-                    _play_run(t, seat, card)
+                    _play_run(t, seat, card, NOBODY)   # forced: no action id in the record
                     return
     seat = (t.dealer + 1) % t.n
     _lowest_per_suit(t, t.hands[seat], -1, -1)
     _ask(t, seat, D_LEAD)
 
 
-cdef void _play_run(Table *t, int seat, int card) noexcept nogil:
-    """Play ``card`` and every forced follow; then stop, or end the deal."""
+cdef void _play_run(Table *t, int seat, int card, int action) noexcept nogil:
+    """Lead ``card`` (chosen by ``action``, NOBODY when forced) and play every forced follow; then stop,
+    or end the deal."""
     cdef int following, holder
+    cdef bint lead = True
     while True:
-        if _play_card(t, seat, card):
+        if _play_card(t, seat, card, lead, action):
             return
+        lead, action = False, NOBODY
         following = t.r.next_card[card]
         if following < 0:
             _stop(t, seat, card, -1)
@@ -779,7 +893,7 @@ cdef void _play_run(Table *t, int seat, int card) noexcept nogil:
         seat, card = holder, following
 
 
-cdef bint _play_card(Table *t, int seat, int card) noexcept nogil:
+cdef bint _play_card(Table *t, int seat, int card, bint lead, int action) noexcept nogil:
     """Play one card; True if it ended the deal."""
     cdef uint64_t bit = 1ULL << card
     cdef int boodle
@@ -790,11 +904,13 @@ cdef bint _play_card(Table *t, int seat, int card) noexcept nogil:
     t.played_by_seat[seat] |= bit
     t.owner[card] = NOBODY
     t.last_played = card
+    _note(t, EV_PLAY, seat, card, lead, 0, 0, action)
     if bit & t.r.boodle_mask:
         boodle = t.r.boodle_of[card]
         amount = t.boodle_stacks[boodle]
         t.boodle_stacks[boodle] = 0
         t.balances[seat] += amount
+        _note(t, EV_BOODLE, seat, boodle, card, 0, amount, NOBODY)
     if not t.hands[seat]:
         _go_out(t, seat)
         return True
@@ -803,11 +919,19 @@ cdef bint _play_card(Table *t, int seat, int card) noexcept nogil:
 
 cdef void _stop(Table *t, int seat, int card, int following) noexcept nogil:
     cdef uint64_t bit
+    cdef int cause = CAUSE_TOP
     if following >= 0:
         bit = 1ULL << following
-        if not (t.r.removed & bit) and not (t.played & bit):
+        if t.r.removed & bit:
+            cause = CAUSE_REMOVED
+        elif t.played & bit:
+            cause = CAUSE_PLAYED
+        else:
+            cause = CAUSE_DEAD
             t.public_dead |= bit   # RULES.md: a stopping card not played is known dead
+    _note(t, EV_STOP, seat, card, following, cause, 0, NOBODY)
     if not _options_after_stop(t, seat, card // NUM_RANKS):
+        _note(t, EV_BLOCKED, seat, 0, 0, 0, 0, NOBODY)
         _end_deal(t)   # blocked: nobody can lead
 
 
@@ -849,22 +973,33 @@ cdef bint _options_after_stop(Table *t, int stopper, int suit) noexcept nogil:
 cdef void _go_out(Table *t, int winner) noexcept nogil:
     cdef int seat
     cdef long owed
+    _note(t, EV_OUT, winner, 0, 0, 0, 0, NOBODY)
     if t.pot:
         t.balances[winner] += t.pot
+        _note(t, EV_POT, winner, 0, 0, 0, t.pot, NOBODY)
         t.pot = 0
     for seat in range(t.n):
         owed = <long>t.r.per_card_payment * nm_popcount(t.hands[seat])
         if seat != winner and owed:
             t.balances[seat] -= owed
             t.balances[winner] += owed
+            _note(t, EV_PAYMENT, seat, winner, PAID_CARDS, 0, owed, NOBODY)
     _end_deal(t)
 
 
 cdef void _end_deal(Table *t) noexcept nogil:
+    cdef bint last
+    cdef DealMark *deal
     t.deal_index += 1
     t.to_act, t.decision, t.n_legal = NOBODY, D_NONE, 0
-    if t.deal_index >= t.r.num_deals:
+    last = t.deal_index >= t.r.num_deals
+    if last:
         _settle_leftovers(t)
+    deal = _current_deal(t)
+    if deal != NULL:
+        deal.closed = 1
+        memcpy(deal.chips, t.balances, sizeof(t.balances))
+    if last:
         t.over = 1
         t.phase = PH_OVER
         return
@@ -878,13 +1013,17 @@ cdef void _settle_leftovers(Table *t) noexcept nogil:
     cdef long amount
     for b in range(5):   # the four boodles in layout order, then the pot
         amount = t.boodle_stacks[b] if b < 4 else t.pot
-        if amount and t.r.leftover == LO_LOT:
+        if not amount:
+            continue
+        seat = NOBODY
+        if t.r.leftover == LO_LOT:
             if t.inputs != NULL and t.next_lot < t.inputs.n_lots:
                 seat = t.inputs.lots[t.next_lot]
                 t.next_lot += 1
             else:
                 seat = _randbelow(&t.rng, t.n)
             t.balances[seat] += amount
+        _note(t, EV_LEFTOVER, seat, b if b < 4 else -1, 0, 0, amount, NOBODY)
     memset(t.boodle_stacks, 0, sizeof(t.boodle_stacks))
     t.pot = 0
 
@@ -1417,11 +1556,12 @@ cdef void table_at(Table *t, const RuleCodes *r, Inputs *placeholder, position, 
     # Game.at_position builds Game(rules, seed) first, whose first deal draws from the generator:
     # the same draws here, so later lots fall alike.
     seed_rng_u64(&t.rng, seed)
-    start_session(t, r, NULL, NULL, 0)
+    start_session(t, r, NULL, NULL, NULL, 0)
     rng = t.rng
     memset(t, 0, sizeof(Table))
     t.rng = rng
     t.r, t.n, t.inputs, t.log, t.present_forced = r, n, NULL, NULL, 0
+    t.events = NULL
     for s in range(n):
         t.balances[s] = position.balances[s]
     for s in range(4):
@@ -1613,6 +1753,7 @@ cdef class FastGame:
     cdef Table t
     cdef Inputs inputs
     cdef ActionLog log
+    cdef EventLog record               # kept when record_events: ``deals`` is built from it
     cdef readonly object rules
     cdef readonly int n
     cdef readonly bint record_events
@@ -1637,7 +1778,8 @@ cdef class FastGame:
             seed = int.from_bytes(os.urandom(16), "little")  # as unpredictable as Random()'s own seeding
         self._seed = seed
         seed_rng(&self.t.rng, seed)
-        start_session(&self.t, &self.r, &self.inputs, &self.log, present_forced)
+        start_session(&self.t, &self.r, &self.inputs, &self.log, &self.record if record_events else NULL,
+                      present_forced)
 
     cdef void _load_inputs(self) except *:
         """The given deals and lots as C arrays (read by the table as its deals and lots come)."""
@@ -1659,6 +1801,8 @@ cdef class FastGame:
         free(self.inputs.deals)
         free(self.inputs.lots)
         free(self.log.items)
+        free(self.record.items)
+        free(self.record.deals)
 
     @classmethod
     def at_position(cls, position, hands, dead, seed=None, plain_next_deal=False):
@@ -1808,13 +1952,29 @@ cdef class FastGame:
 
     @property
     def deals(self):
-        """The record of every deal so far (rebuilt by a replay on the reference engine)."""
-        return self.replayed().deals if self.record_events else []
+        """The record of every deal so far, as ``Game.deals`` (fresh dicts at every read)."""
+        return [self._deal_record(d) for d in range(self.record.n_deals)] if self.record_events else []
 
     @property
     def events(self):
-        """The events of the current deal (rebuilt like :attr:`deals`)."""
-        return self.replayed().events if self.record_events else []
+        """The events of the current deal, as ``Game.events``."""
+        if not self.record_events or not self.record.n_deals:
+            return []
+        return self._deal_events(self.record.n_deals - 1)
+
+    cdef list _deal_events(self, int d):
+        cdef int end = self.record.deals[d + 1].first_event if d + 1 < self.record.n_deals else self.record.length
+        return [_event_dict(&self.record.items[i]) for i in range(self.record.deals[d].first_event, end)]
+
+    cdef dict _deal_record(self, int d):
+        cdef DealMark *deal = &self.record.deals[d]
+        return {
+            "dealer": deal.dealer,
+            "hands": [cards_to_text(deal.hands[s]) for s in range(self.n)] if deal.dealt else [],
+            "dead": cards_to_text(deal.dead) if deal.dealt else [],
+            "events": self._deal_events(d),
+            "chips": [deal.chips[s] for s in range(self.n)] if deal.closed else [],
+        }
 
     def replayed(self):
         """The reference :class:`Game` that took the same actions: the same state, with its events."""
@@ -1837,6 +1997,8 @@ cdef class FastGame:
             raise MemoryError()
         memcpy(clone.log.items, self.log.items, self.log.length * sizeof(int))
         clone.log.length, clone.log.capacity = self.log.length, self.log.length + 64
+        if self.record_events:
+            _copy_record(&clone.record, &self.record)
         return clone
 
     def __copy__(self):
@@ -1893,7 +2055,75 @@ cdef FastGame _game_around(rules, seed, tuple deals, tuple lots, bint record_eve
     game._load_inputs()
     game.t = table[0]
     game.t.r, game.t.inputs, game.t.log = &game.r, &game.inputs, &game.log
+    game.t.events = &game.record if record_events else NULL
     return game
+
+
+cdef void _copy_record(EventLog *to, const EventLog *source) except *:
+    to.capacity, to.deal_capacity = source.length + 64, source.n_deals + 8
+    to.items = <Event *>malloc(to.capacity * sizeof(Event))
+    to.deals = <DealMark *>malloc(to.deal_capacity * sizeof(DealMark))
+    if to.items == NULL or to.deals == NULL:
+        raise MemoryError()
+    memcpy(to.items, source.items, source.length * sizeof(Event))
+    memcpy(to.deals, source.deals, source.n_deals * sizeof(DealMark))
+    to.length, to.n_deals = source.length, source.n_deals
+
+
+_WIDOW_CHOICES = ("decline", "buy", "exchange", "keep")   # WIDOW_DECLINE ... WIDOW_KEEP
+_PAYMENT_REASONS = ("widow_fee", "bid", "cards")          # PAID_WIDOW_FEE ... PAID_CARDS
+_STOP_CAUSES = ("top", "dead", "removed", "played")       # CAUSE_TOP ... CAUSE_PLAYED
+
+
+cdef inline object _seat_or_none(int seat):
+    return None if seat == NOBODY else seat
+
+
+cdef dict _event_dict(const Event *e):
+    """The reference engine's dict for ``e``: the same keys in the same order (records are compared as
+    JSON text), an ``action`` key only on events a decision made."""
+    cdef int kind = e.kind
+    cdef dict event
+    if kind == EV_STAKE:
+        if e.a < 0:
+            event = {"type": "stake", "seat": _seat_or_none(e.seat), "target": "pot", "amount": e.amount}
+        else:
+            event = {"type": "stake", "seat": _seat_or_none(e.seat), "target": "boodle", "boodle": e.a,
+                     "amount": e.amount}
+    elif kind == EV_DISCARD:
+        event = {"type": "discard", "seat": e.seat, "card": CARD_TEXTS[e.a]}
+    elif kind == EV_WIDOW:
+        event = {"type": "widow", "seat": e.seat, "choice": _WIDOW_CHOICES[e.a]}
+    elif kind == EV_PAYMENT:
+        event = {"type": "payment", "from": e.seat, "to": "pot" if e.a < 0 else e.a, "amount": e.amount,
+                 "reason": _PAYMENT_REASONS[e.b]}
+    elif kind == EV_PASS:
+        event = {"type": "pass", "seat": e.seat}
+    elif kind == EV_BID:
+        event = {"type": "bid", "seat": e.seat, "amount": e.amount}
+    elif kind == EV_AUCTION_END:
+        event = {"type": "auction_end", "seat": None, "amount": 0}
+    elif kind == EV_PLAY:
+        event = {"type": "play", "seat": e.seat, "card": CARD_TEXTS[e.a], "lead": bool(e.b)}
+    elif kind == EV_BOODLE:
+        event = {"type": "boodle", "seat": e.seat, "boodle": e.a, "card": CARD_TEXTS[e.b], "amount": e.amount}
+    elif kind == EV_STOP:
+        event = {"type": "stop", "seat": e.seat, "card": CARD_TEXTS[e.a],
+                 "next": None if e.b < 0 else CARD_TEXTS[e.b], "cause": _STOP_CAUSES[e.c]}
+    elif kind == EV_BLOCKED:
+        event = {"type": "blocked", "seat": e.seat}
+    elif kind == EV_OUT:
+        event = {"type": "out", "seat": e.seat}
+    elif kind == EV_POT:
+        event = {"type": "pot", "seat": e.seat, "amount": e.amount}
+    else:
+        event = {"type": "leftover", "stack": "pot" if e.a < 0 else "boodle", "seat": _seat_or_none(e.seat),
+                 "amount": e.amount}
+        if e.a >= 0:
+            event["boodle"] = e.a
+    if e.action != NOBODY:
+        event["action"] = e.action
+    return event
 
 def _rebuild(rules, seed, deals, lots, taken, present_forced, record_events):
     """The game that ``FastGame.__reduce__`` describes: the same inputs, the same actions replayed."""
@@ -2053,7 +2283,7 @@ cdef class TableBatch:
         cdef int s, tries
         for tries in range(MAX_EMPTY_SESSIONS):
             self.sessions_started += 1
-            start_session(t, &self.r, NULL, NULL, 0)
+            start_session(t, &self.r, NULL, NULL, NULL, 0)
             for s in range(self.n):
                 self.last_balance[i * MAX_SEATS + s] = self.r.starting_chips
             self._play_compiled(i)
