@@ -5,7 +5,7 @@ nothing but discipline keeps the core from importing them. Here a fresh interpre
 packages with an import hook (a ``sys.meta_path`` finder that raises for them, before any other
 finder is asked), then imports the core and plays through every view: the AEC env to the end of a
 session, ``SingleAgentEnv`` made by ``gymnasium.make`` with an agent factory, the compiled
-``VectorEnv`` with one, and a terminal session. The hook also records every attempt, so a core
+``VectorEnv`` with one, a terminal session and a watched one. The hook also records every attempt, so a core
 module that tries the agents and quietly falls back is caught too.
 """
 
@@ -44,6 +44,7 @@ CORE_ONLY = textwrap.dedent('''
     import newmarket_env.engine, newmarket_env.observation, newmarket_env.render
     from newmarket_env.envs import GYMNASIUM_ID, SingleAgentEnv, VectorEnv
     from newmarket_env.play.session import PlayOptions, play, prepare
+    from newmarket_env.play.watch import WatchOptions, WatchTable, watch
 
     class Lowest:
         """A stand-in agent written here: the lowest legal action."""
@@ -104,6 +105,13 @@ CORE_ONLY = textwrap.dedent('''
     out["play_finished"] = any(line.startswith("final balances") for line in lines)
     out["play_agent_moves"] = sum(agent.moves for agent in table.opponents.values())
 
+    # Agents against agents (newmarket watch), every seat from the factory.
+    watched = WatchTable(WatchOptions(num_players=4, seed=3, agents=["lowest-here"], overrides={"num_deals": 1}),
+                         agent_factory=factory)
+    lines = []
+    out["watch_exit"] = watch(watched, write=lines.append, sleep=lambda seconds: None)
+    out["watch_agent_moves"] = sum(agent.moves for agent in watched.agents)
+
     out["built"] = sorted(set(built))
     out["asked_before_default"] = list(asked)
 
@@ -135,6 +143,7 @@ def test_the_core_plays_every_view_without_agents_train_or_eval(core_only):
     assert out["single_decisions"] > 0 and out["single_return_is_chips"]
     assert out["single_opponents"] == ["lowest-here"] * 3
     assert out["play_exit"] == 0 and out["play_finished"] and out["play_agent_moves"] > 0
+    assert out["watch_exit"] == 0 and out["watch_agent_moves"] > 0
     # Every view built its opponents with the factory it was given.
     kinds = {env for _, env, _ in map(tuple, out["built"])}
     assert {"raw_env", "OrderEnforcing"} <= kinds

@@ -1,6 +1,7 @@
 """Agents against agents in the terminal (``newmarket watch``): the session told as it is played.
 
-Every seat is an agent (``load_agent``); the env runs the rules on the
+Every seat is an agent (built by an agent factory, :mod:`newmarket_env.agent_factory`;
+default ``load_agent``); the env runs the rules on the
 reference engine, whose record grows in place, and :class:`RecordFeed` tells
 its new events after each decision, in the terminal game's words. With a
 ``seat`` the session is told from that seat (its hand, its own discards);
@@ -14,7 +15,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from newmarket_env import load_agent
+from newmarket_env.agent_factory import AgentFactory, check_agent_factory
 from newmarket_env.engine.record import save_record
 from newmarket_env.envs import env as make_env
 from newmarket_env.play.feed import RecordFeed
@@ -43,7 +44,8 @@ class WatchOptions:
 class WatchTable:
     """The env and one agent per seat, checked before anything is played."""
 
-    def __init__(self, options: WatchOptions) -> None:
+    def __init__(self, options: WatchOptions, agent_factory: AgentFactory | None = None) -> None:
+        make_agent = check_agent_factory(agent_factory)  # factory(name, env=..., seed=...); None: load_agent
         check_save_path(options.save)
         self.options = options
         self.env = make_env(variant=options.variant, num_players=options.num_players, engine="python",
@@ -59,7 +61,7 @@ class WatchTable:
             raise ValueError(f"--delay {options.delay} is out of range; allowed: 0 or more seconds")
         names = options.agents * n if len(options.agents) == 1 else list(options.agents)
         self.seed = random.randrange(10**6) if options.seed is None else options.seed
-        self.agents = [load_agent(name, env=self.env, seed=self.seed + 1 + s) for s, name in enumerate(names)]
+        self.agents = [make_agent(name, env=self.env, seed=self.seed + 1 + s) for s, name in enumerate(names)]
         self.labels = {s: f"player_{s} ({name})" for s, name in enumerate(names)}
 
 
