@@ -46,6 +46,15 @@ CORE_ONLY = textwrap.dedent('''
     from newmarket_env.play.session import PlayOptions, play, prepare
     from newmarket_env.play.watch import WatchOptions, WatchTable, watch
 
+    # Every module of the core imports (play/ is the terminal front end, built on the envs).
+    import importlib, pkgutil
+    core = ("engine", "observation", "envs", "play")
+    for package in core:
+        root = importlib.import_module(f"newmarket_env.{package}")
+        for module in pkgutil.walk_packages(root.__path__, prefix=f"newmarket_env.{package}."):
+            importlib.import_module(module.name)
+    core_modules = sorted(m for m in sys.modules if m.startswith("newmarket_env.") and m.split(".")[1] in core)
+
     class Lowest:
         """A stand-in agent written here: the lowest legal action."""
         def __init__(self, rules):
@@ -61,7 +70,7 @@ CORE_ONLY = textwrap.dedent('''
         built.append((spec, type(env).__name__, isinstance(seed, int)))
         return Lowest(env.unwrapped.rules if hasattr(env, "unwrapped") else env.rules)
 
-    out = {}
+    out = {"core_modules": core_modules}
 
     # The AEC env: one session to its end.
     aec = newmarket_env.env(num_players=4, num_deals=1)
@@ -139,6 +148,8 @@ def test_the_core_plays_every_view_without_agents_train_or_eval(core_only):
     # Nothing of the refused packages was asked for while the core was imported and played.
     assert out["asked_before_default"] == []
     assert out["loaded"] == []
+    assert {"newmarket_env.engine.game", "newmarket_env.observation.encode", "newmarket_env.envs.vector",
+            "newmarket_env.play.arguments", "newmarket_env.play.replay"} <= set(out["core_modules"])
     assert out["aec_steps"] > 4  # a session of 4 players has more moves than its 4 final turns
     assert out["single_decisions"] > 0 and out["single_return_is_chips"]
     assert out["single_opponents"] == ["lowest-here"] * 3
