@@ -19,6 +19,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from threadpoolctl import threadpool_limits
+
 from newmarket_env.envs.single_agent import SingleAgentEnv
 from newmarket_env.rules import make_rules
 from newmarket_env.train.config import TrainConfig
@@ -196,8 +198,12 @@ def train(config: TrainConfig, resume: bool = False, command: str = "", overwrit
     first = model.num_timesteps
     callbacks, evaluator, clock = _callbacks(config, rules, out_dir, first, start.run["run_id"])
     began = time.time()
-    model.learn(total_timesteps=max(0, config.run.total_steps - first), callback=callbacks,
-                reset_num_timesteps=start.checkpoint is None, progress_bar=config.run.progress_bar)
+    # numpy's BLAS (the snapshot opponents' forward pass) gets the same thread budget as torch: left at one
+    # thread per core, OpenBLAS's idle threads spin between the small matrix products and cost a 2-core
+    # machine about 3x (docs/benchmark.md, "Training on the batch").
+    with threadpool_limits(limits=config.run.torch_threads, user_api="blas"):
+        model.learn(total_timesteps=max(0, config.run.total_steps - first), callback=callbacks,
+                    reset_num_timesteps=start.checkpoint is None, progress_bar=config.run.progress_bar)
     vec_env.close()
     if clock.stopped:
         print(f"stopped by run.max_minutes = {config.run.max_minutes:g} after {model.num_timesteps} of "

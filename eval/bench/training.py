@@ -78,6 +78,7 @@ def _ppo_player(vec, config, rollout: int):
     """``(model, play)``: one rollout plus its update per call of ``play``, on ``vec``, with the config's
     network and a snapshot of the initial policy in the pool."""
     import torch
+    from threadpoolctl import threadpool_limits
 
     from newmarket_env.rules import make_rules
     from newmarket_env.train.export import export_agent
@@ -97,7 +98,8 @@ def _ppo_player(vec, config, rollout: int):
     fresh = [True]
 
     def play(seed: int, _keep=folder) -> tuple[int, int]:
-        model.learn(total_timesteps=rollout, reset_num_timesteps=fresh.pop() if fresh else False)
+        with threadpool_limits(limits=config.run.torch_threads, user_api="blas"):  # as train/run.py does
+            model.learn(total_timesteps=rollout, reset_num_timesteps=fresh.pop() if fresh else False)
         return rollout, 1
 
     return model, play
