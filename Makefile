@@ -11,7 +11,7 @@ $(BIN)/.installed: pyproject.toml
 	$(BIN)/pip install --quiet -e ".[dev]"
 	touch $@
 
-.PHONY: setup tournament test mutation
+.PHONY: setup tournament test lint mutation
 setup: $(BIN)/.installed
 
 tournament: $(BIN)/.installed  ## the main job: a tournament of the shipped agents, printing the leaderboard
@@ -19,6 +19,11 @@ tournament: $(BIN)/.installed  ## the main job: a tournament of the shipped agen
 
 test: $(BIN)/.installed  ## the whole test suite, on 2 processes
 	$(BIN)/python -m pytest -n 2
+
+lint: $(BIN)/.installed  ## ruff (lint, then format check) and mypy, as configured in pyproject.toml
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+	$(BIN)/python scripts/typecheck.py
 
 mutation: $(BIN)/.installed  ## mutation testing outside the engine (mutmut; slow, not in CI): docs/testing.md
 	scripts/mutation.sh $(MODULES)
