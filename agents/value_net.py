@@ -83,8 +83,10 @@ def load_value(path: str | os.PathLike, rules: Rules) -> ValueNet:
                 raise ValueError(f"{where}: it has no 'metadata' entry")
             metadata = json.loads(data["metadata"].astype(np.uint8).tobytes().decode())
             arrays = {key: data[key] for key in data.files if key != "metadata"}
-    except (OSError, EOFError, UnicodeDecodeError, json.JSONDecodeError) as err:
-        raise ValueError(f"{where}: cannot read it ({err})") from None
+    except (OSError, EOFError, UnicodeDecodeError, ValueError) as err:   # JSONDecodeError is a ValueError
+        if str(err).startswith(where):
+            raise
+        raise ValueError(f"{where}: cannot read it as an .npz file ({err})") from None
     if not isinstance(metadata, dict) or metadata.get("format") != VALUE_FORMAT:
         raise ValueError(f"{where}: metadata 'format' must be {VALUE_FORMAT!r}")
     if metadata.get("version") != VALUE_VERSION or metadata.get("activation") not in ACTIVATIONS:
