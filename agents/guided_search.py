@@ -40,6 +40,16 @@ from newmarket_env.observation.view import ObservationView
 from newmarket_env.rules import Rules
 
 PRIORS = ("control", "network")
+_CONTROLLER: list[Any] = []
+
+
+def _blas_controller() -> Any:
+    """threadpoolctl's view of the loaded BLAS libraries, found once (finding them costs ~3 ms)."""
+    if not _CONTROLLER:
+        from threadpoolctl import ThreadpoolController
+
+        _CONTROLLER.append(ThreadpoolController())
+    return _CONTROLLER[0]
 
 
 class GuidedSearchAgent(SearchAgent):
@@ -47,11 +57,22 @@ class GuidedSearchAgent(SearchAgent):
 
     name = "guided_search"
 
-    def __init__(self, rules: Rules, seed: int | None, policy: SavedAgent, value: ValueNet | None = None,
-                 budget: int = 8, cutoff: int = 0, max_candidates: int = 5, prior: str = "control") -> None:
+    def __init__(
+        self,
+        rules: Rules,
+        seed: int | None,
+        policy: SavedAgent,
+        value: ValueNet | None = None,
+        budget: int = 8,
+        cutoff: int = 0,
+        max_candidates: int = 5,
+        prior: str = "control",
+    ) -> None:
         if not compiled_available():
-            raise ValueError("guided_search needs the compiled engine, which is not built; reinstall with a C "
-                             "compiler present (pip install -e .)")
+            raise ValueError(
+                "guided_search needs the compiled engine, which is not built; reinstall with a C "
+                "compiler present (pip install -e .)"
+            )
         if isinstance(cutoff, bool) or not isinstance(cutoff, int) or cutoff < 0:
             raise ValueError(f"cutoff={cutoff!r} must be an int >= 0 (decisions before the value net; 0 = none)")
         if cutoff and value is None:
@@ -60,8 +81,9 @@ class GuidedSearchAgent(SearchAgent):
             raise ValueError(f"prior={prior!r} is unknown; allowed: {', '.join(PRIORS)}")
         self.policy, self.value, self.cutoff, self.prior = policy, value, cutoff, prior
         self.static = static_part(rules)
-        super().__init__(rules, seed=seed, budget=budget, rollout="control", max_candidates=max_candidates,
-                         engine="python")  # the parent's rollouts are not used: evaluate() is this class's
+        super().__init__(
+            rules, seed=seed, budget=budget, rollout="control", max_candidates=max_candidates, engine="python"
+        )  # the parent's rollouts are not used: evaluate() is this class's
 
     def candidates(self, view: ObservationView) -> list[int]:
         """As ``search``; with ``prior="network"`` the legal actions of the highest logits (of the
@@ -73,7 +95,10 @@ class GuidedSearchAgent(SearchAgent):
 
     def act(self, observation: dict[str, Any]) -> int:
         self.observation = np.asarray(observation["observation"], dtype=np.float32)
-        return super().act(observation)
+        # The forward passes are small (tens of rows): BLAS threads only wait on each other, and on a
+        # loaded machine they made a decision 8 times slower (eval/bench/guided.py, 379 ms against 47 ms).
+        with _blas_controller().limit(limits=1, user_api="blas"):
+            return super().act(observation)
 
     def evaluate(self, view: ObservationView, candidates: list[int]) -> np.ndarray:
         """Mean chip change of each candidate over ``budget`` shared worlds, rollouts by the network."""
@@ -85,11 +110,12 @@ class GuidedSearchAgent(SearchAgent):
             seed = self._random.randrange(2**31) if seed is None else seed
             # one game per candidate: FastGame.copy() of an at_position game does not keep its plain next
             # deal, so the chips after the deal's last action would differ from search's
-            games.extend(FastGame.at_position(position, hands, dead, seed=seed, plain_next_deal=True)
-                         for _ in candidates)
+            games.extend(
+                FastGame.at_position(position, hands, dead, seed=seed, plain_next_deal=True) for _ in candidates
+            )
         start = np.array([g.balances[VIEWER] for g in games], dtype=np.float64)
         deal = games[0].deal_index
-        for game, action in zip(games, candidates * self.budget):
+        for game, action in zip(games, candidates * self.budget, strict=True):
             game.apply(action)
         live = [i for i, g in enumerate(games) if not g.over and g.deal_index == deal]
         steps = 0
@@ -99,7 +125,7 @@ class GuidedSearchAgent(SearchAgent):
             for row, i in enumerate(live):
                 games[i].encode_into(games[i].to_act, obs[row], self.static)
                 masks[row, games[i].legal] = True
-            for i, action in zip(live, self.policy.act_batch(obs, masks)):
+            for i, action in zip(live, self.policy.act_batch(obs, masks), strict=True):
                 games[i].apply(int(action))
             live = [i for i in live if not games[i].over and games[i].deal_index == deal]
             steps += 1
@@ -112,14 +138,18 @@ class GuidedSearchAgent(SearchAgent):
         return chips.reshape(self.budget, len(candidates)).mean(axis=0)
 
 
-def guided_search(rules: Rules, seed: int | None = None, network: str | os.PathLike | None = None,
-                  value: str | os.PathLike | None = None, **options: Any) -> GuidedSearchAgent:
+def guided_search(
+    rules: Rules,
+    seed: int | None = None,
+    network: str | os.PathLike | None = None,
+    value: str | os.PathLike | None = None,
+    **options: Any,
+) -> GuidedSearchAgent:
     """The registered factory: ``load_agent("guided_search", env=e, network=PATH[, value=PATH, cutoff=K])``."""
     if network is None:
         raise ValueError("guided_search needs network=PATH (a saved-agent .npz, e.g. runs/<run>/final.npz)")
     policy = load_saved_agent(network, rules, seed=seed)
-    return GuidedSearchAgent(rules, seed, policy, load_value(value, rules) if value is not None else None,
-                             **options)
+    return GuidedSearchAgent(rules, seed, policy, load_value(value, rules) if value is not None else None, **options)
 
 
 __all__ = ["GuidedSearchAgent", "guided_search", "PRIORS"]

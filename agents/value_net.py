@@ -15,8 +15,9 @@ from __future__ import annotations
 import json
 import os
 import tempfile
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -28,16 +29,30 @@ VALUE_FORMAT = "newmarket_env.value_net"
 VALUE_VERSION = 1
 
 
-def save_value(path: str | os.PathLike, layers: Sequence[tuple[np.ndarray, np.ndarray]], rules: Rules,
-               variant: str, activation: str, reward_scale: float,
-               training: Mapping[str, Any] | None = None) -> dict[str, Any]:
+def save_value(
+    path: str | os.PathLike,
+    layers: Sequence[tuple[np.ndarray, np.ndarray]],
+    rules: Rules,
+    variant: str,
+    activation: str,
+    reward_scale: float,
+    training: Mapping[str, Any] | None = None,
+) -> dict[str, Any]:
     """Write a value network (last layer: one output) to ``path`` atomically; return its metadata."""
     if activation not in ACTIVATIONS:
         raise ValueError(f"activation={activation!r} is unknown; allowed: {', '.join(ACTIVATIONS)}")
     sizes = [int(layers[0][0].shape[1])] + [int(w.shape[0]) for w, _ in layers]
-    metadata = {"format": VALUE_FORMAT, "version": VALUE_VERSION, "variant": variant, "rules": rules.to_dict(),
-                "obs_size": FLAT_SIZE, "layers": sizes, "activation": activation,
-                "reward_scale": float(reward_scale), "training": dict(training or {})}
+    metadata = {
+        "format": VALUE_FORMAT,
+        "version": VALUE_VERSION,
+        "variant": variant,
+        "rules": rules.to_dict(),
+        "obs_size": FLAT_SIZE,
+        "layers": sizes,
+        "activation": activation,
+        "reward_scale": float(reward_scale),
+        "training": dict(training or {}),
+    }
     arrays = {}
     for i, (weight, bias) in enumerate(layers):
         arrays[f"layer{i}.weight"] = np.asarray(weight, dtype=np.float32)
@@ -83,16 +98,18 @@ def load_value(path: str | os.PathLike, rules: Rules) -> ValueNet:
                 raise ValueError(f"{where}: it has no 'metadata' entry")
             metadata = json.loads(data["metadata"].astype(np.uint8).tobytes().decode())
             arrays = {key: data[key] for key in data.files if key != "metadata"}
-    except (OSError, EOFError, UnicodeDecodeError, ValueError) as err:   # JSONDecodeError is a ValueError
+    except (OSError, EOFError, UnicodeDecodeError, ValueError) as err:  # JSONDecodeError is a ValueError
         if str(err).startswith(where):
             raise
         raise ValueError(f"{where}: cannot read it as an .npz file ({err})") from None
     if not isinstance(metadata, dict) or metadata.get("format") != VALUE_FORMAT:
         raise ValueError(f"{where}: metadata 'format' must be {VALUE_FORMAT!r}")
     if metadata.get("version") != VALUE_VERSION or metadata.get("activation") not in ACTIVATIONS:
-        raise ValueError(f"{where}: version {metadata.get('version')!r} / activation "
-                         f"{metadata.get('activation')!r} unsupported; allowed: {VALUE_VERSION} / "
-                         f"{', '.join(ACTIVATIONS)}")
+        raise ValueError(
+            f"{where}: version {metadata.get('version')!r} / activation "
+            f"{metadata.get('activation')!r} unsupported; allowed: {VALUE_VERSION} / "
+            f"{', '.join(ACTIVATIONS)}"
+        )
     sizes = metadata.get("layers")
     if not isinstance(sizes, list) or len(sizes) < 2 or sizes[0] != FLAT_SIZE or sizes[-1] != 1:
         raise ValueError(f"{where}: 'layers' must run from {FLAT_SIZE} inputs to 1 output; got {sizes!r}")
@@ -105,14 +122,19 @@ def load_value(path: str | os.PathLike, rules: Rules) -> ValueNet:
     layers = []
     for i in range(len(sizes) - 1):
         weight, bias = arrays[f"layer{i}.weight"], arrays[f"layer{i}.bias"]
-        if (weight.shape != (sizes[i + 1], sizes[i]) or bias.shape != (sizes[i + 1],) or weight.dtype.kind != "f"
-                or not (np.isfinite(weight).all() and np.isfinite(bias).all())):
+        if (
+            weight.shape != (sizes[i + 1], sizes[i])
+            or bias.shape != (sizes[i + 1],)
+            or weight.dtype.kind != "f"
+            or not (np.isfinite(weight).all() and np.isfinite(bias).all())
+        ):
             raise ValueError(f"{where}: layer {i} is not finite float ({sizes[i + 1]}, {sizes[i]})")
         layers.append((weight.astype(np.float32), bias.astype(np.float32)))
     diff = rules_mismatch(metadata.get("rules") or {}, rules)
     if diff:
-        raise ValueError(f"value network {os.fspath(path)!r} was trained for other rules; differing "
-                         f"parameters: {'; '.join(diff)}")
+        raise ValueError(
+            f"value network {os.fspath(path)!r} was trained for other rules; differing parameters: {'; '.join(diff)}"
+        )
     return ValueNet(metadata, layers)
 
 

@@ -1,6 +1,8 @@
 """guided_search: network rollouts equal search's with the same rollout policy; legal, deterministic play;
 the value cut-off; saved value networks; one-line errors."""
 
+from typing import ClassVar
+
 import numpy as np
 import pytest
 
@@ -65,17 +67,22 @@ def test_value_cutoff_adds_the_value_of_rollouts_still_running(states):
     from newmarket_env.agents.guided_search import GuidedSearchAgent
 
     network = _first_legal_network(RULES)
-    early = [k for k in range(len(states.returns))
-             if min(decode(states.obs[k], states.masks[k]).card_counts) >= 9
-             and len(decode(states.obs[k], states.masks[k]).legal) > 1]
+    early = [
+        k
+        for k in range(len(states.returns))
+        if min(decode(states.obs[k], states.masks[k]).card_counts) >= 9
+        and len(decode(states.obs[k], states.masks[k]).legal) > 1
+    ]
     assert early
     for k in early[:5]:
         view = decode(states.obs[k], states.masks[k])
-        means = [GuidedSearchAgent(RULES, k, network, _constant_value(v), budget=4, cutoff=1).evaluate(
-            view, view.legal[:3]) for v in (0.0, 5.0)]
+        means = [
+            GuidedSearchAgent(RULES, k, network, _constant_value(v), budget=4, cutoff=1).evaluate(view, view.legal[:3])
+            for v in (0.0, 5.0)
+        ]
         np.testing.assert_allclose(means[1] - means[0], 5.0, rtol=0, atol=1e-9)
         uncut = GuidedSearchAgent(RULES, k, network, budget=4).evaluate(view, view.legal[:3])
-        assert not np.allclose(uncut, means[0])   # the cut-off did stop the rollouts
+        assert not np.allclose(uncut, means[0])  # the cut-off did stop the rollouts
 
 
 @pytest.fixture(scope="module")
@@ -92,14 +99,15 @@ def mimic(tmp_path_factory):
 
     data = collect_states(ONE_DEAL, None, "control", [], 0.0, tables=8, count=600, seed=2, reward_scale=0.1)
     control = CompiledPolicy("control", ONE_DEAL, 0)
-    actions = np.array([control.act(o, m.astype(np.int8)) for o, m in zip(data.obs, data.masks)])
+    actions = np.array([control.act(o, m.astype(np.int8)) for o, m in zip(data.obs, data.masks, strict=True)])
     targets = np.eye(NUM_ACTIONS, dtype=np.float32)[actions]
-    torch.set_num_threads(1)   # a loaded 2-core machine: more threads only wait on each other
+    torch.set_num_threads(1)  # a loaded 2-core machine: more threads only wait on each other
     torch.manual_seed(0)
     net = PolicyValueNet([64], "tanh")
     optimizer = torch.optim.Adam(net.parameters(), lr=3e-3)
-    report = fit(net, optimizer, data.obs, data.masks, targets, data.returns, epochs=25, batch_size=64,
-                 value_weight=0.5, seed=0)
+    report = fit(
+        net, optimizer, data.obs, data.masks, targets, data.returns, epochs=25, batch_size=64, value_weight=0.5, seed=0
+    )
     folder = tmp_path_factory.mktemp("mimic")
     save_policy(folder / "mimic.npz", layers_of(net.policy), ONE_DEAL, "newmarket", "tanh", name="mimic")
     save_value(folder / "mimic_value.npz", layers_of(net.value_net), ONE_DEAL, "newmarket", "tanh", 0.1)
@@ -110,8 +118,10 @@ def _play(agent_options, seed, folder):
     """One session at a one-deal table of four guided_search seats; every action checked against the mask."""
     aec = raw_env(variant="newmarket", num_players=4, num_deals=1)
     aec.reset(seed=seed)
-    seats = [load_agent("guided_search", env=aec, seed=seed + s, network=str(folder / "mimic.npz"),
-                        **agent_options) for s in range(4)]
+    seats = [
+        load_agent("guided_search", env=aec, seed=seed + s, network=str(folder / "mimic.npz"), **agent_options)
+        for s in range(4)
+    ]
     taken = []
     while not aec.game.over:
         seat = aec.game.to_act
@@ -126,29 +136,31 @@ def _play(agent_options, seed, folder):
 @pytest.mark.parametrize("options", [{"budget": 2}, {"budget": 2, "cutoff": 3, "prior": "network"}])
 def test_a_network_that_mimics_control_plays_legal_moves_deterministically(mimic, options):
     folder, agreement = mimic
-    assert agreement > 0.8   # the fixture is what it says: it chose as control on most of its training decisions
+    assert agreement > 0.8  # the fixture is what it says: it chose as control on most of its training decisions
     if "cutoff" in options:
         options = {**options, "value": str(folder / "mimic_value.npz")}
     first, balances = _play(options, 4, folder)
     again, _ = _play(options, 4, folder)
-    assert first == again and len(first) >= 4   # a one-deal session: few decisions (forced plays are automatic)
-    assert sum(balances) == 4 * ONE_DEAL.starting_chips   # newmarket is zero-sum
+    assert first == again and len(first) >= 4  # a one-deal session: few decisions (forced plays are automatic)
+    assert sum(balances) == 4 * ONE_DEAL.starting_chips  # newmarket is zero-sum
 
 
 def test_bad_options_are_one_line_errors(mimic, tmp_path):
     folder, _ = mimic
     aec = raw_env(variant="newmarket", num_players=4, num_deals=1)
     network = str(folder / "mimic.npz")
-    cases = [({}, "needs network=PATH"),
-             ({"network": network, "cutoff": 2}, "cutoff > 0 needs value=PATH"),
-             ({"network": network, "prior": "oracle"}, "prior='oracle' is unknown; allowed: control, network"),
-             ({"network": network, "value": network, "cutoff": 2}, "is not a valid newmarket_env value network"),
-             ({"network": network, "budget": 0}, "budget=0 must be an int >= 1")]
+    cases = [
+        ({}, "needs network=PATH"),
+        ({"network": network, "cutoff": 2}, "cutoff > 0 needs value=PATH"),
+        ({"network": network, "prior": "oracle"}, "prior='oracle' is unknown; allowed: control, network"),
+        ({"network": network, "value": network, "cutoff": 2}, "is not a valid newmarket_env value network"),
+        ({"network": network, "budget": 0}, "budget=0 must be an int >= 1"),
+    ]
     for options, message in cases:
         with pytest.raises(ValueError, match=message.replace("(", r"\(").replace(")", r"\)")) as err:
             load_agent("guided_search", env=aec, **options)
         assert "\n" not in str(err.value)
-    with pytest.raises(ValueError, match="num_deals"):   # trained for one deal, asked for four
+    with pytest.raises(ValueError, match="num_deals"):  # trained for one deal, asked for four
         load_agent("guided_search", env=raw_env(variant="newmarket", num_players=4), network=network)
     (tmp_path / "bad.npz").write_bytes(b"not a zip")
     with pytest.raises(ValueError, match="not a valid newmarket_env value network"):
@@ -159,8 +171,10 @@ def test_a_saved_value_network_reads_back(tmp_path):
     from newmarket_env.agents.value_net import load_value, save_value
 
     rng = np.random.default_rng(0)
-    layers = [(rng.normal(size=(8, FLAT_SIZE)).astype(np.float32), rng.normal(size=8).astype(np.float32)),
-              (rng.normal(size=(1, 8)).astype(np.float32), np.array([0.5], np.float32))]
+    layers = [
+        (rng.normal(size=(8, FLAT_SIZE)).astype(np.float32), rng.normal(size=8).astype(np.float32)),
+        (rng.normal(size=(1, 8)).astype(np.float32), np.array([0.5], np.float32)),
+    ]
     save_value(tmp_path / "v.npz", layers, ONE_DEAL, "newmarket", "relu", 0.1)
     value = load_value(tmp_path / "v.npz", ONE_DEAL)
     x = rng.normal(size=(3, FLAT_SIZE)).astype(np.float32)
@@ -175,10 +189,10 @@ def test_each_rollout_decision_sees_the_observation_of_the_seat_to_act(states):
     from newmarket_env.agents.saved import SavedAgent
 
     class Recording(SavedAgent):
-        rows: list = []
+        rows: ClassVar[list] = []
 
         def act_batch(self, observations, masks):
-            self.rows.extend(zip(observations.copy(), masks.copy()))
+            self.rows.extend(zip(observations.copy(), masks.copy(), strict=True))
             return super().act_batch(observations, masks)
 
     base = _first_legal_network(RULES)

@@ -29,8 +29,7 @@ def test_labels_are_what_search_chooses_on_the_same_positions(states):
     from newmarket_env.train.expert.label import Teacher, label_states
 
     seeds = list(range(100, 100 + len(states.returns)))
-    actions, means = label_states(Teacher(RULES, "search", budget=4, max_candidates=3), states.obs, states.masks,
-                                  seeds)
+    actions, means = label_states(Teacher(RULES, "search", budget=4, max_candidates=3), states.obs, states.masks, seeds)
     for k, seed in enumerate(seeds):
         agent = SearchAgent(RULES, seed=seed, budget=4, max_candidates=3, engine="compiled")
         assert actions[k] == agent.act({"observation": states.obs[k], "action_mask": states.masks[k]}), k
@@ -46,7 +45,7 @@ def test_labels_do_not_depend_on_the_worker_count(states):
     teacher = Teacher(RULES, "search", budget=3, max_candidates=3)
     seeds = [7 * k + 1 for k in range(len(states.returns))]
     one = label_states(teacher, states.obs, states.masks, seeds, workers=1)
-    two = label_states(teacher, states.obs, states.masks, seeds, workers=2)   # two spawned processes
+    two = label_states(teacher, states.obs, states.masks, seeds, workers=2)  # two spawned processes
     np.testing.assert_array_equal(one[0], two[0])
     np.testing.assert_array_equal(one[1], two[1])
     other = label_states(teacher, states.obs, states.masks, [s + 1 for s in seeds])
@@ -68,7 +67,7 @@ def test_value_targets_are_the_chips_won_to_the_end_of_the_deal():
     expected, session = [], 0
     while len(expected) < 30:
         session += 1
-        aec.reset(seed=derive_seed(5, 1, session))   # collect's seed of the table's session-th game
+        aec.reset(seed=derive_seed(5, 1, session))  # collect's seed of the table's session-th game
         agent = PolicyAgent(rules, 0)
         game, taken = aec.game, []
         while not game.over:
@@ -91,15 +90,25 @@ def tiny_run(tmp_path_factory):
 def test_a_tiny_run_saves_an_agent_that_loads_and_plays_a_tournament(tiny_run):
     from newmarket_env.eval.tournament import TournamentConfig, run_tournament
 
-    for name in ("final.npz", "final_value.npz", "final.json", "final_eval.json", "progress.csv", "eval.csv",
-                 "labels/iter_0000.npz", "labels/iter_0001.npz", "checkpoints/exit_96_steps.pt"):
+    for name in (
+        "final.npz",
+        "final_value.npz",
+        "final.json",
+        "final_eval.json",
+        "progress.csv",
+        "eval.csv",
+        "labels/iter_0000.npz",
+        "labels/iter_0001.npz",
+        "checkpoints/exit_96_steps.pt",
+    ):
         assert (tiny_run / name).is_file(), name
     path = str(tiny_run / "final.npz")
     agent = load_agent(path, env=env(variant="newmarket", num_players=4, num_deals=1))
     assert agent.name == "tiny_exit"
-    config = TournamentConfig(agents=(path, "control", "control", "control"), rules={"num_deals": 1}, blocks=2,
-                              resamples=20)
-    result = run_tournament(config)   # an illegal action would stop the tournament with an error
+    config = TournamentConfig(
+        agents=(path, "control", "control", "control"), rules={"num_deals": 1}, blocks=2, resamples=20
+    )
+    result = run_tournament(config)  # an illegal action would stop the tournament with an error
     games = {row["agent"]: row["games"] for row in result.standings}
     # 2 blocks, each line-up in its 4 rotations: every entrant (the controls are three) sits 8 sessions
     assert games == {"tiny_exit": 8, "control": 8, "control#2": 8, "control#3": 8}
@@ -111,18 +120,32 @@ def _rows(path: Path) -> list[list[str]]:
 
     with open(path, newline="") as handle:
         rows = list(csv.DictReader(handle))
-    return [[row[k] for k in ("iteration", "steps", "labels", "mean_return", "prior_agreement", "policy_loss",
-                              "value_loss", "agreement")] for row in rows]
+    return [
+        [
+            row[k]
+            for k in (
+                "iteration",
+                "steps",
+                "labels",
+                "mean_return",
+                "prior_agreement",
+                "policy_loss",
+                "value_loss",
+                "agreement",
+            )
+        ]
+        for row in rows
+    ]
 
 
 def test_a_resumed_run_equals_an_uninterrupted_one(tmp_path):
     from newmarket_env.agents.saved import read_saved
 
     common = [str(TINY), "--no-progress", "--set", "eval.every=0", "--set", "eval.final_sessions=1"]
-    assert main(common + ["--out-dir", str(tmp_path / "whole"), "--total-steps", "144"]) == 0
-    assert main(common + ["--out-dir", str(tmp_path / "parts"), "--total-steps", "48"]) == 0
+    assert main([*common, "--out-dir", str(tmp_path / "whole"), "--total-steps", "144"]) == 0
+    assert main([*common, "--out-dir", str(tmp_path / "parts"), "--total-steps", "48"]) == 0
     (tmp_path / "parts" / "labels" / "iter_0001.npz").write_bytes(b"a killed process left this")
-    assert main(common + ["--out-dir", str(tmp_path / "parts"), "--total-steps", "144", "--resume"]) == 0
+    assert main([*common, "--out-dir", str(tmp_path / "parts"), "--total-steps", "144", "--resume"]) == 0
     whole, parts = (read_saved(tmp_path / d / "final.npz")[1] for d in ("whole", "parts"))
     for (w1, b1), (w2, b2) in zip(whole, parts, strict=True):
         np.testing.assert_array_equal(w1, w2)
@@ -133,9 +156,11 @@ def test_a_resumed_run_equals_an_uninterrupted_one(tmp_path):
 
 
 def test_config_errors_are_one_line(tmp_path, capsys):
-    cases = {"expert.first_states=search": "expert.first_states = 'search' is not allowed",
-             "pretrain.teacher=control": "pretrain.teacher is for method ppo",
-             "expert.teacher=oracle": "expert.teacher = 'oracle' is not allowed; allowed: search, guided_search"}
+    cases = {
+        "expert.first_states=search": "expert.first_states = 'search' is not allowed",
+        "pretrain.teacher=control": "pretrain.teacher is for method ppo",
+        "expert.teacher=oracle": "expert.teacher = 'oracle' is not allowed; allowed: search, guided_search",
+    }
     for setting, message in cases.items():
         assert main([str(TINY), "--out-dir", str(tmp_path / "x"), "--set", setting]) == 2
         err = capsys.readouterr().err
@@ -146,8 +171,20 @@ def test_config_errors_are_one_line(tmp_path, capsys):
 def test_guided_teacher_iterations_run(tmp_path):
     """From iteration 1 the labels come from guided_search with the current network (and its value cut-off)."""
     out = tmp_path / "guided"
-    args = [str(TINY), "--out-dir", str(out), "--no-progress", "--set", "expert.teacher=guided_search",
-            "--set", "expert.guided_cutoff=2", "--set", "eval.every=0", "--set", "eval.final_sessions=1"]
+    args = [
+        str(TINY),
+        "--out-dir",
+        str(out),
+        "--no-progress",
+        "--set",
+        "expert.teacher=guided_search",
+        "--set",
+        "expert.guided_cutoff=2",
+        "--set",
+        "eval.every=0",
+        "--set",
+        "eval.final_sessions=1",
+    ]
     assert main(args) == 0
     with np.load(out / "labels" / "iter_0001.npz") as data:
         assert len(data["actions"]) == 48 and data["masks"][np.arange(48), data["actions"]].all()

@@ -43,8 +43,9 @@ def save_state(folder: Path, run_id: str, steps: int, state: dict[str, Any]) -> 
 
 def find_state(folder: Path, run_id: str) -> Found:
     """The newest intact checkpoint of run ``run_id`` in ``folder`` (skipped ones say why)."""
-    candidates = sorted(((int(m.group(1)), p) for p in folder.glob("exit_*_steps.pt")
-                         if (m := _NAME.fullmatch(p.stem))), reverse=True)
+    candidates = sorted(
+        ((int(m.group(1)), p) for p in folder.glob("exit_*_steps.pt") if (m := _NAME.fullmatch(p.stem))), reverse=True
+    )
     found = Found(None)
     for steps, path in candidates:
         problem = _problem(path, steps, run_id)

@@ -11,8 +11,8 @@ the ``first`` baseline. Deterministic for a seed.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 import numpy as np
 
@@ -41,14 +41,23 @@ class _Table:
 
     def __init__(self, rules: Rules, seed: int, seats: list[str | None], policies: dict) -> None:
         self.game = FastGame(rules, seed=seed, record_events=False)
-        self.seats = seats              # None: the learner; else a baseline name
-        self.policies = policies        # baseline name -> its CompiledPolicy for this table
+        self.seats = seats  # None: the learner; else a baseline name
+        self.policies = policies  # baseline name -> its CompiledPolicy for this table
         self.deal = self.game.deal_index
-        self.pending: list[tuple[int, int, np.ndarray, np.ndarray]] = []   # (seat, balance, obs, mask)
+        self.pending: list[tuple[int, int, np.ndarray, np.ndarray]] = []  # (seat, balance, obs, mask)
 
 
-def collect_states(rules: Rules, policy: SavedAgent | None, first: str, baselines: Sequence[str],
-                   baseline_fraction: float, tables: int, count: int, seed: int, reward_scale: float) -> States:
+def collect_states(
+    rules: Rules,
+    policy: SavedAgent | None,
+    first: str,
+    baselines: Sequence[str],
+    baseline_fraction: float,
+    tables: int,
+    count: int,
+    seed: int,
+    reward_scale: float,
+) -> States:
     """Play until ``count`` learner decisions are recorded (those of sessions still running are dropped)."""
     from newmarket_env.engine._fast import CompiledPolicy
 
@@ -68,8 +77,10 @@ def collect_states(rules: Rules, policy: SavedAgent | None, first: str, baseline
             if all(s is not None for s in seats):
                 seats[int(rng.integers(n))] = None
         names = {first if s is None else s for s in seats}
-        policies = {name: CompiledPolicy(name, rules, derive_seed(seed, _POLICY_TAG, sessions, i))
-                    for i, name in enumerate(sorted(names))}
+        policies = {
+            name: CompiledPolicy(name, rules, derive_seed(seed, _POLICY_TAG, sessions, i))
+            for i, name in enumerate(sorted(names))
+        }
         return _Table(rules, derive_seed(seed, _GAME_TAG, sessions), seats, policies)
 
     running = [new_table() for _ in range(tables)]
@@ -77,7 +88,7 @@ def collect_states(rules: Rules, policy: SavedAgent | None, first: str, baseline
     mask_out: list[np.ndarray] = []
     ret_out: list[float] = []
     while len(ret_out) < count:
-        views = []   # (table, seat, obs, mask) of every table's decision this round
+        views = []  # (table, seat, obs, mask) of every table's decision this round
         for table in running:
             game = table.game
             seat = game.to_act
@@ -89,9 +100,10 @@ def collect_states(rules: Rules, policy: SavedAgent | None, first: str, baseline
         learner_rows = [k for k, (t, s, _, _) in enumerate(views) if t.seats[s] is None and policy is not None]
         chosen = {}
         if learner_rows:
-            actions = policy.act_batch(np.stack([views[k][2] for k in learner_rows]),
-                                       np.stack([views[k][3] for k in learner_rows]))
-            chosen = dict(zip(learner_rows, (int(a) for a in actions)))
+            actions = policy.act_batch(
+                np.stack([views[k][2] for k in learner_rows]), np.stack([views[k][3] for k in learner_rows])
+            )
+            chosen = dict(zip(learner_rows, (int(a) for a in actions), strict=True))
         for k, (table, seat, obs, mask) in enumerate(views):
             name = table.seats[seat]
             if k not in chosen:
@@ -110,5 +122,4 @@ def collect_states(rules: Rules, policy: SavedAgent | None, first: str, baseline
                 table.pending = []
                 table.deal = game.deal_index
         running = [t if not t.game.over else new_table() for t in running]
-    return States(np.stack(obs_out[:count]), np.stack(mask_out[:count]),
-                  np.asarray(ret_out[:count], dtype=np.float32))
+    return States(np.stack(obs_out[:count]), np.stack(mask_out[:count]), np.asarray(ret_out[:count], dtype=np.float32))

@@ -16,9 +16,18 @@ from newmarket_env.train.expert.network import PolicyValueNet
 ILLEGAL_LOGIT = -1e9
 
 
-def fit(net: PolicyValueNet, optimizer: torch.optim.Optimizer, obs: np.ndarray, masks: np.ndarray,
-        targets: np.ndarray, returns: np.ndarray, epochs: int, batch_size: int, value_weight: float,
-        seed: int) -> dict[str, float]:
+def fit(
+    net: PolicyValueNet,
+    optimizer: torch.optim.Optimizer,
+    obs: np.ndarray,
+    masks: np.ndarray,
+    targets: np.ndarray,
+    returns: np.ndarray,
+    epochs: int,
+    batch_size: int,
+    value_weight: float,
+    seed: int,
+) -> dict[str, float]:
     """Train in place; return the last epoch's mean policy loss, value loss, and the share of decisions
     where the greedy policy picks the target's most likely action."""
     torch.manual_seed(seed)
@@ -29,7 +38,7 @@ def fit(net: PolicyValueNet, optimizer: torch.optim.Optimizer, obs: np.ndarray, 
         policy_losses, value_losses = [], []
         order = rng.permutation(len(returns))
         for start in range(0, len(order), batch_size):
-            idx = torch.as_tensor(order[start:start + batch_size])
+            idx = torch.as_tensor(order[start : start + batch_size])
             o, m, t, r = (d[idx] for d in data)
             logits = net.policy(o).masked_fill(~m, ILLEGAL_LOGIT)
             policy_loss = -(t * torch.log_softmax(logits, dim=1)).sum(dim=1).mean()
@@ -42,5 +51,8 @@ def fit(net: PolicyValueNet, optimizer: torch.optim.Optimizer, obs: np.ndarray, 
     with torch.no_grad():
         logits = net.policy(data[0]).masked_fill(~data[1], ILLEGAL_LOGIT)
         agreement = float((logits.argmax(dim=1) == data[2].argmax(dim=1)).float().mean())
-    return {"policy_loss": float(np.mean(policy_losses)), "value_loss": float(np.mean(value_losses)),
-            "agreement": agreement}
+    return {
+        "policy_loss": float(np.mean(policy_losses)),
+        "value_loss": float(np.mean(value_losses)),
+        "agreement": agreement,
+    }

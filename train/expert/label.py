@@ -14,8 +14,9 @@ from __future__ import annotations
 
 import concurrent.futures
 import multiprocessing
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Callable, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -33,27 +34,36 @@ class Teacher:
     """How to build the labelling agent (shipped to worker processes, so plain data only)."""
 
     rules: Rules
-    kind: str = "search"                 # search | guided_search
+    kind: str = "search"  # search | guided_search
     budget: int = 64
     max_candidates: int = 5
-    cutoff: int = 0                       # guided_search only
-    policy: dict[str, Any] | None = field(default=None, compare=False)   # guided_search: metadata and layers
+    cutoff: int = 0  # guided_search only
+    policy: dict[str, Any] | None = field(default=None, compare=False)  # guided_search: metadata and layers
     value: dict[str, Any] | None = field(default=None, compare=False)
 
     def agent(self, seed: int):
         if self.kind == "search":
             from newmarket_env.agents.search import SearchAgent
 
-            return SearchAgent(self.rules, seed=seed, budget=self.budget, max_candidates=self.max_candidates,
-                               engine="compiled")
+            return SearchAgent(
+                self.rules, seed=seed, budget=self.budget, max_candidates=self.max_candidates, engine="compiled"
+            )
         from newmarket_env.agents.guided_search import GuidedSearchAgent
         from newmarket_env.agents.saved import SavedAgent
         from newmarket_env.agents.value_net import ValueNet
 
         policy = SavedAgent(self.rules, seed, self.policy["metadata"], self.policy["layers"], name="learner")
         value = ValueNet(self.value["metadata"], self.value["layers"]) if self.value else None
-        return GuidedSearchAgent(self.rules, seed, policy, value, budget=self.budget, cutoff=self.cutoff,
-                                 max_candidates=self.max_candidates, prior="control")
+        return GuidedSearchAgent(
+            self.rules,
+            seed,
+            policy,
+            value,
+            budget=self.budget,
+            cutoff=self.cutoff,
+            max_candidates=self.max_candidates,
+            prior="control",
+        )
 
 
 def label_one(agent: Any, obs: np.ndarray, mask: np.ndarray) -> tuple[int, np.ndarray]:
@@ -68,7 +78,7 @@ def label_one(agent: Any, obs: np.ndarray, mask: np.ndarray) -> tuple[int, np.nd
         action = int(agent.guide.decide(view))
         means[action] = 0.0
         return action, means
-    agent.observation = np.asarray(obs, dtype=np.float32)   # guided_search's network prior reads it
+    agent.observation = np.asarray(obs, dtype=np.float32)  # guided_search's network prior reads it
     candidates = agent.candidates(view)
     values = agent.evaluate(view, candidates)
     means[candidates] = values
@@ -92,11 +102,18 @@ def _map_processes(function: Callable, shared: Any, items: Sequence[Any], worker
         return list(pool.map(function, [shared] * len(items), items))
 
 
-def label_states(teacher: Teacher, obs: np.ndarray, masks: np.ndarray, seeds: Sequence[int], workers: int = 1,
-                 backend: str = "local", address: str | None = None) -> tuple[np.ndarray, np.ndarray]:
+def label_states(
+    teacher: Teacher,
+    obs: np.ndarray,
+    masks: np.ndarray,
+    seeds: Sequence[int],
+    workers: int = 1,
+    backend: str = "local",
+    address: str | None = None,
+) -> tuple[np.ndarray, np.ndarray]:
     """Label every decision; the same labels for any ``workers``, ``backend`` and chunking."""
     seeds = np.asarray(seeds, dtype=np.int64)
-    chunks = [(obs[i:i + CHUNK], masks[i:i + CHUNK], seeds[i:i + CHUNK]) for i in range(0, len(seeds), CHUNK)]
+    chunks = [(obs[i : i + CHUNK], masks[i : i + CHUNK], seeds[i : i + CHUNK]) for i in range(0, len(seeds), CHUNK)]
     if backend == "ray":
         from newmarket_env.eval.tournament.backends import map_on_ray
 

@@ -41,8 +41,20 @@ from newmarket_env.train.logs import keep_rows_up_to
 from newmarket_env.train.rundir import write_atomic
 
 _INIT_TAG, _COLLECT_TAG, _LABEL_TAG, _FIT_TAG, _LEARNER_TAG = 11, 12, 13, 14, 15
-PROGRESS_FIELDS = ["iteration", "steps", "labels", "mean_return", "prior_agreement", "policy_loss", "value_loss",
-                   "agreement", "collect_s", "label_s", "fit_s", "wall_s"]
+PROGRESS_FIELDS = [
+    "iteration",
+    "steps",
+    "labels",
+    "mean_return",
+    "prior_agreement",
+    "policy_loss",
+    "value_loss",
+    "agreement",
+    "collect_s",
+    "label_s",
+    "fit_s",
+    "wall_s",
+]
 
 
 def find_checkpoint(folder: Path, run_id: str):
@@ -51,8 +63,14 @@ def find_checkpoint(folder: Path, run_id: str):
 
 
 def _metadata(config: TrainConfig, rules: Rules) -> dict[str, Any]:
-    return {"format": FORMAT, "version": FORMAT_VERSION, "variant": config.env.variant, "rules": rules.to_dict(),
-            "activation": config.expert.activation, "reward_scale": config.env.reward_scale}
+    return {
+        "format": FORMAT,
+        "version": FORMAT_VERSION,
+        "variant": config.env.variant,
+        "rules": rules.to_dict(),
+        "activation": config.expert.activation,
+        "reward_scale": config.env.reward_scale,
+    }
 
 
 def learner_agent(net: PolicyValueNet, config: TrainConfig, rules: Rules, seed: int, sample: bool) -> SavedAgent:
@@ -62,12 +80,19 @@ def learner_agent(net: PolicyValueNet, config: TrainConfig, rules: Rules, seed: 
 
 def _teacher(config: TrainConfig, rules: Rules, net: PolicyValueNet | None) -> Teacher:
     exp = config.expert
-    if exp.teacher == "search" or net is None:   # iteration 0 has no network to guide rollouts
+    if exp.teacher == "search" or net is None:  # iteration 0 has no network to guide rollouts
         return Teacher(rules, "search", exp.budget, exp.max_candidates)
     meta = _metadata(config, rules)
     value = {"metadata": meta, "layers": layers_of(net.value_net)} if exp.guided_cutoff else None
-    return Teacher(rules, "guided_search", exp.budget, exp.max_candidates, exp.guided_cutoff,
-                   policy={"metadata": meta, "layers": layers_of(net.policy)}, value=value)
+    return Teacher(
+        rules,
+        "guided_search",
+        exp.budget,
+        exp.max_candidates,
+        exp.guided_cutoff,
+        policy={"metadata": meta, "layers": layers_of(net.policy)},
+        value=value,
+    )
 
 
 def _save_arrays(path: Path, **arrays: np.ndarray) -> None:
@@ -97,8 +122,9 @@ def _read_labels(path: Path, run_id: str, count: int) -> dict[str, np.ndarray] |
         return None
 
 
-def _iteration_labels(config: TrainConfig, rules: Rules, net: PolicyValueNet, iteration: int, out_dir: Path,
-                      run_id: str) -> tuple[dict[str, np.ndarray], float, float]:
+def _iteration_labels(
+    config: TrainConfig, rules: Rules, net: PolicyValueNet, iteration: int, out_dir: Path, run_id: str
+) -> tuple[dict[str, np.ndarray], float, float]:
     """Collect and label iteration ``iteration``'s decisions (or read them back: a resumed run); seconds of each."""
     exp, seed = config.expert, config.run.seed
     path = _labels_path(out_dir, iteration)
@@ -106,17 +132,42 @@ def _iteration_labels(config: TrainConfig, rules: Rules, net: PolicyValueNet, it
     if saved is not None:
         return saved, 0.0, 0.0
     began = time.time()
-    learner = None if iteration == 0 else learner_agent(net, config, rules, derive_seed(seed, _LEARNER_TAG, iteration),
-                                                        exp.sample)
+    learner = (
+        None
+        if iteration == 0
+        else learner_agent(net, config, rules, derive_seed(seed, _LEARNER_TAG, iteration), exp.sample)
+    )
     baselines = list(config.opponents.baselines) if exp.baseline_fraction > 0 else []
-    states = collect_states(rules, learner, exp.first_states, baselines, exp.baseline_fraction, exp.tables,
-                            exp.states, derive_seed(seed, _COLLECT_TAG, iteration), config.env.reward_scale)
+    states = collect_states(
+        rules,
+        learner,
+        exp.first_states,
+        baselines,
+        exp.baseline_fraction,
+        exp.tables,
+        exp.states,
+        derive_seed(seed, _COLLECT_TAG, iteration),
+        config.env.reward_scale,
+    )
     collected = time.time()
     seeds = [derive_seed(seed, _LABEL_TAG, iteration, k) for k in range(exp.states)]
-    actions, means = label_states(_teacher(config, rules, None if iteration == 0 else net), states.obs,
-                                  states.masks, seeds, exp.workers, exp.backend, exp.address or None)
-    labels = {"obs": states.obs, "masks": states.masks, "returns": states.returns, "actions": actions,
-              "means": means, "run_id": np.array(run_id)}
+    actions, means = label_states(
+        _teacher(config, rules, None if iteration == 0 else net),
+        states.obs,
+        states.masks,
+        seeds,
+        exp.workers,
+        exp.backend,
+        exp.address or None,
+    )
+    labels = {
+        "obs": states.obs,
+        "masks": states.masks,
+        "returns": states.returns,
+        "actions": actions,
+        "means": means,
+        "run_id": np.array(run_id),
+    }
     _save_arrays(path, **labels)
     return labels, collected - began, time.time() - collected
 
@@ -138,23 +189,43 @@ def _append_csv(path: Path, fields: list[str], rows: list[dict[str, Any]]) -> No
         writer.writerows({k: row[k] for k in fields} for row in rows)
 
 
-def evaluate_network(config: TrainConfig, rules: Rules, net: PolicyValueNet, boards: int, steps: int,
-                     started: float) -> list[dict[str, Any]]:
+def evaluate_network(
+    config: TrainConfig, rules: Rules, net: PolicyValueNet, boards: int, steps: int, started: float
+) -> list[dict[str, Any]]:
     """Duplicate evaluation of the greedy network against each ``eval.opponents`` (rows of eval.csv)."""
     from newmarket_env.train.evaluate import duplicate_eval, saved_agent_maker
 
     maker = saved_agent_maker(learner_agent(net, config, rules, 0, sample=False))
     rows = []
     for opponent in config.eval.opponents:
-        result = duplicate_eval(maker, opponent, config.env.variant, config.env.num_players, boards=boards,
-                                seed=config.eval.seed, rules=config.env.rules, backend=config.eval.backend,
-                                address=config.eval.address or None)
+        result = duplicate_eval(
+            maker,
+            opponent,
+            config.env.variant,
+            config.env.num_players,
+            boards=boards,
+            seed=config.eval.seed,
+            rules=config.env.rules,
+            backend=config.eval.backend,
+            address=config.eval.address or None,
+        )
         rows.append({"steps": steps, **result.as_row(), "wall_s": round(time.time() - started, 1)})
     return rows
 
 
 def train_expert(config: TrainConfig, start: Any, command: str = "") -> Path:
-    """Run (or continue, ``start.checkpoint``) the expert iteration of ``config``; return the final agent's path."""
+    """Run (or continue, ``start.checkpoint``) the expert iteration of ``config``; return the final agent's path.
+
+    numpy's BLAS gets ``run.torch_threads`` threads, as in PPO runs: the network's forward passes at the
+    collection tables and in evaluations are small, and more threads only wait on each other.
+    """
+    from threadpoolctl import threadpool_limits
+
+    with threadpool_limits(limits=config.run.torch_threads, user_api="blas"):
+        return _train(config, start, command)
+
+
+def _train(config: TrainConfig, start: Any, command: str) -> Path:
     from newmarket_env.train.plot import plot_curve
     from newmarket_env.train.run import print_final_evaluation
 
@@ -173,7 +244,7 @@ def train_expert(config: TrainConfig, start: Any, command: str = "") -> Path:
         optimizer.load_state_dict(state["optimizer"])
         steps = int(state["steps"])
         print(f"resuming from {start.checkpoint.name} ({steps} labelled decisions)", flush=True)
-    for name in ("progress.csv", "eval.csv"):   # rows a killed process logged after the checkpoint go
+    for name in ("progress.csv", "eval.csv"):  # rows a killed process logged after the checkpoint go
         keep_rows_up_to(out_dir / name, "steps", steps)
     iterations = math.ceil(config.run.total_steps / exp.states)
     deadline = time.time() + 60 * config.run.max_minutes if config.run.max_minutes else None
@@ -181,42 +252,92 @@ def train_expert(config: TrainConfig, start: Any, command: str = "") -> Path:
     began = time.time()
     for iteration in range(steps // exp.states, iterations):
         if deadline is not None and time.time() >= deadline:
-            print(f"stopped by run.max_minutes = {config.run.max_minutes:g} after {iteration} of {iterations} "
-                  "iterations; saving the agent and evaluating it", flush=True)
+            print(
+                f"stopped by run.max_minutes = {config.run.max_minutes:g} after {iteration} of {iterations} "
+                "iterations; saving the agent and evaluating it",
+                flush=True,
+            )
             break
         labels, collect_s, label_s = _iteration_labels(config, rules, net, iteration, out_dir, run_id)
         prior = _prior_agreement(net, labels) if iteration else float("nan")
         fitted = time.time()
-        window = [labels] + [_read_labels(_labels_path(out_dir, i), run_id, exp.states)
-                             for i in range(max(0, iteration - exp.window + 1), iteration)]
+        window = [labels] + [
+            _read_labels(_labels_path(out_dir, i), run_id, exp.states)
+            for i in range(max(0, iteration - exp.window + 1), iteration)
+        ]
         window = [w for w in window if w is not None]
-        data = {key: np.concatenate([w[key] for w in window]) for key in ("obs", "masks", "returns", "actions", "means")}
+        data = {
+            key: np.concatenate([w[key] for w in window]) for key in ("obs", "masks", "returns", "actions", "means")
+        }
         targets = policy_targets(data["actions"], data["means"], exp.target, exp.temperature)
-        losses = fit(net, optimizer, data["obs"], data["masks"], targets, data["returns"], exp.epochs,
-                     exp.batch_size, exp.value_weight, derive_seed(config.run.seed, _FIT_TAG, iteration))
+        losses = fit(
+            net,
+            optimizer,
+            data["obs"],
+            data["masks"],
+            targets,
+            data["returns"],
+            exp.epochs,
+            exp.batch_size,
+            exp.value_weight,
+            derive_seed(config.run.seed, _FIT_TAG, iteration),
+        )
         steps += exp.states
-        save_state(out_dir / "checkpoints", run_id, steps,
-                   {"net": net.state_dict(), "optimizer": optimizer.state_dict(), "steps": steps})
-        row = {"iteration": iteration, "steps": steps, "labels": len(data["actions"]),
-               "mean_return": float(labels["returns"].mean()), "prior_agreement": prior, **losses,
-               "collect_s": round(collect_s, 1), "label_s": round(label_s, 1),
-               "fit_s": round(time.time() - fitted, 1), "wall_s": round(time.time() - began, 1)}
+        save_state(
+            out_dir / "checkpoints",
+            run_id,
+            steps,
+            {"net": net.state_dict(), "optimizer": optimizer.state_dict(), "steps": steps},
+        )
+        row = {
+            "iteration": iteration,
+            "steps": steps,
+            "labels": len(data["actions"]),
+            "mean_return": float(labels["returns"].mean()),
+            "prior_agreement": prior,
+            **losses,
+            "collect_s": round(collect_s, 1),
+            "label_s": round(label_s, 1),
+            "fit_s": round(time.time() - fitted, 1),
+            "wall_s": round(time.time() - began, 1),
+        }
         _append_csv(out_dir / "progress.csv", PROGRESS_FIELDS, [row])
-        print(f"iteration {iteration}: {steps} labelled decisions, agreement before fit {prior:.3f} after "
-              f"{losses['agreement']:.3f}, value loss {losses['value_loss']:.3f} "
-              f"(collect {collect_s:.0f} s, label {label_s:.0f} s)", flush=True)
+        print(
+            f"iteration {iteration}: {steps} labelled decisions, agreement before fit {prior:.3f} after "
+            f"{losses['agreement']:.3f}, value loss {losses['value_loss']:.3f} "
+            f"(collect {collect_s:.0f} s, label {label_s:.0f} s)",
+            flush=True,
+        )
         if config.eval.opponents and evaluations.due(steps):
-            _append_csv(out_dir / "eval.csv", EVAL_FIELDS,
-                        evaluate_network(config, rules, net, config.eval.sessions, steps, began))
+            _append_csv(
+                out_dir / "eval.csv",
+                EVAL_FIELDS,
+                evaluate_network(config, rules, net, config.eval.sessions, steps, began),
+            )
             plot_curve(out_dir / "eval.csv", out_dir / "learning_curve.png", title=config.name)
-    training = {"config": config.to_dict(), "method": "expert_iteration", "steps": steps,
-                "train_seconds": round(time.time() - began, 1), "command": command, "torch": torch.__version__,
-                "python": platform.python_version(), "run_id": run_id}
+    training = {
+        "config": config.to_dict(),
+        "method": "expert_iteration",
+        "steps": steps,
+        "train_seconds": round(time.time() - began, 1),
+        "command": command,
+        "torch": torch.__version__,
+        "python": platform.python_version(),
+        "run_id": run_id,
+    }
     path = out_dir / "final.npz"
-    metadata = save_policy(path, layers_of(net.policy), rules, config.env.variant, exp.activation, training,
-                           name=config.name)
-    save_value(out_dir / "final_value.npz", layers_of(net.value_net), rules, config.env.variant, exp.activation,
-               config.env.reward_scale, training)
+    metadata = save_policy(
+        path, layers_of(net.policy), rules, config.env.variant, exp.activation, training, name=config.name
+    )
+    save_value(
+        out_dir / "final_value.npz",
+        layers_of(net.value_net),
+        rules,
+        config.env.variant,
+        exp.activation,
+        config.env.reward_scale,
+        training,
+    )
     write_atomic(out_dir / "final.json", json.dumps(metadata, indent=2, sort_keys=True))
     if config.eval.opponents:
         rows = evaluate_network(config, rules, net, config.eval.final_sessions, steps, began)

@@ -6,7 +6,7 @@ unchanged as a saved agent and the value as a value-network file.
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 import torch
@@ -41,5 +41,8 @@ class PolicyValueNet(torch.nn.Module):
 
 def layers_of(sequential: torch.nn.Sequential) -> list[tuple[np.ndarray, np.ndarray]]:
     """The (weight, bias) arrays of the linear layers, input first (the saved-agent layout)."""
-    return [(m.weight.detach().cpu().numpy().copy(), m.bias.detach().cpu().numpy().copy())
-            for m in sequential if isinstance(m, torch.nn.Linear)]
+    return [
+        (m.weight.detach().cpu().numpy().copy(), m.bias.detach().cpu().numpy().copy())
+        for m in sequential
+        if isinstance(m, torch.nn.Linear)
+    ]

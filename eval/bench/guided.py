@@ -1,0 +1,164 @@
+"""Think time of ``guided_search`` next to ``search``: the same sessions, one ``act`` of the measured seat timed.
+
+``guided_player(budget, cutoff)`` has the shape of :func:`newmarket_env.eval.bench.search.search_player`
+(sessions with the agent at seat 0 and ``control`` at the others; newmarket, michigan and newbury in
+turn), so it can be a row of the suite. The network is a trained file when given, else a seeded
+random one of the shipped agents' size (two hidden layers of 128): the think time depends on the
+network's size and on how long its rollouts last, not on how well it plays.
+
+``python -m newmarket_env.eval.bench.guided [--network PATH] [--decisions N]`` times every
+configuration on the same decisions (newmarket, 4 players) and prints milliseconds per decision.
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import time
+from collections.abc import Sequence
+
+import numpy as np
+
+from newmarket_env.eval.bench.ours import PLAYERS
+from newmarket_env.eval.bench.search import SEARCH_VARIANTS
+
+HIDDEN = (128, 128)
+
+
+def random_network(rules, seed: int = 0):
+    """A saved-agent network of the shipped agents' size with seeded random weights (in memory)."""
+    from newmarket_env.actions import NUM_ACTIONS
+    from newmarket_env.agents.saved import SavedAgent
+    from newmarket_env.observation.layout import FLAT_SIZE
+
+    rng = np.random.default_rng(seed)
+    sizes = [FLAT_SIZE, *HIDDEN, NUM_ACTIONS]
+    layers = [
+        (rng.normal(0, 1 / np.sqrt(a), size=(b, a)).astype(np.float32), np.zeros(b, np.float32))
+        for a, b in itertools.pairwise(sizes)
+    ]
+    return SavedAgent(rules, seed, {"activation": "tanh"}, layers, name="random-network")
+
+
+def random_value(seed: int = 1):
+    """A value network of the same size with seeded random weights."""
+    from newmarket_env.agents.value_net import ValueNet
+    from newmarket_env.observation.layout import FLAT_SIZE
+
+    rng = np.random.default_rng(seed)
+    sizes = [FLAT_SIZE, *HIDDEN, 1]
+    layers = [
+        (rng.normal(0, 1 / np.sqrt(a), size=(b, a)).astype(np.float32), np.zeros(b, np.float32))
+        for a, b in itertools.pairwise(sizes)
+    ]
+    return ValueNet({"activation": "tanh", "reward_scale": 0.1}, layers)
+
+
+def guided_agent(rules, seed: int, budget: int, cutoff: int, network: str | None = None):
+    """``guided_search`` with the given network file, or the random network (and value net for a cut-off)."""
+    from newmarket_env.agents.guided_search import GuidedSearchAgent, guided_search
+
+    if network is not None:
+        value = network[: -len(".npz")] + "_value.npz" if cutoff and network.endswith("final.npz") else None
+        return guided_search(rules, seed=seed, network=network, value=value, budget=budget, cutoff=cutoff)
+    value = random_value() if cutoff else None
+    return GuidedSearchAgent(rules, seed, random_network(rules), value, budget=budget, cutoff=cutoff)
+
+
+def guided_player(budget: int, cutoff: int = 0):
+    """Sessions of ``guided_search`` (random network) at seat 0 against three ``control`` seats."""
+    from newmarket_env import env as make_env
+    from newmarket_env.agents import load_agent
+    from newmarket_env.engine.choice import compiled_available
+
+    if not compiled_available():
+        return None, "skipped: the compiled engine is not built"
+    envs = {variant: make_env(variant=variant, num_players=PLAYERS) for variant in SEARCH_VARIANTS}
+
+    def play(seed: int) -> int:
+        e = envs[SEARCH_VARIANTS[seed % len(SEARCH_VARIANTS)]]
+        e.reset(seed=seed)
+        seats = [guided_agent(e.unwrapped.rules, seed, budget, cutoff)]
+        seats += [load_agent("control", env=e, seed=seed + s) for s in range(1, PLAYERS)]
+        decisions = 0
+        for agent in e.agent_iter():
+            observation, _reward, termination, truncation, _info = e.last()
+            if termination or truncation:
+                e.step(None)
+                continue
+            seat = int(agent.rsplit("_", 1)[1])
+            decisions += seat == 0
+            e.step(seats[seat].act(observation))
+        return decisions
+
+    return (
+        play,
+        f"guided_search budget {budget} cutoff {cutoff} (random 128x128 network) at seat 0, control at the others",
+    )
+
+
+def think_times(
+    configurations: dict[str, object], decisions: int, seed: int = 0, rules_overrides: dict | None = None
+) -> dict[str, float]:
+    """Milliseconds per decision of each agent maker ``(rules, seed) -> agent``, on the same ``decisions``
+    decisions (newmarket, 4 players; the decisions of ``control`` seats playing the sessions)."""
+    from newmarket_env import load_agent, raw_env
+
+    aec = raw_env(variant="newmarket", num_players=PLAYERS, **dict(rules_overrides or {}))
+    observations = []
+    session = seed
+    while len(observations) < decisions:
+        aec.reset(seed=session)
+        seats = [load_agent("control", env=aec, seed=session + s) for s in range(PLAYERS)]
+        while not aec.game.over and len(observations) < decisions:
+            seat = aec.game.to_act
+            observation = aec.observe(f"player_{seat}")
+            if observation["action_mask"].sum() > 1:
+                observations.append({k: np.copy(v) for k, v in observation.items()})
+            aec.step(seats[seat].act(observation))
+        session += 1
+    times = {}
+    for name, make in configurations.items():
+        agent = make(aec.rules, seed)
+        began = time.perf_counter()
+        for observation in observations:
+            agent.act(observation)
+        times[name] = 1000 * (time.perf_counter() - began) / len(observations)
+    return times
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m newmarket_env.eval.bench.guided",
+        description="Think time per decision of search and guided_search on the same newmarket decisions.",
+    )
+    parser.add_argument("--network", help="a trained saved-agent .npz (default: a random 128x128 network)")
+    parser.add_argument("--decisions", type=int, default=100, help="decisions timed per agent (default 100)")
+    args = parser.parse_args(argv)
+    if args.decisions < 1:
+        parser.error(f"--decisions {args.decisions} is not allowed; allowed: 1 or more")
+    from newmarket_env.agents.saved import read_saved
+
+    overrides = {}
+    if args.network:
+        trained_rules = read_saved(args.network)[0]["rules"]
+        overrides = {"num_deals": trained_rules["num_deals"]}
+    configurations = {f"search budget {b}": (lambda rules, seed, b=b: search_agent(rules, seed, b)) for b in (8, 64)}
+    for budget, cutoff in ((8, 0), (4, 0), (8, 8), (16, 8)):
+        configurations[f"guided_search budget {budget} cutoff {cutoff}"] = lambda rules, seed, b=budget, c=cutoff: (
+            guided_agent(rules, seed, b, c, args.network)
+        )
+    for name, ms in think_times(configurations, args.decisions, rules_overrides=overrides).items():
+        print(f"{name}: {ms:.2f} ms per decision")
+    return 0
+
+
+def search_agent(rules, seed: int, budget: int):
+    """``search`` at ``budget`` (compiled when built), as the tournament makes it."""
+    from newmarket_env.agents.search import SearchAgent
+
+    return SearchAgent(rules, seed=seed, budget=budget)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
