@@ -1,9 +1,10 @@
-"""The ``newmarket`` command: play, replay, tournament, train, bench.
+"""The ``newmarket`` command: play, replay, watch, tournament, train, bench, serve.
 
-``play`` and ``replay`` live here (``newmarket_env.play``); ``tournament``,
-``bench`` and ``train`` belong to their own modules, imported only when asked
-for so that ``newmarket play`` starts fast and needs no training extras.
-Bad input gives one line on stderr and exit code 2, never a traceback.
+One parser with a subcommand per command, parsed once. Each command lives in its own module as
+``add_arguments(parser)`` and ``run(args)`` (see ``newmarket_env.cli_common``); its module is
+imported only when that command is parsed, so ``newmarket play`` starts fast and needs no
+training extras, and a missing extra is named in one line. Bad input gives one line on stderr
+and exit code 2, never a traceback.
 """
 
 from __future__ import annotations
@@ -11,14 +12,31 @@ from __future__ import annotations
 import argparse
 import importlib
 import importlib.util
-import inspect
 import os
 import sys
-import types
-from typing import Sequence
+from collections.abc import Sequence
+from typing import Any
 
-# Subcommands run by other modules: name -> (module with build_parser() and main(argv) -> int, summary, extra).
-DELEGATED = {
+from newmarket_env.cli_common import (  # noqa: F401 - EXIT_* and OneLineParser are also read as cli.X
+    EXIT_BAD_INPUT,
+    EXIT_FAILED,
+    EXIT_INTERRUPTED,
+    EXIT_NOT_AVAILABLE,
+    EXIT_OK,
+    OneLineParser,
+    fail,
+    prepare,
+    print_error,
+)
+
+# Every subcommand, in the order of the help: name -> (where its add_arguments and run are, summary, extra).
+# The place is a module, or "module:NAME" for a Subcommand in a module; extra: the pip extra its
+# dependencies come with (None: the env's own dependencies are enough).
+COMMANDS: dict[str, tuple[str, str, str | None]] = {
+    "play": ("newmarket_env.play.arguments:PLAY", "play a session in the terminal against agents", None),
+    "replay": ("newmarket_env.play.arguments:REPLAY", "step through a saved session record, deal by deal", None),
+    "watch": ("newmarket_env.play.arguments:WATCH",
+              "watch agents play a session against each other in the terminal", None),
     "tournament": ("newmarket_env.eval.tournament.cli", "play agents against each other and print the leaderboard",
                    "eval"),
     "train": ("newmarket_env.train.cli", "train an agent from a config file (e.g. configs/newmarket_ppo.yaml)",
@@ -26,31 +44,74 @@ DELEGATED = {
     "bench": ("newmarket_env.eval.bench.cli", "measure the speed of the engine and the env", "eval"),
     "serve": ("newmarket_env.web.cli", "the web app: play, watch and replay in a browser (127.0.0.1)", "web"),
 }
-# Python modules each delegated command needs beyond the env's own dependencies (checked before it runs,
-# so a missing one is named with its extra at once, not after an hour of training).
+DELEGATED = COMMANDS  # the table's name from when play and replay were not in it
+# Python modules each command needs beyond the env's own dependencies (checked after the options and
+# before it runs, so a missing one is named with its extra at once, not after an hour of training).
 NEEDS = {
     "tournament": ("rich", "openskill", "matplotlib"),
     "train": ("torch", "stable_baselines3", "sb3_contrib", "yaml", "matplotlib", "tensorboard", "tqdm", "rich"),
     "bench": ("openskill",),
 }
-# Exit codes of every newmarket command: 0 done, 1 failed while running (or a needed extra is not
-# installed), 2 bad input (nothing was done), 130 interrupted.
-EXIT_BAD_INPUT = 2
-EXIT_NOT_AVAILABLE = 1
-EXIT_INTERRUPTED = 130
 
 
-class OneLineParser(argparse.ArgumentParser):
-    """An argparse parser whose errors are one line (``newmarket play: error: ...``) and exit 2."""
+def _needs_line(extra: str | None, names: Sequence[str]) -> str:
+    modules = ", ".join(names) if len(names) > 1 else repr(names[0])
+    return f"needs the Python module{'s' * (len(names) > 1)} {modules}: pip install 'newmarket-env[{extra}]'"
 
-    def error(self, message: str) -> None:  # type: ignore[override]
-        self.exit(EXIT_BAD_INPUT, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+def load_command(place: str, extra: str | None) -> Any:
+    """The object with ``add_arguments`` and ``run`` at ``place`` ("module" or "module:NAME").
+
+    Raises ``LookupError`` with the one-line reason when it cannot be imported.
+    """
+    module_name, _, attribute = place.partition(":")
+    try:
+        module = importlib.import_module(module_name)
+    except ModuleNotFoundError as err:
+        if err.name and module_name.startswith(err.name):  # the command's own module is not there
+            raise LookupError(f"not available in this installation ({module_name} is missing)") from None
+        if extra is None:
+            raise
+        raise LookupError(_needs_line(extra, [err.name or "?"])) from None
+    return getattr(module, attribute) if attribute else module
+
+
+class CommandParser(OneLineParser):
+    """The parser of one subcommand: its module is imported, and its options added, when it is parsed.
+
+    So ``newmarket play`` never imports the tournament (or torch), and ``newmarket tournament --help``
+    imports only the tournament.
+    """
+
+    def __init__(self, *args: Any, place: str = "", extra: str | None = None, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.place, self.extra, self.loaded = place, extra, False
+
+    def load(self) -> None:
+        if self.loaded:
+            return
+        try:
+            command = load_command(self.place, self.extra)
+        except LookupError as err:
+            self.exit(EXIT_NOT_AVAILABLE, f"{self.prog}: error: {err}\n")
+        prepare(self, command.add_arguments)
+        self.set_defaults(run=command.run)
+        self.loaded = True
+
+    def parse_known_args(self, args=None, namespace=None):
+        self.load()
+        namespace, extras = super().parse_known_args(args, namespace)
+        if extras:  # said here, so the line names the command: "newmarket play: error: unrecognized ..."
+            self.error(f"unrecognized arguments: {' '.join(extras)}")
+        return namespace, extras
+
+    def format_help(self) -> str:
+        self.load()
+        return super().format_help()
 
 
 def build_parser() -> OneLineParser:
-    """The parser of ``newmarket`` and of its own subcommands (play, replay)."""
-    from newmarket_env.play.arguments import add_play_parser, add_replay_parser, add_watch_parser
-
+    """The parser of ``newmarket``; each subcommand's options are added when that subcommand is parsed."""
     from newmarket_env import __version__
 
     parser = OneLineParser(
@@ -59,23 +120,10 @@ def build_parser() -> OneLineParser:
         epilog="Run 'newmarket COMMAND --help' for the options of a command.",
     )
     parser.add_argument("--version", action="version", version=f"newmarket {__version__}")
-    commands = parser.add_subparsers(dest="command", metavar="COMMAND")
-    add_play_parser(commands)
-    add_replay_parser(commands)
-    add_watch_parser(commands)
-    for name, (_, summary, _) in DELEGATED.items():
-        commands.add_parser(name, help=summary, add_help=False)
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=CommandParser)
+    for name, (place, summary, extra) in COMMANDS.items():
+        commands.add_parser(name, help=summary, place=place, extra=extra)
     return parser
-
-
-def print_error(prog: str, message: str) -> None:
-    """The one error line every newmarket command prints: ``newmarket COMMAND: error: MESSAGE``."""
-    print(f"{prog}: error: {message}", file=sys.stderr)
-
-
-def _fail(command: str, message: str, code: int = EXIT_BAD_INPUT) -> int:
-    print_error(f"newmarket {command}", message)
-    return code
 
 
 def _missing_modules(names: Sequence[str]) -> list[str]:
@@ -90,55 +138,38 @@ def _missing_modules(names: Sequence[str]) -> list[str]:
     return missing
 
 
-def _delegate(command: str, argv: list[str]) -> int:
-    """Run a subcommand owned by another module, or say in one line why it cannot run."""
-    module_name, _, extra = DELEGATED[command]
-    try:
-        module = importlib.import_module(module_name)
-    except ModuleNotFoundError as err:
-        if err.name and module_name.startswith(err.name):
-            return _fail(command, f"not available in this installation ({module_name} is missing)",
-                         EXIT_NOT_AVAILABLE)
-        return _fail(command, f"needs the Python module {err.name!r}: pip install 'newmarket-env[{extra}]'",
-                     EXIT_NOT_AVAILABLE)
-    # Parse once with their parser, named and with one-line errors, so --help and bad options read like
-    # every other newmarket command; their main() then parses the same argv again and runs.
-    parser = module.build_parser()
-    parser.prog = f"newmarket {command}"
-    parser.error = types.MethodType(OneLineParser.error, parser)
-    parser.parse_args(argv)  # exits 0 after --help, 2 after a bad option
-    missing = _missing_modules(NEEDS.get(command, ()))
+def run(args: argparse.Namespace) -> int:
+    """Run the parsed subcommand, after checking the modules it needs."""
+    extra = COMMANDS[args.command][2]
+    missing = _missing_modules(NEEDS.get(args.command, ()))
     if missing:
-        return _fail(command, f"needs the Python module{'s' * (len(missing) > 1)} {', '.join(missing)}, not "
-                     f"installed: pip install 'newmarket-env[{extra}]'", EXIT_NOT_AVAILABLE)
-    # Their errors carry the same prefix as ours (``newmarket train: error: ...``).
-    takes_prog = "prog" in inspect.signature(module.main).parameters
+        return fail(args.prog, f"needs the Python module{'s' * (len(missing) > 1)} {', '.join(missing)}, not "
+                    f"installed: pip install 'newmarket-env[{extra}]'", EXIT_NOT_AVAILABLE)
     try:
-        return int((module.main(argv, prog=parser.prog) if takes_prog else module.main(argv)) or 0)
+        return int(args.run(args) or EXIT_OK)
     except ModuleNotFoundError as err:  # an optional module imported late that NEEDS does not list
-        return _fail(command, f"needs the Python module {err.name!r}: pip install 'newmarket-env[{extra}]'",
-                     EXIT_NOT_AVAILABLE)
+        if extra is None:
+            raise
+        return fail(args.prog, _needs_line(extra, [err.name or "?"]), EXIT_NOT_AVAILABLE)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``newmarket`` console script; returns the exit code."""
     argv = list(sys.argv[1:] if argv is None else argv)
-    command = argv[0] if argv else ""
+    parser = build_parser()
     try:
-        if command in DELEGATED:
-            return _delegate(command, argv[1:])
-        args = build_parser().parse_args(argv)
+        args = parser.parse_args(argv)
         if args.command is None:
-            build_parser().print_help()
+            parser.print_help()
             return EXIT_BAD_INPUT
-        return args.run(args)
+        return run(args)
     except KeyboardInterrupt:
         print("\ninterrupted", file=sys.stderr)
         return EXIT_INTERRUPTED
     except BrokenPipeError:
         # The reader went away (e.g. `newmarket replay F --all | head`); stop quietly.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        return 0
+        return EXIT_OK
     except SystemExit as done:  # argparse: --help (0) or a bad option (2), already printed
         return done.code if isinstance(done.code, int) else EXIT_BAD_INPUT
 

@@ -1,25 +1,25 @@
 """Command line: ``python -m newmarket_env.train CONFIG.yaml [--resume] [overrides]``.
 
-``build_parser()`` and ``main(argv)`` also serve the ``newmarket train`` command. Bad input (a config,
-an override, a run folder that is not this run's) ends with one line on stderr and exit code 2,
-before anything is written.
+``add_arguments(parser)`` and ``run(args)`` are the command (``newmarket train`` calls them);
+``main(argv)`` runs it on its own. Bad input (a config, an override, a run folder that is not this
+run's) ends with one line on stderr and exit code 2, before anything is written.
 """
 
 from __future__ import annotations
 
 import argparse
 import shlex
-import sys
-from typing import Sequence
+from collections.abc import Sequence
 
+from newmarket_env.cli_common import EXIT_BAD_INPUT, EXIT_OK, command_parser, fail
 
 PROG = "python -m newmarket_env.train"
+DESCRIPTION = "Train a MaskablePPO agent from a YAML config (keys: --describe; rules: docs/rules.md)."
 
 
-def build_parser(parser: argparse.ArgumentParser | None = None) -> argparse.ArgumentParser:
-    """Arguments of the train command (added to ``parser`` when given, e.g. a subcommand parser)."""
-    parser = parser or argparse.ArgumentParser(
-        prog=PROG, description="Train a MaskablePPO agent from a YAML config (keys: --describe; rules: docs/rules.md).")
+def add_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
+    """Give ``parser`` the train command's description and options."""
+    parser.description = DESCRIPTION
     parser.add_argument("config", nargs="?", help="YAML config, e.g. configs/newmarket_ppo.yaml")
     parser.add_argument("--resume", action="store_true",
                         help="continue this run from its newest intact checkpoint in run.out_dir (the config may "
@@ -36,6 +36,11 @@ def build_parser(parser: argparse.ArgumentParser | None = None) -> argparse.Argu
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
     parser.add_argument("--describe", action="store_true", help="print every config key with its doc and exit")
     return parser
+
+
+def build_parser(prog: str = PROG) -> argparse.ArgumentParser:
+    """The train command's parser, on its own."""
+    return command_parser(add_arguments, prog)
 
 
 def apply_settings(data: dict, settings: list[str]) -> None:
@@ -77,26 +82,38 @@ def _apply_overrides(config, args: argparse.Namespace):
     return config_from_dict(data)  # overrides are validated like the file
 
 
+def command_line(args: argparse.Namespace) -> str:
+    """The ``python -m newmarket_env.train`` command that repeats this run (kept in the run's summary)."""
+    words = [args.config, *(["--resume"] if args.resume else []), *(["--overwrite"] if args.overwrite else [])]
+    words += [word for setting in args.settings for word in ("--set", setting)]
+    for option, value in (("--total-steps", args.total_steps), ("--max-minutes", args.max_minutes),
+                          ("--out-dir", args.out_dir), ("--seed", args.seed)):
+        words += [] if value is None else [option, str(value)]
+    words += ["--no-progress"] if args.no_progress else []
+    return f"{PROG} {shlex.join(words)}"
+
+
 def main(argv: Sequence[str] | None = None, prog: str = PROG) -> int:
-    """Run the train command; return the exit status (2 for bad input, printed as one line)."""
+    """Run the train command on its own; return the exit status (2 for bad input, printed as one line)."""
+    return run(build_parser(prog).parse_args(argv))
+
+
+def run(args: argparse.Namespace) -> int:
+    """Train as the parsed options say; return the exit status (2 for bad input, printed as one line)."""
     from newmarket_env.train.config import describe, load_config
 
-    args = build_parser().parse_args(argv)
     if args.describe:
         print("\n".join(describe()))
-        return 0
+        return EXIT_OK
     if not args.config:
-        print(f"{prog}: error: give a config file, e.g. configs/newmarket_ppo.yaml (or --describe)", file=sys.stderr)
-        return 2
+        return fail(args.prog, "give a config file, e.g. configs/newmarket_ppo.yaml (or --describe)")
     from newmarket_env.train.run import prepare_run, train
 
     try:
         config = _apply_overrides(load_config(args.config), args)
         start = prepare_run(config, resume=args.resume, overwrite=args.overwrite)  # nothing written unless it passes
     except ValueError as err:
-        print(f"{prog}: error: {err}", file=sys.stderr)
-        return 2
-    command = "python -m newmarket_env.train " + " ".join(shlex.quote(a) for a in (argv or sys.argv[1:]))
-    path = train(config, resume=args.resume, command=command, start=start)
+        return fail(args.prog, str(err), EXIT_BAD_INPUT)
+    path = train(config, resume=args.resume, command=command_line(args), start=start)
     print(f"saved agent: {path}")
-    return 0
+    return EXIT_OK

@@ -1,4 +1,8 @@
-"""``python -m newmarket_env.eval.bench`` (also ``newmarket bench``): run the benchmark, print the tables."""
+"""``python -m newmarket_env.eval.bench`` (also ``newmarket bench``): run the benchmark, print the tables.
+
+``add_arguments(parser)`` and ``run(args)`` are the command (``newmarket bench`` calls them); ``main(argv)``
+runs it on its own.
+"""
 
 from __future__ import annotations
 
@@ -6,12 +10,13 @@ import argparse
 import json
 import sys
 
+from newmarket_env.cli_common import EXIT_OK, bad_option, command_parser
 from newmarket_env.eval.bench.peers import PEER_NAMES
 from newmarket_env.eval.bench.report import markdown, print_report
 from newmarket_env.eval.bench.suite import BenchConfig, run_benchmark
 from newmarket_env.rules import VARIANTS
 
-
+PROG = "python -m newmarket_env.eval.bench"
 DESCRIPTION = ("Measure decisions and sessions per second of the engine, the PettingZoo env, the single-agent view "
                "and a tournament, next to PettingZoo classic and OpenSpiel peers, plus memory per env.")
 
@@ -31,9 +36,9 @@ def _number(kind, low: float, strict: bool):
     return parse
 
 
-def build_parser(parser: argparse.ArgumentParser | None = None) -> argparse.ArgumentParser:
-    """The benchmark's options (added to ``parser`` when one is given, e.g. a sub-command)."""
-    parser = parser or argparse.ArgumentParser(prog="python -m newmarket_env.eval.bench", description=DESCRIPTION)
+def add_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
+    """Give ``parser`` the benchmark's description and options."""
+    parser.description = DESCRIPTION
     parser.add_argument("--repeats", type=_number(int, 1, False), default=5,
                         help="timed rounds per workload; the median is shown (default 5)")
     parser.add_argument("--seconds", type=_number(float, 0, True), default=2.0,
@@ -46,7 +51,8 @@ def build_parser(parser: argparse.ArgumentParser | None = None) -> argparse.Argu
     parser.add_argument("--no-reference", action="store_true",
                         help="skip the rows of newmarket on the pure-Python reference engine")
     parser.add_argument("--no-extras", action="store_true", help="skip the single-agent and tournament rows")
-    parser.add_argument("--memory-envs", type=_number(int, 0, False), default=50, help="envs built for the memory figure (0: skip)")
+    parser.add_argument("--memory-envs", type=_number(int, 0, False), default=50,
+                        help="envs built for the memory figure (0: skip)")
     parser.add_argument("--clock", choices=("cpu", "wall"), default="cpu",
                         help="cpu: CPU time of this process (default; steadier on a shared machine); wall: elapsed")
     parser.add_argument("--seed", type=int, default=0, help="seed of the first session")
@@ -55,20 +61,29 @@ def build_parser(parser: argparse.ArgumentParser | None = None) -> argparse.Argu
     return parser
 
 
+def build_parser(prog: str = PROG) -> argparse.ArgumentParser:
+    """The benchmark's parser, on its own."""
+    return command_parser(add_arguments, prog)
+
+
 def config_from_args(args: argparse.Namespace) -> BenchConfig:
     return BenchConfig(seconds=args.seconds, repeats=args.repeats, presets=tuple(args.presets),
-                       planes=not args.no_planes, reference=not args.no_reference, extras=not args.no_extras, peers=tuple(args.peers),
+                       planes=not args.no_planes, reference=not args.no_reference, extras=not args.no_extras,
+                       peers=tuple(args.peers),
                        memory_envs=args.memory_envs, seed=args.seed, clock=args.clock)
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Run the benchmark; 0 on success, 2 on bad options."""
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    """Run the benchmark on its own; 0 on success, 2 on bad options (a bad option exits with status 2)."""
+    return run(build_parser().parse_args(argv))
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run the benchmark as the parsed options say; 0 on success, 2 on bad options."""
     try:
         config = config_from_args(args)
     except ValueError as err:
-        parser.error(str(err))  # exits with status 2
+        return bad_option(args.prog, str(err))
     result = run_benchmark(config, progress=lambda name: print(f"measuring {name} ...", file=sys.stderr))
     print_report(result)
     if args.json:
@@ -77,4 +92,4 @@ def main(argv: list[str] | None = None) -> int:
     if args.markdown:
         with open(args.markdown, "w", encoding="utf-8") as fh:
             fh.write(markdown(result))
-    return 0
+    return EXIT_OK

@@ -1,4 +1,4 @@
-"""Optional workloads over parts of the project that may be absent: the single-agent view, a tournament."""
+"""Workloads over the rest of the project: the single-agent view, a tournament, batch, search and training."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import random
 
 import numpy as np
 
-from newmarket_env.eval.bench.ours import PLAYERS, optional_module
+from newmarket_env.eval.bench.ours import PLAYERS
 from newmarket_env.eval.bench.training import TRAINING_ROWS
 
 TOURNAMENT_RESAMPLES = 100  # bootstrap resamples per measured tournament (the figures are not the point here)
@@ -20,10 +20,9 @@ def single_agent():
     A decision here is one Gymnasium ``step`` of the learner (what a trainer
     counts); the opponents' moves happen inside it.
     """
-    module = optional_module("newmarket_env.envs.single_agent")
-    if module is None:
-        return None, "skipped: newmarket_env.envs.single_agent does not exist yet"
-    view = module.SingleAgentEnv(variant="newmarket", num_players=PLAYERS, opponents=["random"])
+    from newmarket_env.envs.single_agent import SingleAgentEnv
+
+    view = SingleAgentEnv(variant="newmarket", num_players=PLAYERS, opponents=["random"])
 
     def play(seed: int) -> int:
         rng = random.Random(seed)
@@ -40,18 +39,16 @@ def single_agent():
 
 def tournament():
     """A one-block tournament of the quick rule baselines (``run_tournament``), in this process."""
-    module = optional_module("newmarket_env.eval.tournament")
-    if module is None:
-        return None, "skipped: newmarket_env.eval.tournament does not exist yet"
     from newmarket_env import available_agents
+    from newmarket_env.eval.tournament import TournamentConfig, run_tournament
 
     agents = [name for name in TOURNAMENT_AGENTS if name in available_agents()]
     agents += ["random"] * (PLAYERS - len(agents))
 
     def play(seed: int) -> tuple[int, int]:
-        config = module.TournamentConfig(agents=tuple(agents), players=PLAYERS, blocks=1, seed=seed,
-                                         resamples=TOURNAMENT_RESAMPLES)
-        games = module.run_tournament(config).games
+        config = TournamentConfig(agents=tuple(agents), players=PLAYERS, blocks=1, seed=seed,
+                                  resamples=TOURNAMENT_RESAMPLES)
+        games = run_tournament(config).games
         return sum(sum(g.decisions) for g in games), len(games)
 
     return play, f"one block of {', '.join(agents)}; workers=1; session = one game"

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib
 import random
 
 from newmarket_env.engine.choice import engine_class
@@ -48,13 +47,3 @@ def engine_note() -> str:
     from newmarket_env.engine.choice import compiled_available
 
     return "compiled engine" if compiled_available() else "python engine (the compiled one is not built)"
-
-
-def optional_module(name: str):
-    """Import ``name`` or return None when that part of the project does not exist (yet)."""
-    try:
-        return importlib.import_module(name)
-    except ModuleNotFoundError as err:
-        if err.name and name.startswith(err.name):
-            return None
-        raise

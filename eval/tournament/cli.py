@@ -1,7 +1,8 @@
 """Command line: ``python -m newmarket_env.eval.tournament`` and ``newmarket tournament``.
 
-``build_parser()`` and ``main(argv) -> int`` are what the ``newmarket`` command calls.
-Bad input ends with one line on stderr and exit code 2, before any game is played.
+``add_arguments(parser)`` and ``run(args) -> int`` are the command (``newmarket tournament`` calls them);
+``main(argv) -> int`` runs it on its own. Bad input ends with one line on stderr and exit code 2, before
+any game is played.
 """
 
 from __future__ import annotations
@@ -10,29 +11,39 @@ import argparse
 import os
 import shlex
 import sys
-from typing import Sequence
+from collections.abc import Sequence
 
+from newmarket_env.cli_common import (
+    EXIT_BAD_INPUT,
+    EXIT_FAILED,
+    EXIT_INTERRUPTED,
+    EXIT_OK,
+    command_parser,
+    print_error,
+)
 from newmarket_env.eval.tournament.api import Plan, TournamentResult, plan_tournament, run_tournament
 from newmarket_env.eval.tournament.backends import BACKENDS
 from newmarket_env.eval.tournament.config import (
-    DEFAULT_BACKEND, DEFAULT_BLOCKS, DEFAULT_PLAYERS, DEFAULT_RESAMPLES, DEFAULT_VARIANT, DEFAULT_WORKERS,
-    SLOW_AGENT_OPTIONS, TournamentConfig, parse_agent_options, parse_set_options,
+    DEFAULT_BACKEND,
+    DEFAULT_BLOCKS,
+    DEFAULT_PLAYERS,
+    DEFAULT_RESAMPLES,
+    DEFAULT_VARIANT,
+    DEFAULT_WORKERS,
+    SLOW_AGENT_OPTIONS,
+    TournamentConfig,
+    parse_agent_options,
+    parse_set_options,
 )
 
-EXIT_BAD_INPUT = 2
-EXIT_FAILED = 1
-EXIT_INTERRUPTED = 130
-
-
-class OneLineParser(argparse.ArgumentParser):
-    """An argument parser whose errors are one line (no usage block)."""
-
-    def error(self, message: str):  # type: ignore[override]
-        self.exit(EXIT_BAD_INPUT, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+PROG = "python -m newmarket_env.eval.tournament"
+DESCRIPTION = ("Duplicate tournament: the same seeded deals replayed with every agent in every seat; leaderboard "
+               "with bootstrap intervals.")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
-    """Add the tournament options to ``parser`` (for a ``newmarket tournament`` sub-command)."""
+    """Give ``parser`` the tournament's description and options (``newmarket tournament``, ``main``)."""
+    parser.description = DESCRIPTION
     add = parser.add_argument
     add("--agents", default="", help="comma-separated agent names or saved-agent paths; repeats allowed "
         "(e.g. greedy,random,random,random). Default: every non-oracle agent")
@@ -65,11 +76,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
     return parser
 
 
-def build_parser(prog: str = "python -m newmarket_env.eval.tournament") -> argparse.ArgumentParser:
-    """The tournament's argument parser."""
-    parser = OneLineParser(prog=prog, description="Duplicate tournament: the same seeded deals replayed "
-                           "with every agent in every seat; leaderboard with bootstrap intervals.")
-    return add_arguments(parser)
+def build_parser(prog: str = PROG) -> argparse.ArgumentParser:
+    """The tournament's argument parser, on its own."""
+    return command_parser(add_arguments, prog)
 
 
 def config_from_args(args: argparse.Namespace) -> TournamentConfig:
@@ -99,21 +108,20 @@ def reproduce_command(plan: Plan) -> str:
     return shlex.join(words)
 
 
-PROG = "python -m newmarket_env.eval.tournament"
-
-
-def _error(prog: str, message: str) -> None:
-    print(f"{prog}: error: {message}", file=sys.stderr)  # the one error line of every newmarket command
-
-
 def main(argv: Sequence[str] | None = None, prog: str = PROG) -> int:
     """Run a tournament from the command line; returns the exit code."""
-    from newmarket_env.eval.tournament.output import OutputFolder, default_folder
-
     try:
         args = build_parser(prog).parse_args(argv)
     except SystemExit as stop:  # --help, or a one-line argument error already printed
         return int(stop.code or 0)
+    return run(args)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Check every option, play the tournament, write the results; returns the exit code."""
+    from newmarket_env.eval.tournament.output import OutputFolder, default_folder
+
+    prog = args.prog
     try:
         config = config_from_args(args)
         _cap_workers(config, args, prog)
@@ -121,14 +129,14 @@ def main(argv: Sequence[str] | None = None, prog: str = PROG) -> int:
         folder = args.out or default_folder(args.variant, plan.setup.players, args.seed, config.agents)
         output = OutputFolder(folder, overwrite=args.overwrite)  # checked before the first game
     except ValueError as err:
-        _error(prog, str(err))
+        print_error(prog, str(err))
         return EXIT_BAD_INPUT
     _note_small_run(plan, prog)
     try:
         result = _run_with_progress(plan, quiet=args.quiet)
     except RuntimeError as err:  # an agent broke mid-run: not bad input, but still one line
         output.discard()
-        _error(prog, str(err))
+        print_error(prog, str(err))
         return EXIT_FAILED
     except KeyboardInterrupt:
         output.discard()
@@ -189,4 +197,4 @@ def _finish(result: TournamentResult, output, command: str, quiet: bool) -> int:
 
         print_leaderboard(result, command)
         print(f"wrote {', '.join(paths)}")
-    return 0
+    return EXIT_OK

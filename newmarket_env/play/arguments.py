@@ -1,12 +1,16 @@
-"""The options of ``newmarket play`` and ``newmarket replay``, and what runs them."""
+"""The options of ``newmarket play``, ``replay`` and ``watch``, and what runs them.
+
+Each command is a :class:`~newmarket_env.cli_common.Subcommand` (``PLAY``, ``REPLAY``, ``WATCH``):
+``add_arguments(parser)`` gives a parser its description and options, ``run(args)`` runs it.
+"""
 
 from __future__ import annotations
 
 import argparse
 import os
-import sys
 import textwrap
 
+from newmarket_env.cli_common import Subcommand, fail
 from newmarket_env.rules import PARAMETER_NAMES, VARIANTS
 
 PLAY_EPILOG = """\
@@ -47,19 +51,21 @@ def _known_agents() -> str:
 
     try:
         return ", ".join(available_agents())
-    except Exception as err:  # noqa: BLE001 - any import error of an agent module
+    except Exception as err:  # any import error of an agent module
         return f"see newmarket_env.available_agents() (could not list them: {err})"
 
 
-def add_play_parser(commands: argparse._SubParsersAction) -> None:
-    parser = commands.add_parser(
-        "play", help="play a session in the terminal against agents",
-        description="Play a session of a stops game in the terminal against agents.\nThe environment "
-                    "(newmarket_env.env) runs the rules, exactly as agents play them.",
-        epilog=PLAY_EPILOG.format(params=textwrap.fill(
-            ", ".join(p for p in PARAMETER_NAMES if p != "num_players"), width=100, subsequent_indent="  ")),
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
+def _describe(parser: argparse.ArgumentParser, description: str, epilog: str) -> None:
+    """Help texts laid out as written (their line breaks and examples kept)."""
+    parser.description, parser.epilog = description, epilog
+    parser.formatter_class = argparse.RawDescriptionHelpFormatter
+
+
+def add_play_arguments(parser: argparse.ArgumentParser) -> None:
+    _describe(parser, "Play a session of a stops game in the terminal against agents.\nThe environment "
+                      "(newmarket_env.env) runs the rules, exactly as agents play them.",
+              PLAY_EPILOG.format(params=textwrap.fill(
+                  ", ".join(p for p in PARAMETER_NAMES if p != "num_players"), width=100, subsequent_indent="  ")))
     parser.add_argument("--variant", default="newmarket", choices=list(VARIANTS), metavar="NAME",
                         help=f"the rules preset: {', '.join(VARIANTS)} (default: newmarket)")
     parser.add_argument("--players", type=int, default=None, metavar="N",
@@ -71,24 +77,19 @@ def add_play_parser(commands: argparse._SubParsersAction) -> None:
                              "session (default: a fresh seed, printed at the start)")
     parser.add_argument("--agents", default="random", metavar="LIST",
                         help="the other players: one agent name for every other seat, or one name per other "
-                             "seat in seat order, comma-separated (default: random; known: %(known)s)"
-                             % {"known": _known_agents()})
+                             f"seat in seat order, comma-separated (default: random; known: {_known_agents()})")
     parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", dest="settings",
                         help="override a rules parameter of the preset, e.g. num_deals=1, widow=dealer_buy, "
                              "boodles=AS,KS,QS,JS, ace_high=yes; repeat for several")
     parser.add_argument("--save", default=None, metavar="FILE",
                         help="write the session record (JSON) to FILE at the end, for 'newmarket replay FILE'")
-    parser.set_defaults(run=run_play)
 
 
-def add_replay_parser(commands: argparse._SubParsersAction) -> None:
-    parser = commands.add_parser(
-        "replay", help="step through a saved session record, deal by deal",
-        description="Show a saved session record (from 'newmarket play --save FILE' or\n"
-                    "newmarket_env.engine.record.save_record) deal by deal: every hand as dealt, the dead hand,\n"
-                    "every event in words and the chips after each deal. Press Enter for the next deal.",
-        epilog=REPLAY_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
+def add_replay_arguments(parser: argparse.ArgumentParser) -> None:
+    _describe(parser, "Show a saved session record (from 'newmarket play --save FILE' or\n"
+                      "newmarket_env.engine.record.save_record) deal by deal: every hand as dealt, the dead hand,\n"
+                      "every event in words and the chips after each deal. Press Enter for the next deal.",
+              REPLAY_EPILOG)
     parser.add_argument("file", metavar="FILE", help="the session record: a JSON file, gzipped or not, or a "
                         "tournament's records.jsonl.gz (pick a session with --game)")
     parser.add_argument("--game", type=int, default=None, metavar="K",
@@ -102,23 +103,18 @@ def add_replay_parser(commands: argparse._SubParsersAction) -> None:
     parser.add_argument("--verify", action="store_true",
                         help="first check that replaying the record's decisions through the engine gives back "
                              "the same record")
-    parser.set_defaults(run=run_replay)
 
 
-def add_watch_parser(commands: argparse._SubParsersAction) -> None:
-    parser = commands.add_parser(
-        "watch", help="watch agents play a session against each other in the terminal",
-        description="Agents against agents: the session told in the terminal as it is played, every hand shown\n"
-                    "or from one seat's view.",
-        epilog=WATCH_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
+def add_watch_arguments(parser: argparse.ArgumentParser) -> None:
+    _describe(parser, "Agents against agents: the session told in the terminal as it is played, every hand shown\n"
+                      "or from one seat's view.", WATCH_EPILOG)
     parser.add_argument("--variant", default="newmarket", choices=list(VARIANTS), metavar="NAME",
                         help=f"the rules preset: {', '.join(VARIANTS)} (default: newmarket)")
     parser.add_argument("--players", type=int, default=None, metavar="N",
                         help="number of players, 3-8 (newbury: 4); default: the variant's default, 4")
     parser.add_argument("--agents", default="random", metavar="LIST",
                         help="one agent name for every seat, or one per seat in seat order, comma-separated "
-                             "(default: random; known: %(known)s)" % {"known": _known_agents()})
+                             f"(default: random; known: {_known_agents()})")
     parser.add_argument("--seed", type=int, default=None, metavar="S", help="seed of the shuffles and the agents")
     parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", dest="settings",
                         help="override a rules parameter of the preset (as for newmarket play); repeat for several")
@@ -128,12 +124,10 @@ def add_watch_parser(commands: argparse._SubParsersAction) -> None:
                         help="pause after each decision, to follow at reading speed (default: 0)")
     parser.add_argument("--table", action="store_true", help="draw the table before every decision")
     parser.add_argument("--save", default=None, metavar="FILE", help="write the session record (JSON) to FILE")
-    parser.set_defaults(run=run_watch)
 
 
 def _error(command: str, message: str) -> int:
-    print(f"newmarket {command}: error: {message}", file=sys.stderr)
-    return 2
+    return fail(f"newmarket {command}", message)
 
 
 def run_play(args: argparse.Namespace) -> int:
@@ -214,3 +208,8 @@ def run_watch(args: argparse.Namespace) -> int:
         raise
     except OSError as err:
         return _error("watch", f"cannot save the record: {err}")
+
+
+PLAY = Subcommand(add_play_arguments, run_play)
+REPLAY = Subcommand(add_replay_arguments, run_replay)
+WATCH = Subcommand(add_watch_arguments, run_watch)

@@ -1,29 +1,30 @@
 """``newmarket serve``: run the web app on this machine (127.0.0.1 by default).
 
-``build_parser()`` and ``main(argv) -> int`` are what the ``newmarket`` command calls.
-The web libraries are imported here at the top, so a missing ``web`` extra is
-reported by ``newmarket`` in one line before anything starts.
+``add_arguments(parser)`` and ``run(args) -> int`` are what the ``newmarket`` command calls;
+``main(argv)`` runs it on its own. The web libraries are imported here at the top, so a missing
+``web`` extra is reported by ``newmarket`` in one line before anything starts.
 """
 
 from __future__ import annotations
 
 import argparse
 import socket
-import sys
-from typing import Sequence
+from collections.abc import Sequence
 
 import fastapi  # noqa: F401 - imported first so a missing extra is named before the parser runs
 import uvicorn
 
+from newmarket_env.cli_common import EXIT_BAD_INPUT, EXIT_FAILED, EXIT_OK, command_parser, fail
+
+PROG = "newmarket serve"
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8000
 
 
-def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="newmarket serve",
-        description="Play, watch and replay sessions in a web browser. The page needs no internet; "
-                    "the server listens on this machine only unless --host says otherwise.")
+def add_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
+    """Give ``parser`` the description and options of ``newmarket serve``."""
+    parser.description = ("Play, watch and replay sessions in a web browser. The page needs no internet; "
+                          "the server listens on this machine only unless --host says otherwise.")
     parser.add_argument("--host", default=DEFAULT_HOST,
                         help=f"address to listen on (default {DEFAULT_HOST}: this machine only; 0.0.0.0 "
                              "opens the app to the network, with no login)")
@@ -31,11 +32,20 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def build_parser(prog: str = PROG) -> argparse.ArgumentParser:
+    """The parser of ``newmarket serve``, on its own."""
+    return command_parser(add_arguments, prog)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    """Run the web app on its own (as ``newmarket serve`` does); returns the exit code."""
+    return run(build_parser().parse_args(argv))
+
+
+def run(args: argparse.Namespace) -> int:
+    """Check the address, then serve until Ctrl-C; returns the exit code."""
     if not 1 <= args.port <= 65535:
-        print(f"newmarket serve: error: --port {args.port} is out of range; allowed: 1..65535", file=sys.stderr)
-        return 2
+        return fail(args.prog, f"--port {args.port} is out of range; allowed: 1..65535", EXIT_BAD_INPUT)
     from newmarket_env.web.app import create_app
 
     try:  # a taken port or an unknown address is said in one line before the server starts
@@ -43,14 +53,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as uvicorn binds
             probe.bind((args.host, args.port))
     except OSError as err:
-        print(f"newmarket serve: error: cannot listen on {args.host}:{args.port}: {err.strerror or err}",
-              file=sys.stderr)
-        return 1
-    print(f"newmarket serve: open http://{args.host}:{args.port}/ in a browser (Ctrl-C stops)", flush=True)
+        return fail(args.prog, f"cannot listen on {args.host}:{args.port}: {err.strerror or err}", EXIT_FAILED)
+    print(f"{args.prog}: open http://{args.host}:{args.port}/ in a browser (Ctrl-C stops)", flush=True)
     try:
         uvicorn.run(create_app(), host=args.host, port=args.port, log_level="warning")
     except OSError as err:  # e.g. the port is taken
-        print(f"newmarket serve: error: cannot listen on {args.host}:{args.port}: {err.strerror or err}",
-              file=sys.stderr)
-        return 1
-    return 0
+        return fail(args.prog, f"cannot listen on {args.host}:{args.port}: {err.strerror or err}", EXIT_FAILED)
+    return EXIT_OK
