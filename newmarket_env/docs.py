@@ -2,9 +2,10 @@
 
 ``docs/observation.md`` comes from the observation layout
 (:data:`newmarket_env.observation.layout.PIECES`), ``docs/actions.md`` from
-:mod:`newmarket_env.actions`, and the README's tables of variants, actions and
+:mod:`newmarket_env.actions`, the README's tables of variants, actions and
 observation pieces (between ``<!-- BEGIN name -->`` and ``<!-- END name -->``)
-from the same sources and the presets in :mod:`newmarket_env.rules`. So the docs
+from the same sources and the presets in :mod:`newmarket_env.rules`, and the
+event table of ``docs/contract.md`` from :data:`newmarket_env.engine.events.EVENTS`. So the docs
 cannot drift from the code: ``--check`` (and ``tests/cli/test_docs.py``) fails
 when a committed file differs from what this module generates.
 
@@ -21,6 +22,7 @@ from pathlib import Path
 
 from newmarket_env import actions as A
 from newmarket_env.cards import card_from_text, card_name
+from newmarket_env.engine.events import DOMAINS, EVENTS
 from newmarket_env.observation.encode import PLANES_SHAPE
 from newmarket_env.observation.layout import CARD_PIECES, CHIP_CLIP, CHIP_SCALE, FLAT_SIZE, PIECES, offsets
 from newmarket_env.rules import VARIANTS, make_rules
@@ -181,17 +183,33 @@ def variants_table() -> str:
     return _table(header, rows)
 
 
+# ---------------------------------------------------------------- events
+def events_table() -> str:
+    """Every event type of a session record and its fields (docs/contract.md), from ``engine.events``."""
+    rows = []
+    for spec in EVENTS.values():
+        rows.append([f"`{spec.type}`", "", "", spec.meaning])
+        for field in spec.fields:
+            name = f"`{field.name}`" + ("" if field.required else " (optional)")
+            rows.append(["", name, field.value_text, field.meaning])
+    legend = "; ".join(f"*{domain.label}*: {domain.meaning}" for domain in DOMAINS)
+    return _table(["`type`", "field", "value", "meaning"], rows) + "\n\nValues: " + legend + "."
+
+
 # ---------------------------------------------------------------- files
 README_SECTIONS = {"variants": variants_table, "actions": actions_summary, "observation": observation_summary}
+CONTRACT_SECTIONS = {"events": events_table}
+#: Hand-written files with generated blocks, and the blocks of each.
+SECTION_FILES = {"README.md": README_SECTIONS, "docs/contract.md": CONTRACT_SECTIONS}
 DOC_FILES = {"docs/observation.md": observation_markdown, "docs/actions.md": actions_markdown}
 
 
-def fill_sections(text: str, sections=README_SECTIONS) -> str:
-    """``text`` with every ``<!-- BEGIN name -->...<!-- END name -->`` block regenerated."""
+def fill_sections(text: str, sections=README_SECTIONS, where: str = "README.md") -> str:
+    """``text`` (of the file ``where``) with every ``<!-- BEGIN name -->...<!-- END name -->`` block regenerated."""
     for name, make in sections.items():
         pattern = re.compile(rf"(<!-- BEGIN {name} -->\n).*?(<!-- END {name} -->)", re.S)
         if not pattern.search(text):
-            raise ValueError(f"README.md has no '<!-- BEGIN {name} -->' ... '<!-- END {name} -->' block")
+            raise ValueError(f"{where} has no '<!-- BEGIN {name} -->' ... '<!-- END {name} -->' block")
         text = pattern.sub(lambda m: m.group(1) + make() + "\n" + m.group(2), text)
     return text
 
@@ -199,8 +217,8 @@ def fill_sections(text: str, sections=README_SECTIONS) -> str:
 def expected_files(root: Path = REPO_ROOT) -> dict[Path, str]:
     """Every generated file under ``root`` and the text it should have."""
     files = {root / rel: make() for rel, make in DOC_FILES.items()}
-    readme = root / "README.md"
-    files[readme] = fill_sections(readme.read_text(encoding="utf-8"))
+    for rel, sections in SECTION_FILES.items():
+        files[root / rel] = fill_sections((root / rel).read_text(encoding="utf-8"), sections, rel)
     return files
 
 

@@ -1,12 +1,18 @@
-"""Where each seat's chips came from, read from the events of a session record."""
+"""Where each seat's chips came from, read from the events of a session record.
+
+The events and their fields are those declared in ``newmarket_env.engine.events``.
+"""
 
 from __future__ import annotations
 
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
+
+from newmarket_env.engine.events import Event, PaymentReason
 
 #: Chip sources, in table order; together they add up to a seat's net chips.
 PARTS = ("stakes", "boodles", "pot", "cards", "widow", "leftover")
-_PAYMENT_PART = {"cards": "cards", "bid": "widow", "widow_fee": "widow"}
+_PAYMENT_PART: dict[PaymentReason, str] = {"cards": "cards", "bid": "widow", "widow_fee": "widow"}
 
 
 def chip_parts(record: Mapping[str, Any]) -> tuple[list[dict[str, int]], list[int]]:
@@ -20,28 +26,29 @@ def chip_parts(record: Mapping[str, Any]) -> tuple[list[dict[str, int]], list[in
     return parts, outs
 
 
-def _book(event: Mapping[str, Any], parts: list[dict[str, int]], outs: list[int]) -> None:
-    kind = event["type"]
-    seat = event.get("seat")
-    if kind == "stake" and seat is not None:
-        parts[seat]["stakes"] -= event["amount"]
-    elif kind in ("boodle", "pot"):
-        parts[seat][kind + "s" if kind == "boodle" else kind] += event["amount"]
-    elif kind == "leftover" and seat is not None:
-        parts[seat]["leftover"] += event["amount"]
-    elif kind == "payment":
-        part = _PAYMENT_PART.get(event["reason"], "cards")
-        if isinstance(event["from"], int):
-            parts[event["from"]][part] -= event["amount"]
-        if isinstance(event["to"], int):
+def _book(event: Event, parts: list[dict[str, int]], outs: list[int]) -> None:
+    if event["type"] == "stake":
+        if event["seat"] is not None:  # None: the house stakes
+            parts[event["seat"]]["stakes"] -= event["amount"]
+    elif event["type"] == "leftover":
+        if event["seat"] is not None:  # None: the chips vanish
+            parts[event["seat"]]["leftover"] += event["amount"]
+    elif event["type"] == "boodle":
+        parts[event["seat"]]["boodles"] += event["amount"]
+    elif event["type"] == "pot":
+        parts[event["seat"]]["pot"] += event["amount"]
+    elif event["type"] == "payment":
+        part = _PAYMENT_PART[event["reason"]]
+        parts[event["from"]][part] -= event["amount"]
+        if isinstance(event["to"], int):  # not "pot"
             parts[event["to"]][part] += event["amount"]
-    elif kind == "out":
-        outs[seat] += 1
+    elif event["type"] == "out":
+        outs[event["seat"]] += 1
 
 
 def check_parts(parts: list[dict[str, int]], chips: list[int]) -> None:
     """Raise if the sources do not add up to the net chips (an engine or record bug)."""
-    for seat, (seat_parts, net) in enumerate(zip(parts, chips)):
+    for seat, (seat_parts, net) in enumerate(zip(parts, chips, strict=True)):
         if sum(seat_parts.values()) != net:
             raise RuntimeError(f"seat {seat}: chip sources {seat_parts} add up to {sum(seat_parts.values())}, "
                                f"but its balance changed by {net}; the session record is inconsistent")

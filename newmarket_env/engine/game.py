@@ -23,8 +23,18 @@ import random
 from typing import Any, Mapping, Sequence
 
 from newmarket_env import actions as A
-from newmarket_env.cards import CARD_TEXTS as CARD_TEXT, cards_of, cards_to_text
+from newmarket_env.cards import CARD_TEXTS as CARD_TEXT
+from newmarket_env.cards import cards_of, cards_to_text
 from newmarket_env.engine.dealing import DealtCards, parse_deal, shuffled_deal
+from newmarket_env.engine.events import (
+    DealRecord,
+    Event,
+    LeftoverEvent,
+    PlayEvent,
+    StakeEvent,
+    StakeTarget,
+    StopCauseText,
+)
 from newmarket_env.engine.leads import lowest_any_suit, lowest_club_holder, options_after_stop
 from newmarket_env.engine.types import Decision, IllegalActionError, Phase, StopCause
 from newmarket_env.order import next_table
@@ -68,7 +78,7 @@ class Game:
         self.pot = 0
         self.deal_index = 0
         self.dealer = self._queued_deals[0].dealer if self._queued_deals else 0
-        self.deals: list[dict[str, Any]] = []  # the record, one dict per deal
+        self.deals: list[DealRecord] = []  # the record, one dict per deal
         self.over = False
         self._start_deal()
         self._advance()
@@ -185,7 +195,8 @@ class Game:
         elif self.phase is Phase.PLAY:
             self._first_lead()
 
-    def _log(self, **event: Any) -> None:
+    def _log(self, event: Event) -> None:
+        """Record ``event`` (declared in engine/events.py; its keys in the declared order)."""
         if self.record_events:
             self.events.append(event)
 
@@ -212,7 +223,7 @@ class Game:
         self._auction_cursor = NOBODY
         self._pending_stakes: list[int] = []
         self._pending_discards: list[int] = []
-        self.events: list[dict[str, Any]] = []
+        self.events: list[Event] = []
         if self.record_events:
             self.deals.append({"dealer": self.dealer, "hands": [], "dead": [], "events": self.events, "chips": []})
         self.phase = Phase.STAKE
@@ -222,10 +233,11 @@ class Game:
         rules = self.rules
         if rules.stake_mode is StakeMode.HOUSE:
             self.pot += rules.house_pot
-            self._log(type="stake", seat=None, target="pot", amount=rules.house_pot)
+            self._log({"type": "stake", "seat": None, "target": "pot", "amount": rules.house_pot})
             for b in range(4):
                 self.boodle_stacks[b] += rules.house_boodle
-                self._log(type="stake", seat=None, target="boodle", boodle=b, amount=rules.house_boodle)
+                self._log({"type": "stake", "seat": None, "target": "boodle", "boodle": b,
+                           "amount": rules.house_boodle})
             return
         order = [(self.eldest + k) % self.n for k in range(self.n)]
         for seat in order:
@@ -257,11 +269,11 @@ class Game:
         self.balances[seat] -= amount
         if boodle is None:
             self.pot += amount
-            self._log(type="stake", seat=seat, target="pot", amount=amount)
+            self._log({"type": "stake", "seat": seat, "target": "pot", "amount": amount})
             return
         self.boodle_stacks[boodle] += amount
         if self.record_events:
-            event = {"type": "stake", "seat": seat, "target": "boodle", "boodle": boodle, "amount": amount}
+            event: StakeEvent = {"type": "stake", "seat": seat, "target": "boodle", "boodle": boodle, "amount": amount}
             if action is not None:
                 event["action"] = action
             self.events.append(event)
@@ -305,7 +317,7 @@ class Game:
         self.dead |= 1 << card
         self.owner[card] = NOBODY
         self.known_dead[seat] |= 1 << card
-        self._log(type="discard", seat=seat, card=CARD_TEXT[card], action=card)
+        self._log({"type": "discard", "seat": seat, "card": CARD_TEXT[card], "action": card})
 
     # ------------------------------------------------------------------ the widow
     def _start_widow(self) -> None:
@@ -321,22 +333,22 @@ class Game:
     def _on_buy(self, seat: int, action: int) -> None:
         self.phase = Phase.PLAY
         if action == A.KEEP:
-            self._log(type="widow", seat=seat, choice="decline", action=action)
+            self._log({"type": "widow", "seat": seat, "choice": "decline", "action": action})
             return
         fee = self.rules.widow_fee
-        self._log(type="widow", seat=seat, choice="buy", action=action)
+        self._log({"type": "widow", "seat": seat, "choice": "buy", "action": action})
         self.balances[seat] -= fee
         self.pot += fee
-        self._log(type="payment", **{"from": seat, "to": "pot", "amount": fee, "reason": "widow_fee"})
+        self._log({"type": "payment", "from": seat, "to": "pot", "amount": fee, "reason": "widow_fee"})
         self._exchange(seat)
 
     def _on_widow(self, seat: int, action: int) -> None:
         if action == A.EXCHANGE:
-            self._log(type="widow", seat=seat, choice="exchange", action=action)
+            self._log({"type": "widow", "seat": seat, "choice": "exchange", "action": action})
             self._exchange(seat)
             self.phase = Phase.PLAY
             return
-        self._log(type="widow", seat=seat, choice="keep", action=action)
+        self._log({"type": "widow", "seat": seat, "choice": "keep", "action": action})
         self.phase = Phase.AUCTION
         self.in_auction = [seat != self.dealer for seat in range(self.n)]
         self._auction_cursor = self.eldest
@@ -365,21 +377,21 @@ class Game:
     def _on_bid(self, seat: int, action: int) -> None:
         if action == A.PASS:
             self.in_auction[seat] = False
-            self._log(type="pass", seat=seat, action=action)
+            self._log({"type": "pass", "seat": seat, "action": action})
             return
         self.high_bid, self.high_bidder = A.bid_amount(action), seat
-        self._log(type="bid", seat=seat, amount=self.high_bid, action=action)
+        self._log({"type": "bid", "seat": seat, "amount": self.high_bid, "action": action})
 
     def _end_auction(self) -> None:
         self.phase = Phase.PLAY
         if self.high_bidder == NOBODY:
-            self._log(type="auction_end", seat=None, amount=0)
+            self._log({"type": "auction_end", "seat": None, "amount": 0})
             return
         bidder, bid = self.high_bidder, self.high_bid
         self.balances[bidder] -= bid
         self.balances[self.dealer] += bid
-        self._log(type="payment", **{"from": bidder, "to": self.dealer, "amount": bid, "reason": "bid"})
-        self._log(type="widow", seat=bidder, choice="exchange")
+        self._log({"type": "payment", "from": bidder, "to": self.dealer, "amount": bid, "reason": "bid"})
+        self._log({"type": "widow", "seat": bidder, "choice": "exchange"})
         self._exchange(bidder)
 
     # ------------------------------------------------------------------ play
@@ -423,7 +435,7 @@ class Game:
         self.owner[card] = NOBODY
         self.last_played = card
         if self.record_events:
-            event = {"type": "play", "seat": seat, "card": CARD_TEXT[card], "lead": lead}
+            event: PlayEvent = {"type": "play", "seat": seat, "card": CARD_TEXT[card], "lead": lead}
             if action is not None:
                 event["action"] = action
             self.events.append(event)
@@ -439,7 +451,7 @@ class Game:
         amount = self.boodle_stacks[boodle]
         self.boodle_stacks[boodle] = 0
         self.balances[seat] += amount
-        self._log(type="boodle", seat=seat, boodle=boodle, card=CARD_TEXT[card], amount=amount)
+        self._log({"type": "boodle", "seat": seat, "boodle": boodle, "card": CARD_TEXT[card], "amount": amount})
 
     def _stop_cause(self, card: int) -> StopCause:
         if self._removed >> card & 1:
@@ -459,17 +471,17 @@ class Game:
             self.rules.lead_after_stop, self.hands, seat, card, self.rules.ace_high, self._boodle_mask
         )
         if leader is None:
-            self._log(type="blocked", seat=seat)
+            self._log({"type": "blocked", "seat": seat})
             self._end_deal()
             return
         self._ask(leader, Decision.LEAD, options)
 
     # ------------------------------------------------------------------ settlement
     def _go_out(self, winner: int) -> None:
-        self._log(type="out", seat=winner)
+        self._log({"type": "out", "seat": winner})
         if self.pot:
             self.balances[winner] += self.pot
-            self._log(type="pot", seat=winner, amount=self.pot)
+            self._log({"type": "pot", "seat": winner, "amount": self.pot})
             self.pot = 0
         per_card = self.rules.per_card_payment
         for seat in range(self.n):
@@ -477,7 +489,7 @@ class Game:
             if seat != winner and owed:
                 self.balances[seat] -= owed
                 self.balances[winner] += owed
-                self._log(type="payment", **{"from": seat, "to": winner, "amount": owed, "reason": "cards"})
+                self._log({"type": "payment", "from": seat, "to": winner, "amount": owed, "reason": "cards"})
         self._end_deal()
 
     def _end_deal(self) -> None:
@@ -497,7 +509,8 @@ class Game:
         self._start_deal()
 
     def _settle_leftovers(self) -> None:
-        stacks = [("boodle", b, self.boodle_stacks[b]) for b in range(4)] + [("pot", None, self.pot)]
+        stacks: list[tuple[StakeTarget, int | None, int]] = [("boodle", b, self.boodle_stacks[b]) for b in range(4)]
+        stacks.append(("pot", None, self.pot))
         for stack, boodle, amount in stacks:
             if not amount:
                 continue
@@ -505,10 +518,10 @@ class Game:
             if self.rules.leftover is Leftover.LOT:
                 seat = self._queued_lots.pop(0) if self._queued_lots else self.rng.randrange(self.n)
                 self.balances[seat] += amount
-            event = {"type": "leftover", "stack": stack, "seat": seat, "amount": amount}
+            event: LeftoverEvent = {"type": "leftover", "stack": stack, "seat": seat, "amount": amount}
             if boodle is not None:
                 event["boodle"] = boodle
-            self._log(**event)
+            self._log(event)
         self.boodle_stacks = [0, 0, 0, 0]
         self.pot = 0
 
@@ -595,7 +608,7 @@ def _seats_after(game: "Game", viewer: int) -> list[int]:
     return order[order.index(viewer) + 1:]
 
 
-_CAUSE_TEXT = {cause: cause.value for cause in StopCause}  # Enum .value is a slow descriptor
+_CAUSE_TEXT: dict[StopCause, StopCauseText] = {cause: cause.value for cause in StopCause}  # Enum .value is a slow descriptor
 
 _HANDLERS = {
     Decision.STAKE: Game._on_stake,

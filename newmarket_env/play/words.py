@@ -17,7 +17,8 @@
 
 from __future__ import annotations
 
-from typing import Iterable
+from collections.abc import Iterable, Mapping
+from typing import Any
 
 from newmarket_env import actions as A
 from newmarket_env.cards import SUIT_NAMES, card_from_text, card_name, card_text
@@ -74,7 +75,7 @@ _STOP_WHY = {
 }
 
 
-def stop_reason(stop: dict) -> str:
+def stop_reason(stop: Mapping[str, Any]) -> str:
     """Why a run stopped, from its ``stop`` event: ``"6C is in the dead hand"``."""
     return _STOP_WHY[stop["cause"]].format(card=stop["card"], next=stop["next"])
 

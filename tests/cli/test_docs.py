@@ -47,9 +47,21 @@ def test_readme_keeps_its_first_commands_and_its_generated_blocks():
 
 
 def test_a_stale_file_is_found_and_rewritten(tmp_path):
-    (tmp_path / "README.md").write_text("".join(f"<!-- BEGIN {n} -->\nold\n<!-- END {n} -->\n"
-                                                for n in docs.README_SECTIONS))
+    for rel, sections in docs.SECTION_FILES.items():
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text("".join(f"<!-- BEGIN {n} -->\nold\n<!-- END {n} -->\n" for n in sections))
     assert docs.main(["--check", "--root", str(tmp_path)]) == 1
     assert docs.main(["--root", str(tmp_path)]) == 0
     assert docs.stale_files(tmp_path) == []
     assert "| 52 | `KEEP` |" in (tmp_path / "README.md").read_text()
+    assert "| `auction_end` |" in (tmp_path / "docs" / "contract.md").read_text()
+
+
+def test_a_file_without_its_block_is_a_one_line_error(tmp_path, capsys):
+    for rel, sections in docs.SECTION_FILES.items():
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text("".join(f"<!-- BEGIN {n} -->\nold\n<!-- END {n} -->\n" for n in sections))
+    (tmp_path / "docs" / "contract.md").write_text("no generated block here\n")
+    assert docs.main(["--check", "--root", str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "docs/contract.md has no '<!-- BEGIN events -->'" in err

@@ -1,6 +1,8 @@
 """An independent auditor of session records: re-derives every chip and card move from RULES.md.
 
-It reads only a record (CONTRACT.md) and the rules, tracks hands, the dead
+It reads only a record (CONTRACT.md; the events as declared in
+``newmarket_env.engine.events``, one ``on_<type>`` method per event type) and
+the rules, tracks hands, the dead
 hand, balances, boodle stacks and the pot event by event, and fails on any
 event the rules do not allow: a stake of the wrong size or order, a bid out of
 turn, a boodle or pot paid with the wrong amount, a card payment that does not
@@ -11,6 +13,22 @@ from __future__ import annotations
 
 from typing import Any
 
+from newmarket_env.engine.events import (
+    AuctionEndEvent,
+    BidEvent,
+    BlockedEvent,
+    BoodleEvent,
+    DiscardEvent,
+    LeftoverEvent,
+    OutEvent,
+    PassEvent,
+    PaymentEvent,
+    PlayEvent,
+    PotEvent,
+    StakeEvent,
+    StopEvent,
+    WidowEvent,
+)
 from newmarket_env.rules import Rules, StakeMode
 
 
@@ -72,13 +90,14 @@ class Auditor:
             rows += [(seat, "boodle", b, split[b] * self.mult(seat)) for b in range(4) if split[b]]
         return rows
 
-    def check_stakes(self, stakes: list[dict]) -> None:
+    def check_stakes(self, stakes: list[StakeEvent]) -> None:
         got = [(e["seat"], e["target"], e.get("boodle"), e["amount"]) for e in stakes if e["amount"]]
         want = self.expected_stakes()
-        got = [g if w[2] != "any" else (g[0], g[1], "any", g[3]) for g, w in zip(got, want)] + got[len(want):]
+        got = [g if w[2] != "any" else (g[0], g[1], "any", g[3])
+               for g, w in zip(got, want, strict=False)] + got[len(want):]
         assert got == want, f"stakes {got} != {want}"
 
-    def on_stake(self, e: dict, _prev) -> None:
+    def on_stake(self, e: StakeEvent, _prev) -> None:
         if e["seat"] is not None:
             self.balances[e["seat"]] -= e["amount"]
         if e["target"] == "pot":
@@ -87,11 +106,11 @@ class Auditor:
             self.stacks[e["boodle"]] += e["amount"]
 
     # ---------------------------------------------------------------- cards before play
-    def on_discard(self, e: dict, _prev) -> None:
+    def on_discard(self, e: DiscardEvent, _prev) -> None:
         self.hands[e["seat"]].remove(e["card"])
         self.dead.add(e["card"])
 
-    def on_widow(self, e: dict, _prev) -> None:
+    def on_widow(self, e: WidowEvent, _prev) -> None:
         seat, choice = e["seat"], e["choice"]
         if choice in ("keep", "decline"):
             assert seat == self.dealer
@@ -112,41 +131,41 @@ class Auditor:
         left = self.auction["in"]
         return not left or left == {self.auction["bidder"]}
 
-    def on_bid(self, e: dict, _prev) -> None:
+    def on_bid(self, e: BidEvent, _prev) -> None:
         a = self.auction
         assert not self.auction_over() and e["seat"] == self.next_bidder(), f"bid out of turn: {e}"
         assert max(self.rules.min_bid, a["high"] + 1) <= e["amount"] <= self.rules.max_bid, f"bad bid {e}"
         a.update(high=e["amount"], bidder=e["seat"], cursor=(e["seat"] + 1) % self.n)
 
-    def on_pass(self, e: dict, _prev) -> None:
+    def on_pass(self, e: PassEvent, _prev) -> None:
         assert not self.auction_over() and e["seat"] == self.next_bidder(), f"pass out of turn: {e}"
         self.auction["in"].discard(e["seat"])
         self.auction["cursor"] = (e["seat"] + 1) % self.n
 
-    def on_auction_end(self, e: dict, _prev) -> None:
+    def on_auction_end(self, e: AuctionEndEvent, _prev) -> None:
         assert self.auction_over() and self.auction["bidder"] is None
 
     # ---------------------------------------------------------------- play and settlement
-    def on_play(self, e: dict, _prev) -> None:
+    def on_play(self, e: PlayEvent, _prev) -> None:
         assert self.winner is None, "a card was played after the deal was won"
         self.hands[e["seat"]].remove(e["card"])
 
-    def on_boodle(self, e: dict, prev) -> None:
+    def on_boodle(self, e: BoodleEvent, prev) -> None:
         assert prev == {**prev, "type": "play", "seat": e["seat"], "card": e["card"]}
         assert self.rules.boodles[e["boodle"]] == e["card"] and e["amount"] == self.stacks[e["boodle"]]
         self.balances[e["seat"]] += e["amount"]
         self.stacks[e["boodle"]] = 0
 
-    def on_out(self, e: dict, _prev) -> None:
+    def on_out(self, e: OutEvent, _prev) -> None:
         assert not self.hands[e["seat"]], "out with cards in hand"
         self.winner = e["seat"]
 
-    def on_pot(self, e: dict, _prev) -> None:
+    def on_pot(self, e: PotEvent, _prev) -> None:
         assert e["seat"] == self.winner and e["amount"] == self.pot
         self.balances[e["seat"]] += self.pot
         self.pot = 0
 
-    def on_payment(self, e: dict, _prev) -> None:
+    def on_payment(self, e: PaymentEvent, _prev) -> None:
         if e["reason"] == "bid":
             a = self.auction
             assert self.auction_over() and (e["from"], e["to"], e["amount"]) == (a["bidder"], self.dealer, a["high"])
@@ -158,19 +177,19 @@ class Auditor:
         else:
             self.balances[e["to"]] += e["amount"]
 
-    def check_card_payments(self, payments: list[dict]) -> None:
+    def check_card_payments(self, payments: list[PaymentEvent]) -> None:
         owed = {s: self.rules.per_card_payment * len(self.hands[s]) for s in range(self.n) if s != self.winner}
         got = {p["from"]: p["amount"] for p in payments if p["to"] == self.winner}
         assert got == {s: v for s, v in owed.items() if v} and len(payments) == len(got)
         assert self.pot == 0, "the winner did not take the pot"
 
-    def on_stop(self, e: dict, _prev) -> None:
+    def on_stop(self, e: StopEvent, _prev) -> None:
         pass
 
-    def on_blocked(self, e: dict, _prev) -> None:
+    def on_blocked(self, e: BlockedEvent, _prev) -> None:
         pass
 
-    def on_leftover(self, e: dict, _prev) -> None:
+    def on_leftover(self, e: LeftoverEvent, _prev) -> None:
         stack = self.pot if e["stack"] == "pot" else self.stacks[e["boodle"]]
         assert e["amount"] == stack and (e["seat"] is None) == (self.rules.leftover.value == "vanish")
         if e["seat"] is not None:
