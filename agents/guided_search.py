@@ -32,7 +32,7 @@ from newmarket_env.agents.sampling import VIEWER, position_of, sample_cards
 from newmarket_env.agents.saved import SavedAgent, load_saved_agent
 from newmarket_env.agents.search import SearchAgent
 from newmarket_env.agents.value_net import ValueNet, load_value
-from newmarket_env.engine.choice import FastGame, compiled_available
+from newmarket_env.engine.choice import compiled_available
 from newmarket_env.engine.types import Decision
 from newmarket_env.observation.encode import static_part
 from newmarket_env.observation.layout import FLAT_SIZE
@@ -102,8 +102,11 @@ class GuidedSearchAgent(SearchAgent):
 
     def evaluate(self, view: ObservationView, candidates: list[int]) -> np.ndarray:
         """Mean chip change of each candidate over ``budget`` shared worlds, rollouts by the network."""
+        from newmarket_env.engine._fast import FastGame  # built: __init__ checked
+
         position = position_of(view, self.rules)
-        games, seed = [], None
+        games: list[Any] = []
+        seed = None
         for _ in range(self.budget):
             # the draws of search's sample_world: the cards of every world, one game seed (the first world's)
             hands, dead = sample_cards(view, self.rules, self._random)
@@ -134,6 +137,7 @@ class GuidedSearchAgent(SearchAgent):
             obs = np.zeros((len(live), FLAT_SIZE), dtype=np.float32)
             for row, i in enumerate(live):
                 games[i].encode_into(VIEWER, obs[row], self.static)
+            assert self.value is not None  # __init__ refuses a cutoff without a value network
             chips[live] += self.value.chips(obs)
         return chips.reshape(self.budget, len(candidates)).mean(axis=0)
 

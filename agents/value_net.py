@@ -53,7 +53,7 @@ def save_value(
         "reward_scale": float(reward_scale),
         "training": dict(training or {}),
     }
-    arrays = {}
+    arrays: dict[str, Any] = {}
     for i, (weight, bias) in enumerate(layers):
         arrays[f"layer{i}.weight"] = np.asarray(weight, dtype=np.float32)
         arrays[f"layer{i}.bias"] = np.asarray(bias, dtype=np.float32)
@@ -76,7 +76,7 @@ class ValueNet:
 
     def __init__(self, metadata: dict[str, Any], layers: list[tuple[np.ndarray, np.ndarray]]) -> None:
         self.metadata, self.layers = metadata, layers
-        self.activation = ACTIVATIONS[metadata["activation"]]
+        self.activation: Any = ACTIVATIONS[metadata["activation"]]
         self.reward_scale = float(metadata["reward_scale"])
 
     def chips(self, observations: np.ndarray) -> np.ndarray:

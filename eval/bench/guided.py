@@ -15,7 +15,8 @@ from __future__ import annotations
 import argparse
 import itertools
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -98,14 +99,14 @@ def guided_player(budget: int, cutoff: int = 0):
 
 
 def think_times(
-    configurations: dict[str, object], decisions: int, seed: int = 0, rules_overrides: dict | None = None
+    configurations: Mapping[str, Callable[..., Any]], decisions: int, seed: int = 0, rules_overrides: dict | None = None
 ) -> dict[str, float]:
     """Milliseconds per decision of each agent maker ``(rules, seed) -> agent``, on the same ``decisions``
     decisions (newmarket, 4 players; the decisions of ``control`` seats playing the sessions)."""
     from newmarket_env import load_agent, raw_env
 
     aec = raw_env(variant="newmarket", num_players=PLAYERS, **dict(rules_overrides or {}))
-    observations = []
+    observations: list[dict[str, np.ndarray]] = []
     session = seed
     while len(observations) < decisions:
         aec.reset(seed=session)
@@ -143,7 +144,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.network:
         trained_rules = read_saved(args.network)[0]["rules"]
         overrides = {"num_deals": trained_rules["num_deals"]}
-    configurations = {f"search budget {b}": (lambda rules, seed, b=b: search_agent(rules, seed, b)) for b in (8, 64)}
+    configurations: dict[str, Callable[..., Any]] = {
+        f"search budget {b}": (lambda rules, seed, b=b: search_agent(rules, seed, b)) for b in (8, 64)
+    }
     for budget, cutoff in ((8, 0), (4, 0), (8, 8), (16, 8)):
         configurations[f"guided_search budget {budget} cutoff {cutoff}"] = lambda rules, seed, b=budget, c=cutoff: (
             guided_agent(rules, seed, b, c, args.network)

@@ -188,3 +188,12 @@ def test_guided_teacher_iterations_run(tmp_path):
     assert main(args) == 0
     with np.load(out / "labels" / "iter_0001.npz") as data:
         assert len(data["actions"]) == 48 and data["masks"][np.arange(48), data["actions"]].all()
+
+
+def test_a_lost_label_file_of_the_window_stops_the_resumed_run(tmp_path):
+    common = [str(TINY), "--no-progress", "--set", "eval.every=0", "--set", "eval.final_sessions=1"]
+    assert main([*common, "--out-dir", str(tmp_path), "--total-steps", "48"]) == 0
+    (tmp_path / "labels" / "iter_0000.npz").unlink()
+    with pytest.raises(RuntimeError, match=r"iter_0000.npz is missing or damaged, and iteration 1 fits on it"):
+        main([*common, "--out-dir", str(tmp_path), "--total-steps", "96", "--resume"])
+    assert not (tmp_path / "checkpoints" / "exit_96_steps.pt").exists()

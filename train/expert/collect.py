@@ -18,7 +18,7 @@ import numpy as np
 
 from newmarket_env.actions import NUM_ACTIONS
 from newmarket_env.agents.saved import SavedAgent
-from newmarket_env.engine.choice import FastGame
+from newmarket_env.engine._fast import FastGame  # the compiled engine: its encode_into fills our arrays
 from newmarket_env.eval.tournament.schedule import derive_seed
 from newmarket_env.observation.encode import static_part
 from newmarket_env.observation.layout import FLAT_SIZE
@@ -100,6 +100,7 @@ def collect_states(
         learner_rows = [k for k, (t, s, _, _) in enumerate(views) if t.seats[s] is None and policy is not None]
         chosen = {}
         if learner_rows:
+            assert policy is not None  # learner rows exist only with a network
             actions = policy.act_batch(
                 np.stack([views[k][2] for k in learner_rows]), np.stack([views[k][3] for k in learner_rows])
             )

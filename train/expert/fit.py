@@ -33,7 +33,8 @@ def fit(
     torch.manual_seed(seed)
     rng = np.random.default_rng(seed)
     data = [torch.as_tensor(a) for a in (obs, masks.astype(bool), targets, returns.astype(np.float32))]
-    policy_losses, value_losses = [], []
+    policy_losses: list[float] = []
+    value_losses: list[float] = []
     for _ in range(epochs):
         policy_losses, value_losses = [], []
         order = rng.permutation(len(returns))

@@ -52,6 +52,7 @@ class Teacher:
         from newmarket_env.agents.saved import SavedAgent
         from newmarket_env.agents.value_net import ValueNet
 
+        assert self.policy is not None, "a guided_search teacher needs the network"
         policy = SavedAgent(self.rules, seed, self.policy["metadata"], self.policy["layers"], name="learner")
         value = ValueNet(self.value["metadata"], self.value["layers"]) if self.value else None
         return GuidedSearchAgent(
@@ -112,8 +113,10 @@ def label_states(
     address: str | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Label every decision; the same labels for any ``workers``, ``backend`` and chunking."""
-    seeds = np.asarray(seeds, dtype=np.int64)
-    chunks = [(obs[i : i + CHUNK], masks[i : i + CHUNK], seeds[i : i + CHUNK]) for i in range(0, len(seeds), CHUNK)]
+    seed_array = np.asarray(seeds, dtype=np.int64)
+    chunks = [
+        (obs[i : i + CHUNK], masks[i : i + CHUNK], seed_array[i : i + CHUNK]) for i in range(0, len(seed_array), CHUNK)
+    ]
     if backend == "ray":
         from newmarket_env.eval.tournament.backends import map_on_ray
 

@@ -95,7 +95,7 @@ def _teacher(config: TrainConfig, rules: Rules, net: PolicyValueNet | None) -> T
     )
 
 
-def _save_arrays(path: Path, **arrays: np.ndarray) -> None:
+def _save_arrays(path: Path, **arrays: Any) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
@@ -261,11 +261,15 @@ def _train(config: TrainConfig, start: Any, command: str) -> Path:
         labels, collect_s, label_s = _iteration_labels(config, rules, net, iteration, out_dir, run_id)
         prior = _prior_agreement(net, labels) if iteration else float("nan")
         fitted = time.time()
-        window = [labels] + [
-            _read_labels(_labels_path(out_dir, i), run_id, exp.states)
-            for i in range(max(0, iteration - exp.window + 1), iteration)
-        ]
-        window = [w for w in window if w is not None]
+        window = [labels]
+        for earlier in range(max(0, iteration - exp.window + 1), iteration):
+            read = _read_labels(_labels_path(out_dir, earlier), run_id, exp.states)
+            if read is None:  # fitting on fewer labels would silently change the run
+                raise RuntimeError(
+                    f"{_labels_path(out_dir, earlier)} is missing or damaged, and iteration {iteration} fits on it "
+                    f"(expert.window = {exp.window}); restore it or start a new run"
+                )
+            window.append(read)
         data = {
             key: np.concatenate([w[key] for w in window]) for key in ("obs", "masks", "returns", "actions", "means")
         }
