@@ -66,12 +66,19 @@ def _search(budget: int, engine: str):
     return lambda: search_player(budget, engine)
 
 
+def _guided(budget: int):
+    from newmarket_env.eval.bench.guided import guided_player
+
+    return lambda: guided_player(budget)
+
+
 EXTRAS = {
     "batch newmarket flat": ("batch", _batch),
     "search budget 8": ("search", _search(8, "auto")),
     "search budget 8 python": ("search", _search(8, "python")),
     "search budget 64": ("search", _search(64, "auto")),
     "search budget 64 python": ("search", _search(64, "python")),
+    "guided_search budget 8": ("search", _guided(8)),  # a random 128x128 network: the think time, not the play
     "single_agent newmarket": ("single_agent", single_agent),
     **TRAINING_ROWS,  # vector env vs compiled control; MaskablePPO on the batch and on SingleAgentEnv
     "tournament baselines": ("tournament", tournament),

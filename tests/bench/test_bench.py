@@ -17,6 +17,7 @@ PEER_PACKAGES = {"texas_holdem_v4": ("rlcard", "pygame"), "texas_holdem_v4 4p": 
                  "connect_four_v3": ("pygame",), "hearts": ("pyspiel",), "hearts+tensor": ("pyspiel",),
                  "batch newmarket flat": ("newmarket_env.engine._fast",),
                  "search budget 8": ("newmarket_env.engine._fast",), "search budget 64": ("newmarket_env.engine._fast",),
+                 "guided_search budget 8": ("newmarket_env.engine._fast",),
                  "vector_env newmarket control": ("newmarket_env.engine._fast",),
                  "ppo newmarket batch": ("newmarket_env.engine._fast", "sb3_contrib"),
                  "ppo newmarket single_agent": ("sb3_contrib",)}
@@ -33,7 +34,8 @@ def test_every_workload_gives_a_row_or_a_note():
     assert names[:8] == ["engine newmarket", "engine newbury", "engine newmarket python", "aec newmarket flat",
                          "aec newbury flat", "aec newmarket flat python", "aec newmarket planes", "aec newbury planes"]
     expected = ["batch newmarket flat", "search budget 8", "search budget 8 python", "search budget 64",
-                "search budget 64 python", "single_agent newmarket", "vector_env newmarket control",
+                "search budget 64 python", "guided_search budget 8", "single_agent newmarket",
+                "vector_env newmarket control",
                 "ppo newmarket batch", "ppo newmarket single_agent", "tournament baselines", "texas_holdem_v4",
                 "texas_holdem_v4 4p", "connect_four_v3", "hearts", "hearts+tensor"]
     noted = [note.split(":")[0] for note in result.notes]
