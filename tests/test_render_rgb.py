@@ -10,7 +10,6 @@ from newmarket_env.envs.single_agent import SingleAgentEnv
 from newmarket_env.picture import HEIGHT, WIDTH
 
 
-
 def _dealt(seed: int = 5) -> dict:
     """The cards of a Michigan deal; its dealer decides about the widow before any card is played."""
     e = raw_env(variant="michigan", num_players=4, num_deals=1)
@@ -41,7 +40,7 @@ def test_frames_are_uint8_pictures_of_one_size():
     e = env(variant="michigan", num_players=5, num_deals=1, render_mode="rgb_array")
     e.reset(seed=3)
     frames = []
-    for agent in e.agent_iter():
+    for _agent in e.agent_iter():
         obs, _, term, trunc, _ = e.last()
         frames.append(e.render())
         e.step(None if term or trunc else int(np.flatnonzero(obs["action_mask"])[0]))
@@ -84,15 +83,15 @@ def test_text_modes_are_unchanged():
 def test_single_agent_frames_and_gymnasium_video(tmp_path):
     gym_wrappers = pytest.importorskip("gymnasium.wrappers")
     e = SingleAgentEnv(num_players=4, opponents=["random"], render_mode="rgb_array", num_deals=1, seat=2)
-    obs, info = e.reset(seed=1)
+    _obs, info = e.reset(seed=1)
     frame = e.render()
     assert frame.shape == (HEIGHT, WIDTH, 3) and frame.dtype == np.uint8
     pytest.importorskip("moviepy", reason="moviepy (dev extra) writes Gymnasium's videos")
     video = gym_wrappers.RecordVideo(e, str(tmp_path), episode_trigger=lambda episode: True, disable_logger=True)
-    obs, info = video.reset(seed=2)
+    _obs, info = video.reset(seed=2)
     done = False
     while not done:
-        obs, reward, term, trunc, info = video.step(int(np.flatnonzero(info["action_mask"])[0]))
+        _obs, _reward, term, trunc, info = video.step(int(np.flatnonzero(info["action_mask"])[0]))
         done = term or trunc
     video.close()
     files = list(tmp_path.glob("*.mp4"))

@@ -14,7 +14,7 @@ def test_every_agent_is_registered():
 
 def test_an_unknown_name_raises_naming_the_known_agents():
     e = env(variant="newmarket")
-    with pytest.raises(ValueError, match="known agents: .*control.*greedy.*lowest.*random.*search"):
+    with pytest.raises(ValueError, match=r"known agents: .*control.*greedy.*lowest.*random.*search"):
         load_agent("grandmaster", env=e)
 
 

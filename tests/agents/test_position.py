@@ -38,7 +38,7 @@ def _play_deal(game: Game, rng: random.Random) -> list:
     while not game.over and game.deal_index == deal:
         trace.append((game.to_act, game.decision, tuple(game.legal), tuple(game.balances), game.pot))
         game.apply(rng.choice(game.legal))
-    return trace + [tuple(game.balances), tuple(game.boodle_stacks)]
+    return [*trace, tuple(game.balances), tuple(game.boodle_stacks)]
 
 
 @pytest.mark.parametrize("variant,players,overrides", CASES)

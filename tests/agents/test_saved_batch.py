@@ -33,7 +33,7 @@ def real_decisions(variant, players, sessions=20):
 def test_batched_choices_equal_single_choices_on_real_decisions(name, variant, players):
     observations, masks = real_decisions(variant, players)
     agent = load_saved_agent(TRAINED_DIR / f"{name}.npz", make_rules(variant, players))
-    single = [agent.act({"observation": o, "action_mask": m}) for o, m in zip(observations, masks)]
+    single = [agent.act({"observation": o, "action_mask": m}) for o, m in zip(observations, masks, strict=True)]
     batched = agent.act_batch(observations, masks)
     assert len(observations) > 500
     assert batched.dtype.kind == "i" and list(batched) == single
@@ -47,7 +47,7 @@ def test_sampling_draws_the_same_stream_as_act():
     rules = make_rules("newmarket", 4)
     one = load_saved_agent(TRAINED_DIR / "ppo-newmarket.npz", rules, seed=5, sample=True)
     two = load_saved_agent(TRAINED_DIR / "ppo-newmarket.npz", rules, seed=5, sample=True)
-    single = [one.act({"observation": o, "action_mask": m}) for o, m in zip(observations, masks)]
+    single = [one.act({"observation": o, "action_mask": m}) for o, m in zip(observations, masks, strict=True)]
     assert list(two.act_batch(observations, masks)) == single
     assert len(set(single)) > 5
 

@@ -29,7 +29,7 @@ def compare_session(variant: str, seed: int, rollout: str, budget: int = 3, **ov
     compiled = SearchAgent(e.unwrapped.rules, seed=seed, budget=budget, rollout=rollout, engine="compiled")
     assert compiled._worlds is not None and python._worlds is None
     others = [load_agent("control", env=e, seed=seed + s) for s in range(4)]
-    for agent in [python, compiled] + others:
+    for agent in [python, compiled, *others]:
         agent.reset()
     seen = set()
     for agent in e.agent_iter():

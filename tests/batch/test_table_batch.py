@@ -62,7 +62,7 @@ def step_and_compare(batch, refs, rules, static, steps: int, rng, start_next, af
         for i, ref in enumerate(refs):
             ref.game.apply(int(actions[i]))
             after_apply(ref)
-            reward = [b - last for b, last in zip(ref.game.balances, ref.last)]
+            reward = [b - last for b, last in zip(ref.game.balances, ref.last, strict=True)]
             ref.last = list(ref.game.balances)
             assert list(batch.rewards[i]) == reward, f"rewards of table {i} at step {step}"
             assert bool(batch.done[i]) == ref.game.over
@@ -113,7 +113,7 @@ def test_illegal_action_is_refused_and_changes_nothing():
     actions[1] = bad
     with pytest.raises(ValueError, match=rf"action {bad} is not legal at table 1 .*legal actions: "):
         batch.step(actions)
-    for a, b in zip(before, (batch.observations, batch.action_masks, batch.to_act)):
+    for a, b in zip(before, (batch.observations, batch.action_masks, batch.to_act), strict=True):
         np.testing.assert_array_equal(a, b)
     batch.step([int(np.flatnonzero(m)[0]) for m in batch.action_masks])  # the tables still take legal actions
 

@@ -193,7 +193,7 @@ def test_same_seed_same_run_and_gymnasium_info_layout():
     assert env.metadata["autoreset_mode"].value == "SameStep"
     assert env.observation_space.shape == (5, FLAT_SIZE) and env.observation_space.dtype == np.float32
     assert env.single_action_space.n == NUM_ACTIONS
-    ends = [info for _o, _r, term, _t, infos in first[1:] for info, done in zip(infos, term) if done]
+    ends = [info for _o, _r, term, _t, infos in first[1:] for info, done in zip(infos, term, strict=True) if done]
     assert ends and all(set(info["final_info"]) >= {"chips", "deals", "seat", "results", "seat_specs"} for info in ends)
     assert all(env.observation_space.contains(step[0]) for step in first)
 
@@ -270,7 +270,7 @@ def test_set_snapshots_takes_effect_at_the_next_session(tmp_path):
             assert env.seat_specs(i).count(snap) == 3
             restarted.add(int(i))
     assert restarted == {0, 1, 2, 3}
-    with pytest.raises(ValueError, match="not a valid newmarket_env saved agent|unknown agent"):
+    with pytest.raises(ValueError, match=r"not a valid newmarket_env saved agent|unknown agent"):
         env.set_snapshots([str(tmp_path / "missing.npz")])
     assert env.snapshots == [snap]
     # a snapshot that left the pool and no table plays any more is forgotten, and reloaded when it comes back

@@ -17,7 +17,7 @@ def test_a_piped_report_cuts_no_name(capsys):
     print_report(result)  # capsys: stdout is not a terminal
     out = capsys.readouterr().out
     assert LONG in out and "123,456" in out and "…" not in out
-    assert "so it stays on one line" in [line for line in out.splitlines() if line.startswith("note:")][0]
+    assert "so it stays on one line" in next(line for line in out.splitlines() if line.startswith("note:"))
 
 
 def test_the_command_through_a_pipe_keeps_the_workload_names():

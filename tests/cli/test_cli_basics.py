@@ -50,7 +50,10 @@ def test_a_wrong_type_is_not_called_out_of_range(capsys):
 
 # A minimal install (pip install -e . without extras) lacks these modules; hiding them from the import
 # system is what their absence looks like to the command.
-HIDE = "import sys\nfor name in {names!r}: sys.modules[name] = None\nfrom newmarket_env.cli import main\nsys.exit(main({argv!r}))"
+HIDE = (
+    "import sys\nfor name in {names!r}: sys.modules[name] = None\n"
+    "from newmarket_env.cli import main\nsys.exit(main({argv!r}))"
+)
 
 
 @pytest.mark.parametrize("command,names,extra", [

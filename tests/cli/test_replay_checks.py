@@ -1,4 +1,5 @@
-"""``newmarket replay --verify`` says what it checked, and where a bad record differs; hostile files fail in one line."""
+"""``newmarket replay --verify`` says what it checked, and where a bad record differs; hostile files fail in one
+line."""
 
 from __future__ import annotations
 

@@ -15,8 +15,16 @@ import random
 import pytest
 
 from newmarket_env import env
-from newmarket_env.play.replay import (_first_difference, _Pager, check_record, deal_lines, first_difference,
-                                       load_session, read_records, show_record)
+from newmarket_env.play.replay import (
+    _first_difference,
+    _Pager,
+    check_record,
+    deal_lines,
+    first_difference,
+    load_session,
+    read_records,
+    show_record,
+)
 from newmarket_env.rules import rules_from_dict
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+from itertools import pairwise
 
 import numpy as np
 import pytest
@@ -33,7 +34,7 @@ def test_watch_tells_the_whole_session_with_every_hand(capsys, tmp_path):
     assert json.loads(saved.read_text()) == record
     for k, deal in enumerate(record["deals"], start=1):
         assert f"==== deal {k} of 2 ====" in out
-        for seat, hand in enumerate(deal["hands"]):  # every hand as dealt (the replay's words)
+        for seat in range(len(deal["hands"])):  # every hand as dealt (the replay's words)
             assert f"player_{seat} ({AGENTS[seat]}) holds " in out
         assert "dead hand " in out
     final = record["deals"][-1]["chips"]
@@ -79,7 +80,7 @@ def test_replay_gif_has_one_frame_per_decision(tmp_path, capsys):
         for k in range(animation.n_frames):
             animation.seek(k)
             frames.append(np.asarray(animation.convert("RGB")))
-    assert all(not np.array_equal(a, b) for a, b in zip(frames, frames[1:]))  # each decision changes the table
+    assert all(not np.array_equal(a, b) for a, b in pairwise(frames))  # each decision changes the table
     assert len(list(replay_steps(record))) == decisions + 1
     assert not list(tmp_path.glob("*.part"))
 

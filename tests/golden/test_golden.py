@@ -17,11 +17,11 @@ def first_difference(old: dict, new: dict) -> str:
     for key in ("variant", "num_players", "rules"):
         if old.get(key) != new.get(key):
             return f"{key}: {old.get(key)!r} != {new.get(key)!r}"
-    for d, (a, b) in enumerate(zip(old["deals"], new["deals"])):
+    for d, (a, b) in enumerate(zip(old["deals"], new["deals"], strict=False)):
         for key in ("dealer", "hands", "dead", "chips"):
             if a[key] != b[key]:
                 return f"deal {d} {key}: {a[key]!r} != {b[key]!r}"
-        for e, (x, y) in enumerate(zip(a["events"], b["events"])):
+        for e, (x, y) in enumerate(zip(a["events"], b["events"], strict=False)):
             if x != y:
                 return f"deal {d} event {e}: {x!r} != {y!r}"
         if len(a["events"]) != len(b["events"]):

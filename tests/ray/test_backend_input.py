@@ -2,8 +2,7 @@
 
 import pytest
 
-from newmarket_env.eval.tournament import TournamentConfig, plan_tournament
-from newmarket_env.eval.tournament import backends
+from newmarket_env.eval.tournament import TournamentConfig, backends, plan_tournament
 from newmarket_env.eval.tournament.cli import main
 
 AGENTS = ("random",) * 4

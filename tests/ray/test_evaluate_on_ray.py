@@ -6,8 +6,8 @@ import pytest
 
 pytest.importorskip("ray", reason="Ray is not installed (pip install 'newmarket-env[ray]')")
 
-from newmarket_env import load_agent, raw_env  # noqa: E402
-from newmarket_env.train.evaluate import BoardJob, duplicate_eval, play_boards, saved_agent_maker  # noqa: E402
+from newmarket_env import load_agent, raw_env
+from newmarket_env.train.evaluate import BoardJob, duplicate_eval, play_boards, saved_agent_maker
 
 
 def registered(name, env, seed):

@@ -18,7 +18,13 @@ from ray.rllib.core.columns import Columns  # noqa: E402
 from newmarket_env import IllegalActionError  # noqa: E402
 from newmarket_env.integrations import rllib as integration  # noqa: E402
 from newmarket_env.integrations.rllib import (  # noqa: E402
-    LEARNER, MASK_KEY, OBS_KEY, OPPONENT, MaskedPPOTorchRLModule, NewmarketMultiAgentEnv, env_creator,
+    LEARNER,
+    MASK_KEY,
+    OBS_KEY,
+    OPPONENT,
+    MaskedPPOTorchRLModule,
+    NewmarketMultiAgentEnv,
+    env_creator,
 )
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "rllib_self_play.py"
@@ -52,7 +58,7 @@ def test_env_is_turn_based_and_the_rewards_add_up_to_each_players_chips():
     for seed in range(3):
         totals, steps = play_random_session(env, rng, seed)
         start = env.aec.rules.starting_chips
-        chips = {a: (b - start) * 0.5 for a, b in zip(env.possible_agents, env.aec.game.balances)}
+        chips = {a: (b - start) * 0.5 for a, b in zip(env.possible_agents, env.aec.game.balances, strict=True)}
         assert totals == pytest.approx(chips) and steps > 5
 
 

@@ -11,6 +11,7 @@ import json
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -63,12 +64,12 @@ def test_results_appear_all_at_once(tmp_path):
     out.mkdir()
     (out / "results.json").write_text("old")
     folder = OutputFolder(str(out), overwrite=True)
-    (open(os.path.join(folder.staging, "results.json"), "w")).write("new")
+    Path(folder.staging, "results.json").write_text("new")
     assert (out / "results.json").read_text() == "old"  # nothing new is visible before publish
     folder.discard()  # a failed run: the old results stay whole
     assert (out / "results.json").read_text() == "old" and sorted(os.listdir(tmp_path)) == ["run"]
     folder = OutputFolder(str(out), overwrite=True)
-    (open(os.path.join(folder.staging, "results.json"), "w")).write("new")
+    Path(folder.staging, "results.json").write_text("new")
     folder.publish()
     assert (out / "results.json").read_text() == "new" and sorted(os.listdir(tmp_path)) == ["run"]
 

@@ -18,7 +18,7 @@ def seat_counts(specs):
 
 @pytest.mark.parametrize("entrants,players,permutations", [(4, 4, False), (4, 4, True), (6, 4, False), (5, 3, True)])
 def test_each_agent_sits_in_each_seat_equally_often(entrants, players, permutations):
-    tables, specs = build_schedule(entrants, players, blocks=3, seed=1, permutations=permutations)
+    _tables, specs = build_schedule(entrants, players, blocks=3, seed=1, permutations=permutations)
     counts = seat_counts(specs)
     assert set(counts) == {(b, e, s) for b in range(3) for e in range(entrants) for s in range(players)}
     assert len(set(counts.values())) == 1

@@ -98,7 +98,7 @@ def test_resume_with_nothing_left_keeps_the_checkpoint_weights_and_steps(run, tm
     assert metadata["training"]["steps"] == steps
     got = [a for layer in layers for a in layer]
     assert len(got) == len(expected)
-    for a, b in zip(got, expected):
+    for a, b in zip(got, expected, strict=True):
         np.testing.assert_array_equal(a, b)
     # Nothing was learned, so the resumed run logged no training row of its own.
     assert _new_rows(progress_before, _steps_rows(resumed / "progress.csv")) == []

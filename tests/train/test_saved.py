@@ -22,7 +22,7 @@ def saved(tmp_path):
 
 
 def test_round_trip_plays_legal_actions(saved):
-    metadata, layers = read_saved(saved)
+    metadata, _layers = read_saved(saved)
     assert metadata["variant"] == "michigan" and metadata["layers"] == [FLAT_SIZE, 8, NUM_ACTIONS]
     e = env(variant="michigan", num_players=4)
     e.reset(seed=2)

@@ -131,7 +131,7 @@ def test_bad_layer_sizes_are_refused(tmp_path, layers):
 
 def test_a_missing_array_is_named(tmp_path):
     arrays = {f"layer{i}.{p}": a.astype(np.float32) for i, layer in enumerate(_layers())
-              for p, a in zip(("weight", "bias"), layer)}
+              for p, a in zip(("weight", "bias"), layer, strict=True)}
     del arrays["layer1.bias"]
     path = _write(tmp_path / "bad.npz", arrays=arrays)
     _refused(path, f"arrays ['layer0.bias', 'layer0.weight', 'layer1.weight'] do not match 'layers' "
@@ -145,7 +145,7 @@ def test_a_missing_array_is_named(tmp_path):
 ])
 def test_a_layer_of_the_wrong_shape_or_type_is_named(tmp_path, layer, part, array):
     arrays = {f"layer{i}.{p}": a.astype(np.float32) for i, lay in enumerate(_layers())
-              for p, a in zip(("weight", "bias"), lay)}
+              for p, a in zip(("weight", "bias"), lay, strict=True)}
     arrays[f"layer{layer}.{part}"] = array
     path = _write(tmp_path / "bad.npz", arrays=arrays)
     rows, cols = ((HIDDEN, FLAT_SIZE), (NUM_ACTIONS, HIDDEN))[layer]
@@ -156,13 +156,13 @@ def test_a_layer_of_the_wrong_shape_or_type_is_named(tmp_path, layer, part, arra
 @pytest.mark.parametrize("part", ["weight", "bias"])
 def test_non_finite_numbers_are_refused(tmp_path, part):
     arrays = {f"layer{i}.{p}": a.astype(np.float32) for i, lay in enumerate(_layers())
-              for p, a in zip(("weight", "bias"), lay)}
+              for p, a in zip(("weight", "bias"), lay, strict=True)}
     arrays[f"layer1.{part}"][0] = np.nan
     _refused(_write(tmp_path / "bad.npz", arrays=arrays), "layer 1 holds non-finite numbers")
 
 
 def test_float64_arrays_load_as_float32(tmp_path):
-    arrays = {f"layer{i}.{p}": a for i, lay in enumerate(_layers()) for p, a in zip(("weight", "bias"), lay)}
+    arrays = {f"layer{i}.{p}": a for i, lay in enumerate(_layers()) for p, a in zip(("weight", "bias"), lay, strict=True)}
     _, layers = read_saved(_write(tmp_path / "wide.npz", arrays=arrays))
     assert [(w.dtype.name, b.dtype.name) for w, b in layers] == [("float32", "float32")] * 2
 
@@ -221,7 +221,7 @@ def test_act_batch_is_act_row_by_row_and_refuses_bad_masks(tmp_path):
     obs = rng.random((20, FLAT_SIZE)).astype(np.float32)
     masks = rng.random((20, NUM_ACTIONS)) < 0.2
     masks[:, 0] = True
-    rows = [agent.act({"observation": o, "action_mask": m.astype(np.int8)}) for o, m in zip(obs, masks)]
+    rows = [agent.act({"observation": o, "action_mask": m.astype(np.int8)}) for o, m in zip(obs, masks, strict=True)]
     assert agent.act_batch(obs, masks).tolist() == rows
     assert all(masks[i, a] for i, a in enumerate(rows))
     one_empty_row = masks.copy()

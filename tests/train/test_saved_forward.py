@@ -92,7 +92,7 @@ def test_float32_file_reproduces_the_torch_policy(tmp_path, observations, activa
     np.testing.assert_allclose(agent.logits(obs), reference, atol=F32_ATOL, rtol=0)
     # One observation at a time (the agent's own path, masking and argmax included) vs SB3's predict.
     expected, _ = model.predict(obs, action_masks=masks, deterministic=True)
-    chosen = np.array([agent.act({"observation": o, "action_mask": m.astype(np.int8)}) for o, m in zip(obs, masks)])
+    chosen = np.array([agent.act({"observation": o, "action_mask": m.astype(np.int8)}) for o, m in zip(obs, masks, strict=True)])
     assert (chosen == expected).all()
     assert masks[np.arange(len(obs)), chosen].all()
     # The decisions are not all alike: a forward pass that ignored its input would not pass this far.
@@ -114,7 +114,7 @@ def test_float16_file_reproduces_the_rounded_policy_and_stays_close_to_the_origi
     linears = [m for m in model.policy.mlp_extractor.policy_net if isinstance(m, torch.nn.Linear)]
     linears.append(model.policy.action_net)
     with torch.no_grad():
-        for module, (weight, bias) in zip(linears, stored):
+        for module, (weight, bias) in zip(linears, stored, strict=True):
             assert np.abs(weight - module.weight.numpy()).max() <= 2.0 ** -11 * np.abs(module.weight.numpy()).max()
             module.weight.copy_(torch.as_tensor(weight))
             module.bias.copy_(torch.as_tensor(bias))

@@ -84,7 +84,7 @@ def test_vecmonitor_episodes_sum_to_the_session_result():
     rng = np.random.default_rng(1)
     checked = 0
     for _ in range(300):
-        obs, rewards, dones, infos = vec.step(random_actions(rng, vec.env_method("action_masks")))
+        _obs, rewards, dones, infos = vec.step(random_actions(rng, vec.env_method("action_masks")))
         totals += rewards
         lengths += 1
         for i in np.flatnonzero(dones):
@@ -177,7 +177,7 @@ def test_maskable_ppo_trains_on_the_adapter():
     model.learn(total_timesteps=512, callback=watch)
     assert model.num_timesteps == 512 and watch.steps == 64
     assert watch.illegal == 0 and watch.ended > 0 and len(model.ep_info_buffer) > 0
-    assert any(not torch.equal(a, b) for a, b in zip(before, model.policy.parameters()))
+    assert any(not torch.equal(a, b) for a, b in zip(before, model.policy.parameters(), strict=True))
 
 
 def test_training_builds_the_batch_by_default_and_falls_back_without_the_compiled_engine(monkeypatch):

@@ -12,13 +12,13 @@ import pytest
 pytest.importorskip("fastapi", reason="the web extra is not installed (pip install 'newmarket-env[web]')")
 pytest.importorskip("httpx", reason="FastAPI's test client needs httpx")
 
-from fastapi.testclient import TestClient  # noqa: E402
+from fastapi.testclient import TestClient
 
-from newmarket_env import env, load_agent  # noqa: E402
-from newmarket_env.engine.record import replay_steps  # noqa: E402
-from newmarket_env.play.replay import verify  # noqa: E402
-from newmarket_env.web import create_app  # noqa: E402
-from newmarket_env.web.tables import GameStore  # noqa: E402
+from newmarket_env import env, load_agent
+from newmarket_env.engine.record import replay_steps
+from newmarket_env.play.replay import verify
+from newmarket_env.web import create_app
+from newmarket_env.web.tables import GameStore
 
 CARD = re.compile(r"\b[A2-9TJQK][CDHS]\b")
 
