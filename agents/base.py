@@ -1,4 +1,4 @@
-"""The agent interface of CONTRACT.md: ``reset()`` before a session, ``act(observation)``."""
+"""The agent interface of docs/contract.md: ``reset()`` before a session, ``act(observation)``."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Action ids: one ``Discrete(NUM_ACTIONS)`` space for every variant (CONTRACT.md).
+"""Action ids: one ``Discrete(NUM_ACTIONS)`` space for every variant (docs/contract.md).
 
 | id    | meaning                                                   |
 |-------|-----------------------------------------------------------|
