@@ -19,9 +19,9 @@ import shutil
 import sys
 from pathlib import Path
 
-try:
+if sys.version_info >= (3, 11):
     import tomllib
-except ModuleNotFoundError:  # Python 3.10: mypy itself depends on tomli there
+else:  # mypy itself depends on tomli there
     import tomli as tomllib
 
 from mypy import api
