@@ -7,12 +7,13 @@ the env adds whose turn it is and the legal actions by their ids.
 from __future__ import annotations
 
 from newmarket_env import actions as A
-from newmarket_env.engine.game import NOBODY, Game
+from newmarket_env.engine.game import NOBODY
+from newmarket_env.engine.protocol import EngineGame
 from newmarket_env.play.table import table_lines
 from newmarket_env.play.words import Names
 
 
-def render_table(game: Game, viewer: int) -> str:
+def render_table(game: EngineGame, viewer: int) -> str:
     lines = table_lines(game, viewer, Names(game.n, viewer))
     if game.to_act != NOBODY and game.decision is not None:
         choices = ", ".join(f"{a} ({A.action_text(a)})" for a in game.legal)

@@ -9,14 +9,16 @@ re-draws the recorded lots; the game it rebuilds gives back the same record.
 from __future__ import annotations
 
 import json
-from typing import Any, Iterator, Mapping
+from collections.abc import Iterator, Mapping
+from typing import Any
 
 from newmarket_env.engine.game import Game
-from newmarket_env.rules import Rules, VARIANTS, rules_from_dict
+from newmarket_env.engine.protocol import EngineGame
+from newmarket_env.rules import VARIANTS, Rules, rules_from_dict
 
 
-def session_record(game: Game, variant: str) -> dict[str, Any]:
-    """The JSON-serialisable record of ``game`` so far."""
+def session_record(game: EngineGame, variant: str) -> dict[str, Any]:
+    """The JSON-serialisable record of ``game`` (of either engine) so far."""
     if not game.record_events:
         raise ValueError("this game was made with record_events=False; it has no record")
     deals = [{**deal, "events": list(deal["events"]), "chips": list(deal["chips"])} for deal in game.deals]
@@ -24,10 +26,8 @@ def session_record(game: Game, variant: str) -> dict[str, Any]:
 
 
 def replay(record: Mapping[str, Any]) -> Game:
-    """Rebuild the game a record was taken from, by its deals, decisions and lots."""
-    game = None
-    for game in replay_steps(record):
-        pass
+    """Rebuild the game a record was taken from (on the reference engine), by its deals, decisions and lots."""
+    *_, game = replay_steps(record)  # the same game object at every step: keep the last
     game.present_forced = False
     return game
 

@@ -1,4 +1,8 @@
-"""The PettingZoo AEC environment: a thin adapter over :class:`~newmarket_env.engine.Game`.
+"""The PettingZoo AEC environment: a thin adapter over an engine's game.
+
+The game is either engine's (:class:`~newmarket_env.engine.protocol.EngineGame`:
+the reference ``Game`` or the compiled ``FastGame``); ``engine/choice.py`` gives
+its class and encoder together, so observing has one path for both.
 
 Whose turn it is comes from the engine (the holder of the next card, the
 dealer, the bidder), never from a fixed cycle. Rewards are chip changes: at
@@ -8,18 +12,20 @@ an agent's rewards over a session is its final balance minus its start.
 
 from __future__ import annotations
 
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any, ClassVar
 
 import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv
 
 from newmarket_env import actions as A
-from newmarket_env.engine.choice import engine_class
-from newmarket_env.engine.game import NOBODY, Game
+from newmarket_env.engine.choice import choose_engine
+from newmarket_env.engine.game import NOBODY
+from newmarket_env.engine.protocol import EngineGame
 from newmarket_env.engine.record import session_record
 from newmarket_env.engine.types import IllegalActionError
-from newmarket_env.observation.encode import ENCODINGS, encode_flat, flat_to_planes, static_part
+from newmarket_env.observation.encode import ENCODINGS, flat_to_planes, static_part
 from newmarket_env.observation.layout import CHIP_CLIP
 from newmarket_env.rules import make_rules
 
@@ -48,8 +54,9 @@ class raw_env(AECEnv):
     sessions).
     """
 
-    metadata = {"render_modes": ["human", "ansi", "rgb_array"], "name": ENV_NAME, "is_parallelizable": False,
-                "render_fps": 2}
+    metadata: ClassVar[dict[str, Any]] = {
+        "render_modes": ["human", "ansi", "rgb_array"], "name": ENV_NAME, "is_parallelizable": False, "render_fps": 2,
+    }
 
     def __init__(
         self,
@@ -64,8 +71,7 @@ class raw_env(AECEnv):
     ) -> None:
         super().__init__()
         self.rules = make_rules(variant, num_players, **overrides)
-        self._game_class = engine_class(engine)
-        self._compiled = hasattr(self._game_class, "encode_into")
+        self.engine = choose_engine(engine)
         self.variant = variant
         if observation not in ENCODINGS:
             raise ValueError(f"observation={observation!r} is unknown; allowed: {', '.join(ENCODINGS)}")
@@ -87,8 +93,15 @@ class raw_env(AECEnv):
         self.observation_spaces = {
             a: spaces.Dict({"observation": obs_box, "action_mask": mask_box}) for a in self.possible_agents
         }
-        self.action_spaces = {a: spaces.Discrete(A.NUM_ACTIONS) for a in self.possible_agents}
-        self.game: Game | None = None
+        self.action_spaces: dict[str, spaces.Space] = {a: spaces.Discrete(A.NUM_ACTIONS) for a in self.possible_agents}
+        self._game: EngineGame | None = None
+
+    @property
+    def game(self) -> EngineGame:
+        """The session being played (either engine's game); a one-line error before the first ``reset``."""
+        if self._game is None:
+            raise RuntimeError("the env has no game yet; call reset() first")
+        return self._game
 
     def observation_space(self, agent: str) -> spaces.Space:
         return self.observation_spaces[agent]
@@ -109,15 +122,15 @@ class raw_env(AECEnv):
             raise ValueError(f"reset option 'deals' must be a list of deals, e.g. [{{'dealer': 0, 'hands': ..., "
                              f"'dead': ...}}]; got {deals!r}")
         # Build the new game first: a bad deal raises here and leaves the env as it was.
-        game = self._game_class(self.rules, seed=seed, deals=deals, present_forced=self.present_forced)
-        self.game = game
+        game = self.engine.game_class(self.rules, seed=seed, deals=deals, present_forced=self.present_forced)
+        self._game = game
         self.agents = list(self.possible_agents)
         self._seen_balances = [self.rules.starting_chips] * game.n
         self.rewards = {a: 0.0 for a in self.agents}
         self._cumulative_rewards = {a: 0.0 for a in self.agents}
         self.terminations = {a: False for a in self.agents}
         self.truncations = {a: False for a in self.agents}
-        self.infos = {a: {} for a in self.agents}
+        self.infos: dict[str, dict[str, Any]] = {a: {} for a in self.agents}
         self._masked_seat = NOBODY  # the seat whose action mask is not all zero
         self._obs_cache: dict[str, dict[str, np.ndarray]] = {}
         # Stakes paid while resetting reach the rewards at the first step: PettingZoo
@@ -189,11 +202,7 @@ class raw_env(AECEnv):
         if cached is None:
             if agent not in self._seat:
                 raise ValueError(f"unknown agent {agent!r}; agents: {', '.join(self.possible_agents)}")
-            if self._compiled:
-                flat = np.empty(self._static.shape, dtype=np.float32)
-                self.game.encode_into(self._seat[agent], flat, self._static)
-            else:
-                flat = encode_flat(self.game, self._seat[agent], self._static)
+            flat = self.engine.encode(self.game, self._seat[agent], self._static)
             obs = flat if self.observation_kind == "flat" else flat_to_planes(flat)
             cached = {"observation": obs, "action_mask": self.infos[agent]["action_mask"]}
             self._obs_cache[agent] = cached
@@ -210,7 +219,7 @@ class raw_env(AECEnv):
 
             gymnasium.logger.warn("render() called without a render_mode; pass render_mode='ansi' or 'human'")
             return None
-        viewer = self._seat[self.agent_selection] if self.agent_selection in self._seat else 0
+        viewer = self._seat.get(self.agent_selection, 0)
         if self.render_mode == "rgb_array":
             from newmarket_env.picture import table_picture
 

@@ -3,16 +3,32 @@
 Only what the viewer may know under RULES.md "What the players know" is read:
 the viewer's own hand and private knowledge, and public state. Tests swap the
 hidden cards of the other seats and check the encoding does not change.
+
+:func:`encode_flat` is the reference encoder: it reads a game only through the
+engine contract (:class:`~newmarket_env.engine.protocol.GameState`), so it
+encodes a game of either engine. The compiled engine has its own copy in C
+(``FastGame.encode_into``, also used by its table batch) for speed;
+``engine/choice.py`` pairs each engine with its encoder and
+``tests/engine/test_fast.py`` checks the two give the same vector at every step.
+Everything else (planes, the decoded view, ``view_of_game``) is derived from
+the flat vector.
 """
 
 from __future__ import annotations
 
 import numpy as np
+from numpy.typing import NDArray
 
-from newmarket_env.engine.game import NOBODY, Game
+from newmarket_env.engine.game import NOBODY
+from newmarket_env.engine.protocol import GameState
 from newmarket_env.engine.types import DECISION_ORDER, PHASE_ORDER
 from newmarket_env.observation.layout import (
-    CHIP_CLIP, CHIP_SCALE, FLAT_SIZE, NUM_CARD_PLANES, NUM_SCALARS, offsets,
+    CHIP_CLIP,
+    CHIP_SCALE,
+    FLAT_SIZE,
+    NUM_CARD_PLANES,
+    NUM_SCALARS,
+    offsets,
 )
 from newmarket_env.rules import MIN_PLAYERS, DeadHand, FirstLead, LeadRule, Rules, StakeMode, Widow
 
@@ -21,7 +37,10 @@ _PHASE_INDEX = {p: i for i, p in enumerate(PHASE_ORDER)}
 _DECISION_INDEX = {d: i for i, d in enumerate(DECISION_ORDER)}
 
 
-def mask_bits(mask: int) -> np.ndarray:
+FloatVector = NDArray[np.float32]
+
+
+def mask_bits(mask: int) -> NDArray[np.uint8]:
     """A 52-bit card mask as 52 uint8 zeros and ones (bit ``id`` at index ``id``)."""
     return np.unpackbits(np.frombuffer(mask.to_bytes(7, "little"), dtype=np.uint8), bitorder="little")[:52]
 
@@ -32,7 +51,7 @@ def _chips(value: float) -> float:
     return CHIP_CLIP if scaled > CHIP_CLIP else -CHIP_CLIP if scaled < -CHIP_CLIP else scaled
 
 
-def static_part(rules: Rules) -> np.ndarray:
+def static_part(rules: Rules) -> FloatVector:
     """The pieces fixed by the rules; computed once per env and copied into each observation."""
     vec = np.zeros(FLAT_SIZE, dtype=np.float32)
     layout = vec[SLOTS["boodle_layout"]].reshape(4, 52)
@@ -64,7 +83,7 @@ def _check_planes() -> None:
     """The fast path above relies on the layout order; fail loudly at import if it changes."""
     starts = [SLOTS[name].start for name in MASK_PLANES]
     sizes = [SLOTS[name].stop - SLOTS[name].start for name in MASK_PLANES]
-    if starts[0] != 0 or any(a + n != b for a, n, b in zip(starts, sizes, starts[1:])):
+    if starts[0] != 0 or any(a + n != b for a, n, b in zip(starts, sizes, starts[1:], strict=False)):
         raise RuntimeError(f"observation layout changed: {MASK_PLANES} must be the first card pieces, in order")
 
 
@@ -73,7 +92,7 @@ _check_planes()
 AT = {name: piece.start for name, piece in SLOTS.items()}
 
 
-def encode_flat(game: Game, viewer: int, static: np.ndarray) -> np.ndarray:
+def encode_flat(game: GameState, viewer: int, static: FloatVector) -> FloatVector:
     """The flat observation of ``viewer`` (float32, ``FLAT_SIZE`` long)."""
     vec = static.copy()
     _card_planes(vec, game, viewer)
@@ -82,7 +101,7 @@ def encode_flat(game: Game, viewer: int, static: np.ndarray) -> np.ndarray:
     return vec
 
 
-def _card_planes(vec: np.ndarray, game: Game, viewer: int) -> None:
+def _card_planes(vec: FloatVector, game: GameState, viewer: int) -> None:
     """Hand, played by each relative seat, known dead and last card: masks unpacked in one go."""
     n = game.n
     played_by_rel = [0] * _MAX_SEATS
@@ -98,7 +117,7 @@ def _card_planes(vec: np.ndarray, game: Game, viewer: int) -> None:
     vec[:MASK_PLANES_END].reshape(-1, 52)[:] = bits.reshape(-1, 64)[:, :52]
 
 
-def _chip_scalars(vec: np.ndarray, game: Game, viewer: int) -> None:
+def _chip_scalars(vec: FloatVector, game: GameState, viewer: int) -> None:
     """Boodle values and stacks, pot, then card counts and balances by relative seat."""
     for b, card in enumerate(game.boodle_cards):
         vec[AT["boodle_value"] + card] = vec[AT["boodle_stacks"] + b] = _chips(game.boodle_stacks[b])
@@ -110,7 +129,7 @@ def _chip_scalars(vec: np.ndarray, game: Game, viewer: int) -> None:
         vec[AT["balances"] + k] = _chips(balances[seat])
 
 
-def _turn_scalars(vec: np.ndarray, game: Game, viewer: int) -> None:
+def _turn_scalars(vec: FloatVector, game: GameState, viewer: int) -> None:
     """Dealer, phase, decision, the auction and the deal's progress."""
     n = game.n
     vec[AT["dealer"] + (game.dealer - viewer) % n] = 1.0
@@ -130,7 +149,7 @@ def _turn_scalars(vec: np.ndarray, game: Game, viewer: int) -> None:
     vec[AT["deals_left"]] = max(0, rules.num_deals - game.deal_index - 1) / rules.num_deals
 
 
-def flat_to_planes(flat: np.ndarray) -> np.ndarray:
+def flat_to_planes(flat: FloatVector) -> FloatVector:
     """Card pieces as (suit x rank) planes, then every scalar broadcast over a plane."""
     # Filling one preallocated array is cheaper than np.concatenate over a np.broadcast_to view.
     planes = np.empty(PLANES_SHAPE, dtype=flat.dtype)

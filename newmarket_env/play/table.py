@@ -8,12 +8,14 @@ are dead.
 from __future__ import annotations
 
 from newmarket_env.cards import SUIT_NAMES, card_text, iter_cards
-from newmarket_env.engine.game import NOBODY, Game
+from newmarket_env.engine.events import StopEvent
+from newmarket_env.engine.game import NOBODY
+from newmarket_env.engine.protocol import EngineGame
 from newmarket_env.engine.types import Phase
 from newmarket_env.order import order_key
 from newmarket_env.play.words import Names, hand_lines, stop_reason
 
-def table_lines(game: Game, viewer: int, names: Names) -> list[str]:
+def table_lines(game: EngineGame, viewer: int, names: Names) -> list[str]:
     """Everything ``viewer`` may see of the table, one fact per line."""
     rules = game.rules
     deal = min(game.deal_index + 1, rules.num_deals)
@@ -32,7 +34,7 @@ def table_lines(game: Game, viewer: int, names: Names) -> list[str]:
     return lines
 
 
-def _seat_lines(game: Game, names: Names) -> list[str]:
+def _seat_lines(game: EngineGame, names: Names) -> list[str]:
     lines = []
     for seat in range(game.n):
         mark = "  (dealer)" if seat == game.dealer else ""
@@ -43,7 +45,7 @@ def _seat_lines(game: Game, names: Names) -> list[str]:
     return lines
 
 
-def _play_lines(game: Game, names: Names) -> list[str]:
+def _play_lines(game: EngineGame, names: Names) -> list[str]:
     """Cards played this deal by suit, and the last run: its last card and why it stopped."""
     if not game.played:
         return []
@@ -62,7 +64,7 @@ def _play_lines(game: Game, names: Names) -> list[str]:
     return lines
 
 
-def _last_stop(game: Game) -> dict | None:
+def _last_stop(game: EngineGame) -> StopEvent | None:
     events = game.deals[-1]["events"] if game.deals else []
     for event in reversed(events):
         if event["type"] in ("stop", "play"):

@@ -17,10 +17,12 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from typing_extensions import get_protocol_members
 
 from newmarket_env import env as make_env
 from newmarket_env.engine import Game, IllegalActionError
-from newmarket_env.engine.choice import FastGame, engine_class
+from newmarket_env.engine.choice import FastGame, choose_engine, engine_class
+from newmarket_env.engine.protocol import GameState
 from newmarket_env.observation.encode import encode_flat, static_part
 from newmarket_env.rules import VARIANTS, make_rules
 
@@ -28,11 +30,10 @@ from .test_properties import rule_sets
 
 pytestmark = pytest.mark.skipif(FastGame is None, reason="the compiled engine is not built (needs a C compiler)")
 
-ATTRIBUTES = (
-    "n", "balances", "boodle_stacks", "pot", "deal_index", "dealer", "eldest", "over", "phase", "hands",
-    "hand_sizes", "dead", "played", "public_dead", "known_dead", "played_by", "owner", "last_played", "to_act",
-    "decision", "legal", "in_auction", "high_bid", "high_bidder", "widow_taker", "boodle_cards",
-)
+# The state both engines must agree on after every action: the data members of the engine contract
+# (engine/protocol.py), read from the protocol itself so a member added there is compared here too.
+ATTRIBUTES = tuple(sorted(name for name in get_protocol_members(GameState)
+                          if isinstance(getattr(GameState, name), property)))
 
 
 def assert_same_state(reference: Game, fast, static: np.ndarray, step: int) -> None:
@@ -177,14 +178,16 @@ def test_bad_encode_arguments_name_the_problem():
     fast = FastGame(rules, seed=0)
     with pytest.raises(ValueError, match="float32 arrays of 936"):
         fast.encode_into(0, np.empty(10, np.float32), static_part(rules))
-    with pytest.raises(ValueError, match="allowed: 0..3"):
+    with pytest.raises(ValueError, match=r"allowed: 0\.\.3"):
         fast.encode_into(4, np.empty(936, np.float32), static_part(rules))
-    with pytest.raises(ValueError, match="allowed: 0..3"):
+    with pytest.raises(ValueError, match=r"allowed: 0\.\.3"):
         fast.pending_for(8)
 
 
 def test_engine_choice():
     assert engine_class("auto") is FastGame and engine_class("python") is Game
+    assert choose_engine("auto").game_class is FastGame and choose_engine("compiled").name == "compiled"
+    assert choose_engine("python").game_class is Game and choose_engine("python").encode is encode_flat
     with pytest.raises(ValueError, match="allowed: auto, compiled, python"):
         engine_class("c++")
 
