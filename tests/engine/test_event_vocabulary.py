@@ -6,14 +6,16 @@ actions. Every event must have its declared type, exactly its declared fields
 (no missing, no extra), in the declared order, with values of the declared kind;
 and the other way round every declared type, optional field and literal value
 must turn up, so a declaration cannot drift away from what the engine logs in
-either direction.
+either direction. The saved golden records hold exactly the declared events too.
 """
 
 from __future__ import annotations
 
+import json
 import random
 from collections import defaultdict
 from functools import lru_cache
+from pathlib import Path
 from typing import Literal, get_args, get_origin
 
 import pytest
@@ -194,3 +196,15 @@ def test_the_contract_page_lists_every_event_and_field():
         rows = block.partition(f"\n| `{spec.type}` |")[2].split("\n| `")[0]  # the event's row and its field rows
         listed = [line.split("`")[1] for line in rows.splitlines()[1:] if line.startswith("|  | `")]
         assert listed == [f.name for f in spec.fields], spec.type
+
+
+GOLDEN = sorted((Path(__file__).resolve().parent.parent / "golden").glob("*.json"))
+
+
+@pytest.mark.parametrize("path", GOLDEN, ids=[p.stem for p in GOLDEN])
+def test_saved_golden_records_match_the_declaration(path):
+    """The records saved before the vocabulary was declared hold exactly the declared events."""
+    record = json.loads(path.read_text(encoding="utf-8"))
+    for deal in record["deals"]:
+        for event in deal["events"]:
+            assert event_problems(event, record["num_players"]) == [], (path.name, event)
