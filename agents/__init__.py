@@ -10,8 +10,8 @@ deal over hidden cards sampled from what it knows. All decide from their
 observation, decoded by :mod:`newmarket_env.observation.view`.
 """
 
-from newmarket_env.agents.registry import available_agents, load_agent, register_agent
 from newmarket_env.agents.base import Agent
+from newmarket_env.agents.registry import available_agents, load_agent, register_agent
 from newmarket_env.agents.saved import register_shipped as _register_shipped
 
 _register_shipped()  # agents/trained/<name>.npz -> load_agent("<name>"), e.g. "ppo-newmarket"

@@ -10,7 +10,7 @@ included, because both draw from Python's Mersenne Twister seeded the same way.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -19,10 +19,18 @@ from newmarket_env.observation.layout import FLAT_SIZE
 from newmarket_env.observation.view import as_flat
 from newmarket_env.rules import Rules
 
+if TYPE_CHECKING:
+    from newmarket_env.engine import _fast
+
+# Empty and None where the compiled engine is not built (no C compiler at install time).
+POLICY_CODES: dict[str, int] = {}
+CompiledPolicy: type[_fast.CompiledPolicy] | None = None
 try:
-    from newmarket_env.engine._fast import POLICY_CODES, CompiledPolicy
-except ImportError:  # not built
-    POLICY_CODES, CompiledPolicy = {}, None
+    from newmarket_env.engine import _fast as _built
+except ImportError:
+    pass
+else:
+    POLICY_CODES, CompiledPolicy = _built.POLICY_CODES, _built.CompiledPolicy
 
 
 class CompiledPolicyAgent(Agent):

@@ -10,11 +10,11 @@ observation first.
 from __future__ import annotations
 
 import random
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from newmarket_env import actions as A
 from newmarket_env.agents.base import Agent
-from newmarket_env.engine.types import Decision
 from newmarket_env.observation.view import ObservationView, decode
 from newmarket_env.rules import Rules
 
@@ -34,6 +34,8 @@ class Policy:
         """The action for the decision the view shows (its ``legal`` list must be filled)."""
         if len(view.legal) == 1:
             return view.legal[0]
+        if view.decision is None:
+            raise ValueError("decide() needs a view of the viewer's own turn; this view asks no decision")
         handler: Callable[[ObservationView], int] = getattr(self, view.decision.value)
         return handler(view)
 

@@ -24,6 +24,8 @@ VIEWER = 0
 
 def position_of(view: ObservationView, rules: Rules) -> Position:
     """The view as an engine :class:`Position` with the viewer at seat 0."""
+    if view.decision is None:
+        raise ValueError("position_of needs a view of the viewer's own turn; this view asks no decision")
     played_by = [NOBODY] * 52
     for seat, mask in enumerate(view.played_by):
         for card in cards_of(mask):

@@ -24,8 +24,9 @@ import json
 import os
 import tempfile
 import zipfile
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -36,7 +37,7 @@ from newmarket_env.rules import Rules
 
 FORMAT = "newmarket_env.saved_agent"
 FORMAT_VERSION = 1
-ACTIVATIONS = {
+ACTIVATIONS: dict[str, Callable[[np.ndarray], np.ndarray]] = {
     "tanh": np.tanh,
     "relu": lambda x: np.maximum(x, 0.0),
 }
@@ -62,7 +63,8 @@ def save_policy(path: str | os.PathLike, layers: Sequence[tuple[np.ndarray, np.n
         "observation": "flat", "obs_size": FLAT_SIZE, "num_actions": NUM_ACTIONS, "layers": sizes,
         "activation": activation, "training": dict(training or {}),
     }
-    arrays = {}
+    # Any: numpy's stub of savez_compressed types **kwds as if one could be its allow_pickle flag
+    arrays: dict[str, Any] = {}
     for i, (weight, bias) in enumerate(layers):
         arrays[f"layer{i}.weight"] = np.asarray(weight, dtype=dtype)
         arrays[f"layer{i}.bias"] = np.asarray(bias, dtype=dtype)

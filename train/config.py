@@ -7,11 +7,13 @@ values. ``python -m newmarket_env.train --describe`` prints every field.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
 from newmarket_env.eval.tournament.backends import BACKENDS, check_backend
 
@@ -43,7 +45,7 @@ def spec(default: Any, doc: str, kind: type | tuple = (), choices: tuple = (), l
     meta = {"doc": doc, "kind": kind, "choices": choices, "low": low, "high": high, "items": items,
             "item_range": item_range, "max_items": max_items}
     if isinstance(default, (list, dict)):
-        return field(default_factory=lambda d=default: type(d)(d), metadata=meta)
+        return field(default_factory=default.copy, metadata=meta)  # each config gets its own list or dict
     return field(default=default, metadata=meta)
 
 
@@ -222,10 +224,8 @@ def _check_value(where: str, value: Any, meta: Mapping[str, Any]) -> Any:
     """The value converted to its field type, or a one-line ValueError."""
     kind = meta["kind"]
     if kind is float and not isinstance(value, bool) and isinstance(value, (int, str)):
-        try:  # YAML reads 3e-4 (no dot) as a string
+        with contextlib.suppress(ValueError):  # YAML reads 3e-4 (no dot) as a string
             value = float(value)
-        except ValueError:
-            pass
     bad = isinstance(value, bool) != (kind is bool) or not isinstance(value, kind)
     if not bad and meta["choices"]:
         bad = value not in meta["choices"]
@@ -346,10 +346,11 @@ def describe(cls: type = TrainConfig, prefix: str = "") -> list[str]:
     """One line per config key: name, default, allowed values, doc."""
     lines = []
     for f in dataclasses.fields(cls):
-        if _section(f) is not None:
+        section = _section(f)
+        if section is not None:
             lines.append(f"{prefix}{f.name}:  # {f.metadata['doc']}")
-            lines.extend(describe(_section(f), prefix + "  "))
+            lines.extend(describe(section, prefix + "  "))
             continue
-        default = f.default if f.default is not dataclasses.MISSING else f.default_factory()
+        default = f.default_factory() if callable(f.default_factory) else f.default
         lines.append(f"{prefix}{f.name}: {default!r}  # {f.metadata['doc']} (allowed: {_allowed(f.metadata)})")
     return lines

@@ -28,15 +28,16 @@ from __future__ import annotations
 
 import functools
 import math
+from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass
-from typing import Any, Callable, Mapping
+from typing import Any
 
 import numpy as np
 
 from newmarket_env.agents.saved import SavedAgent
+from newmarket_env.envs.aec import raw_env
 from newmarket_env.eval.tournament.play import block_deals
 from newmarket_env.eval.tournament.schedule import derive_seed
-from newmarket_env.envs.aec import raw_env
 from newmarket_env.rules import Rules, make_rules
 
 AgentMaker = Callable[[Any, int], Any]  # (env, seed) -> Agent

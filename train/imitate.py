@@ -10,8 +10,9 @@ improves on that policy against the opponent pool.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -44,7 +45,10 @@ def collect(variant: str, num_players: int, rules: dict, teacher: str, pool: Seq
     rng = np.random.default_rng(seed)
     agents = {(name, seat): load_agent(name, env=aec, seed=seed + seat) for name in {teacher, *pool}
               for seat in range(aec.rules.num_players)}
-    obs, masks, actions, returns = [], [], [], []
+    obs: list[np.ndarray] = []
+    masks: list[np.ndarray] = []
+    actions: list[int] = []
+    returns: list[float] = []
     while len(actions) < samples:
         table = _table(rng, aec.rules.num_players, teacher, pool)
         aec.reset(seed=int(rng.integers(2**31)))

@@ -53,7 +53,7 @@ class AppendingCSV(CSVOutputFormat):
             header = handle.readline().strip()
         super().__init__(os.devnull)
         self.file.close()
-        self.file = open(filename, "r+")
+        self.file = open(filename, "r+")  # noqa: SIM115 - the writer's own handle, closed by its close()
         self.file.seek(0, os.SEEK_END)
         self.keys = header.split(",") if header else []
 

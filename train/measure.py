@@ -12,7 +12,7 @@ import argparse
 import json
 import sys
 import time
-from typing import Sequence
+from collections.abc import Sequence
 
 from newmarket_env.train.evaluate import duplicate_eval
 

@@ -42,7 +42,7 @@ def plot_curve(csv_path: str | Path, png_path: str | Path, title: str = "",
         if references and opponent in references:
             ax.axhline(references[opponent], color=line.get_color(), linestyle="--", linewidth=1,
                        label=f"{opponent} itself in the seat")
-        ax.fill_between(steps, [m - p[2] for m, p in zip(mean, points)], [m + p[2] for m, p in zip(mean, points)],
+        ax.fill_between(steps, [m - p[2] for m, p in zip(mean, points, strict=True)], [m + p[2] for m, p in zip(mean, points, strict=True)],
                         alpha=0.2)
         for row in final or ():
             if row["opponent"] == opponent:

@@ -15,10 +15,12 @@ import functools
 import json
 import platform
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import gymnasium as gym
 from threadpoolctl import threadpool_limits
 
 from newmarket_env.envs.single_agent import SingleAgentEnv
@@ -50,7 +52,7 @@ def build_vec_env(config: TrainConfig):
         vec = _batch_vec_env(config)
         if vec is not None:
             return VecMonitor(vec)
-    makers = [functools.partial(make_env, config, rank) for rank in range(config.run.n_envs)]
+    makers: list[Callable[[], gym.Env]] = [functools.partial(make_env, config, rank) for rank in range(config.run.n_envs)]
     vec = SubprocVecEnv(makers) if config.run.vec_env == "subproc" else DummyVecEnv(makers)
     return VecMonitor(vec)
 

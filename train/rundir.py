@@ -19,8 +19,9 @@ import shutil
 import tempfile
 import time
 import uuid
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
 RUN_FILE = "run.json"
 CONFIG_FILE = "config.yaml"
@@ -78,7 +79,7 @@ def start_fresh(out_dir: Path, config: Mapping[str, Any], overwrite: bool) -> di
     for name in found:
         target = out_dir / name
         shutil.rmtree(target) if target.is_dir() else target.unlink()
-    run = {"run_id": uuid.uuid4().hex, "name": config.get("name"), "started": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+    run: dict[str, Any] = {"run_id": uuid.uuid4().hex, "name": config.get("name"), "started": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
            "resumed": []}
     _write_run(out_dir, run, config)
     return run

@@ -12,8 +12,8 @@ import argparse
 import json
 import shutil
 import sys
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Sequence
 
 from newmarket_env.agents.saved import TRAINED_DIR, read_saved, save_policy
 from newmarket_env.rules import rules_from_dict

@@ -23,7 +23,8 @@ setting one for some tables only is refused (the tables share one object).
 
 from __future__ import annotations
 
-from typing import Any, Iterable, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 from stable_baselines3.common.vec_env.base_vec_env import VecEnv, VecEnvIndices
@@ -127,5 +128,5 @@ class SB3VecEnv(VecEnv):
         """No table is a Gymnasium env wrapped in anything (statistics come from ``VecMonitor``)."""
         return [False for _ in self._indices(indices)]
 
-    def get_images(self) -> Iterable[np.ndarray | None]:
+    def get_images(self) -> Sequence[np.ndarray | None]:
         return [None for _ in range(self.num_envs)]
