@@ -20,9 +20,8 @@ from typing import Any
 
 import numpy as np
 
-from newmarket_env.eval.tournament import stats
-
 from newmarket_env import VARIANTS, load_agent, raw_env
+from newmarket_env.eval.tournament import stats
 
 BASELINES = ("lowest", "greedy", "control")
 
@@ -44,7 +43,7 @@ class FigureConfig:
 
 def play_session(variant: str, players: int, agents: list[Any], seed: int, num_deals: int | None) -> tuple[np.ndarray, int]:
     """Play one seeded session; each seat's change of balance and the number of deals."""
-    extra = {} if num_deals is None else {"num_deals": num_deals}
+    extra: dict[str, Any] = {} if num_deals is None else {"num_deals": num_deals}
     e = raw_env(variant=variant, num_players=players, **extra)
     e.reset(seed=seed)
     for agent in agents:
@@ -76,7 +75,7 @@ def duplicate_scores(variant: str, hero: str, villain: str, cfg: FigureConfig, s
 def bootstrap_interval(values: np.ndarray, resamples: int, seed: int = 0) -> tuple[float, float]:
     """95% percentile bootstrap interval of the mean (the tournament's, over sessions instead of blocks)."""
     interval = stats.bootstrap_interval(values, stats.resample_indices(len(values), resamples, seed))
-    if interval.low is None:  # a single session: a zero-width interval at its value
+    if interval.low is None or interval.high is None:  # a single session: a zero-width interval at its value
         return interval.mean, interval.mean
     return interval.low, interval.high
 
@@ -85,7 +84,7 @@ def figure_rows(cfg: FigureConfig) -> list[dict[str, Any]]:
     """Every baseline against the villain, then search against the strongest baseline, per preset."""
     rows = []
     for variant in cfg.variants:
-        matches = [(b, cfg.villain, cfg.seeds, None) for b in BASELINES]
+        matches: list[tuple[str, str, int, dict[str, Any] | None]] = [(b, cfg.villain, cfg.seeds, None) for b in BASELINES]
         if cfg.search_seeds > 0:  # 0 skips the (slow) search match
             matches.append(("search", cfg.strongest, cfg.search_seeds, {"budget": cfg.budget}))
         for hero, villain, seeds, kwargs in matches:

@@ -62,7 +62,7 @@ def print_report(result: BenchResult) -> None:
         # A pipe or a file: rich would squeeze the tables into 80 columns and cut the names ("engine (com…").
         # Nobody's screen to fit there: as wide as the tables need.
         console = Console(width=PIPE_WIDTH)
-    for title, headers, rows in [("decisions and sessions per second", *rate_rows(result))] + other_tables(result):
+    for title, headers, rows in [("decisions and sessions per second", *rate_rows(result)), *other_tables(result)]:
         if not rows:
             continue
         table = Table(title=title)

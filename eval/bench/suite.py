@@ -70,33 +70,31 @@ class BenchResult:
     def ratio(self, row: Measurement, peer: str) -> float | None:
         """Median over rounds of ``row``'s decisions/s over the peer's (None: peer not measured)."""
         other = self.row(peer)
-        if other is None:
-            return None
-        return statistics.median(mine[0] / theirs[0] for mine, theirs in zip(row.repeats, other.repeats))
+        return None if other is None else paired_ratio(row, other)
 
     def targets(self) -> list[Target]:
         """The goals of issue 6 that this run can check."""
         found = []
         aec = self.row("aec newmarket flat")
-        if aec and self.row("texas_holdem_v4"):
-            value = self.ratio(aec, "texas_holdem_v4")
+        if aec and (holdem := self.row("texas_holdem_v4")):
+            value = paired_ratio(aec, holdem)
             found.append(Target("AEC newmarket 4p flat / texas_holdem_v4", value, ">= 10x", value >= 10))
-        if aec and self.row("texas_holdem_v4 4p"):
-            value = self.ratio(aec, "texas_holdem_v4 4p")
+        if aec and (holdem4 := self.row("texas_holdem_v4 4p")):
+            value = paired_ratio(aec, holdem4)
             found.append(Target("AEC newmarket 4p flat / texas_holdem_v4 4p", value, ">= 10x", value >= 10))
         engine = self.row("engine newmarket")
-        if engine and self.row("hearts"):
-            value = self.ratio(engine, "hearts")
+        if engine and (hearts := self.row("hearts")):
+            value = paired_ratio(engine, hearts)
             found.append(Target("engine newmarket / OpenSpiel hearts (no tensors)", value, ">= 1x", value >= 1))
         for budget in (8, 64):
             fast, slow = self.row(f"search budget {budget}"), self.row(f"search budget {budget} python")
             if fast and slow:
-                value = self.ratio(fast, slow.name)
+                value = paired_ratio(fast, slow)
                 found.append(Target(f"search budget {budget}: compiled / python", value, ">= 20x", value >= 20))
         batch = self.row("batch newmarket flat")
         for peer, goal in (("hearts", 3), ("hearts+tensor", 100)):
-            if batch and self.row(peer):
-                value = self.ratio(batch, peer)
+            if batch and (peer_row := self.row(peer)):
+                value = paired_ratio(batch, peer_row)
                 found.append(Target(f"batch newmarket 4p flat / OpenSpiel {peer}", value, f">= {goal}x", value >= goal))
         for figure in self.memory:
             if figure.name.startswith("newmarket"):
@@ -117,8 +115,16 @@ class BenchResult:
                 "targets": [asdict(t) for t in self.targets()], "notes": self.notes}
 
 
-def run_benchmark(config: BenchConfig = BenchConfig(), progress=None) -> BenchResult:
-    """Measure every workload of ``config`` in this process; ``progress(text)`` is told what runs next."""
+def paired_ratio(row: Measurement, other: Measurement) -> float:
+    """Median over rounds of ``row``'s decisions/s over ``other``'s in the same round (every workload is timed
+    once per round, so both have one repeat per round)."""
+    return statistics.median(mine[0] / theirs[0] for mine, theirs in zip(row.repeats, other.repeats, strict=True))
+
+
+def run_benchmark(config: BenchConfig | None = None, progress=None) -> BenchResult:
+    """Measure every workload of ``config`` (default: ``BenchConfig()``) in this process; ``progress(text)`` is told
+    what runs next."""
+    config = BenchConfig() if config is None else config
     result = BenchResult(config)
     ready = {}
     for name, group, make, note in _workloads(config):

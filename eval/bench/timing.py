@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import statistics
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable
 
 # play(seed) plays one whole session (episode) and returns the decisions taken in it, or a
 # (decisions, sessions) pair when one call plays several sessions (a tournament).

@@ -18,7 +18,6 @@
 
 from __future__ import annotations
 
-import statistics
 import tempfile
 from pathlib import Path
 
@@ -151,7 +150,7 @@ PPO_GOAL = 10.0        # MaskablePPO on the batch over the SingleAgentEnv pipeli
 
 def training_targets(result) -> list:
     """The issue-11 goals of these rows that ``result`` (a BenchResult) measured."""
-    from newmarket_env.eval.bench.suite import Target
+    from newmarket_env.eval.bench.suite import Target, paired_ratio
 
     found = []
     vector = result.row("vector_env newmarket control")
@@ -161,7 +160,7 @@ def training_targets(result) -> list:
                             f">= {VECTOR_GOAL:,}", value >= VECTOR_GOAL))
     batch, single = result.row("ppo newmarket batch"), result.row("ppo newmarket single_agent")
     if batch and single:
-        value = statistics.median(b[0] / s[0] for b, s in zip(batch.repeats, single.repeats))
+        value = paired_ratio(batch, single)
         found.append(Target("MaskablePPO end to end, batch / SingleAgentEnv pipeline", value, f">= {PPO_GOAL:g}x",
                             value >= PPO_GOAL))
     return found

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import dataclasses
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 
+from newmarket_env import raw_env
 from newmarket_env.eval.tournament.backends import check_backend
 from newmarket_env.eval.tournament.config import TournamentConfig
 from newmarket_env.eval.tournament.entrants import Entrant, check_entrant, default_agent_specs, make_entrants
@@ -16,7 +18,6 @@ from newmarket_env.eval.tournament.play import GameResult, TableSetup
 from newmarket_env.eval.tournament.runner import play_schedule
 from newmarket_env.eval.tournament.schedule import GameSpec, build_schedule, derive_seed, meetings, seatings
 from newmarket_env.eval.tournament.summary import speed, standings
-from newmarket_env import raw_env
 from newmarket_env.rules import make_rules
 
 _RESAMPLE_TAG = 4  # the bootstrap's seed stream, apart from deals and agents

@@ -20,7 +20,8 @@ from __future__ import annotations
 
 import dataclasses
 import os
-from typing import Any, Callable, Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 from newmarket_env.eval.tournament.play import GameResult, TablePlayer, TableSetup
 from newmarket_env.eval.tournament.schedule import GameSpec
@@ -74,7 +75,8 @@ def play_on_ray(setup: TableSetup, specs: Sequence[GameSpec], address: str | Non
 
     def arrived(_, block_results: list[GameResult]) -> None:
         for result in block_results:
-            progress(result)
+            if progress is not None:  # always so: arrived is only passed on when there is a progress
+                progress(result)
 
     per_block = map_on_ray(_play_block, _portable(setup), blocks_of(specs), address=address, num_cpus=workers,
                            on_result=arrived if progress else None)

@@ -5,8 +5,9 @@ The default size lives in named constants so it is easy to tune in one place.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Mapping
+from typing import Any
 
 # --- defaults (tune here) ---------------------------------------------------------------------------
 #: Deal blocks of a default run. Every block replays its seeded deals with every line-up in every
@@ -39,11 +40,11 @@ class TournamentConfig:
     """Registered agent names or paths of saved agents; repeats allowed (``("greedy", "random", "random", "random")``).
     Empty: every available agent that is not an oracle, padded with ``random`` up to the seat count."""
     variant: str = DEFAULT_VARIANT
-    """Rules preset of RULES.md (``newmarket``, ``michigan``, ``newbury``, ``hoyle1885``, ``arnold2011``)."""
+    """Rules preset of docs/rules.md (``newmarket``, ``michigan``, ``newbury``, ``hoyle1885``, ``arnold2011``)."""
     players: int | None = DEFAULT_PLAYERS
     """Seats at the table; None takes the preset's default."""
     rules: Mapping[str, Any] = field(default_factory=dict)
-    """Rules overrides by their RULES.md names, e.g. ``{"widow": "dealer_buy"}``."""
+    """Rules overrides by their docs/rules.md names, e.g. ``{"widow": "dealer_buy"}``."""
     blocks: int = DEFAULT_BLOCKS
     """Deal blocks: seeded sessions, each replayed with every line-up in every seating."""
     seed: int = 0

@@ -7,8 +7,9 @@ import json
 import os
 import re
 from collections import Counter
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Mapping
+from typing import Any
 
 from newmarket_env import available_agents, load_agent
 from newmarket_env.eval.tournament.config import FILLER_AGENT, ORACLE_PREFIX, SLOW_AGENT_OPTIONS

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import re
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 HEADERS = ("#", "agent", "chips/deal [95% CI]", "won %", "boodles", "pot", "cards", "stakes", "other",
            "mu ± sigma", "decisions/s")
@@ -54,7 +55,7 @@ def interval_text(interval: Mapping[str, float | None], digits: int = 2) -> str:
 
 def leaderboard_rows(standings: list[dict[str, Any]], speed: Mapping[str, Any]) -> list[tuple[str, ...]]:
     """One row of text per agent, in standings order."""
-    rows = []
+    rows: list[tuple[str, ...]] = []
     for rank, row in enumerate(standings, start=1):
         parts = row["parts_per_deal"]
         rate = speed["agents"][row["agent"]]["decisions_per_second"]

@@ -18,7 +18,7 @@ import os
 import re
 import shutil
 import tempfile
-from typing import Sequence
+from collections.abc import Sequence
 
 RESULTS_ROOT = "results"
 #: Longest agent part of a default folder name; longer lists are cut and get a short hash.

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import random
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Mapping
+from typing import Any
 
 from newmarket_env import raw_env
 from newmarket_env.cards import cards_to_text
@@ -41,7 +42,7 @@ class GameResult:
     outs: list[int]  # deals this seat went out first
     decisions: list[int]
     think_seconds: list[float]  # time spent in act(); the only figure that varies between runs
-    record: dict[str, Any] | None = None  # the session record (CONTRACT.md), when the setup keeps records
+    record: dict[str, Any] | None = None  # the session record (docs/contract.md), when the setup keeps records
 
     @property
     def key(self) -> tuple[int, int, int]:
@@ -49,7 +50,7 @@ class GameResult:
 
 
 def block_deals(rules: Rules, seed: int) -> list[dict[str, Any]]:
-    """The deals of a block as CONTRACT.md ``DEAL`` dicts: shuffled from ``seed``, dealer rotating from seat 0."""
+    """The deals of a block as docs/contract.md ``DEAL`` dicts: shuffled from ``seed``, dealer rotating from seat 0."""
     rng = random.Random(seed)
     deals = []
     for index in range(rules.num_deals):
@@ -76,7 +77,7 @@ class TablePlayer:
     def play(self, spec: GameSpec) -> GameResult:
         """Play ``spec``'s session: block deals, lots from the block seed, agents seeded per seat."""
         env = self.env
-        agents = [self.setup.entrants[e].load(env, seed) for e, seed in zip(spec.seats, spec.agent_seeds)]
+        agents = [self.setup.entrants[e].load(env, seed) for e, seed in zip(spec.seats, spec.agent_seeds, strict=True)]
         for agent in agents:
             agent.reset()
         env.reset(seed=spec.game_seed, options={"deals": self.deals_for(spec.game_seed)})

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 from newmarket_env.eval.tournament.play import GameResult
 
@@ -16,6 +16,6 @@ def plackett_luce_ratings(results: Sequence[GameResult], labels: Sequence[str]) 
     for result in results:  # schedule order, so the ratings do not depend on the workers
         teams = [[ratings[e]] for e in result.spec.seats]
         rated = model.rate(teams, scores=[float(c) for c in result.chips])
-        for e, (new,) in zip(result.spec.seats, rated):
+        for e, (new,) in zip(result.spec.seats, rated, strict=True):
             ratings[e] = new
     return [{"mu": r.mu, "sigma": r.sigma, "ordinal": r.mu - 3.0 * r.sigma} for r in ratings]

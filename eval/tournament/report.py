@@ -12,7 +12,12 @@ from typing import Any
 from newmarket_env.eval.tournament.accounting import PARTS
 from newmarket_env.eval.tournament.api import TournamentResult, config_dict, meeting_counts
 from newmarket_env.eval.tournament.leaderboard import (
-    HEADERS, WON_DEFINITION, leaderboard_rows, not_entered_line, pairwise_matrix, small_run_note,
+    HEADERS,
+    WON_DEFINITION,
+    leaderboard_rows,
+    not_entered_line,
+    pairwise_matrix,
+    small_run_note,
 )
 
 RESULTS_FORMAT = "newmarket-tournament/1"

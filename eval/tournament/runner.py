@@ -9,7 +9,7 @@ from __future__ import annotations
 import multiprocessing
 import os
 import sys
-from typing import Callable, Sequence
+from collections.abc import Callable, Sequence
 
 from newmarket_env.eval.tournament.play import GameResult, TablePlayer, TableSetup
 from newmarket_env.eval.tournament.schedule import GameSpec

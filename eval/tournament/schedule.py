@@ -97,8 +97,9 @@ def cyclic_design(entrants: int, players: int, max_lineups: int) -> list[tuple[i
             spread = _difference_spread(family, entrants)
             if best is None or spread < best[0]:
                 best = (spread, family)
-        if best[0] == 0:
+        if best is not None and best[0] == 0:
             break
+    assert best is not None, "no base table: fewer entrants than seats"  # the callers check entrants >= players
     # A shift-symmetric base repeats a table; kept, so every agent still plays equally often.
     return sorted(tuple(sorted((b + i) % entrants for b in base)) for base in best[1] for i in range(entrants))
 

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import itertools
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -85,7 +86,7 @@ def _entrant_row(e: int, label: str, totals: BlockTotals, sums: dict[str, np.nda
 def _pair_row(labels: Sequence[str], a: int, b: int, totals: BlockTotals, indices: np.ndarray) -> dict[str, Any]:
     diff = totals.chips_per_deal[:, a] - totals.chips_per_deal[:, b]
     interval = bootstrap_interval(diff, indices)
-    separated = interval.low is not None and (interval.low > 0 or interval.high < 0)
+    separated = interval.low is not None and interval.high is not None and (interval.low > 0 or interval.high < 0)
     return {"agent": labels[a], "opponent": labels[b], "difference": interval.to_dict(), "separated": separated}
 
 

@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 from newmarket_env.eval.tournament.api import TournamentResult
 from newmarket_env.eval.tournament.leaderboard import (
-    HEADERS, WON_DEFINITION, leaderboard_rows, not_entered_line, small_run_note,
+    HEADERS,
+    WON_DEFINITION,
+    leaderboard_rows,
+    not_entered_line,
+    small_run_note,
 )
 
 MIN_PIPE_WIDTH = 130  # a log or a pipe gets at least this many columns
