@@ -14,7 +14,8 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 from newmarket_env.integrations.rllib import CHECKED_METRIC, ILLEGAL_METRIC, LEARNER, self_play_config
 

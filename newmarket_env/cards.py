@@ -1,7 +1,7 @@
 """Cards as small ints and hands as 52-bit integers.
 
 Card id = ``suit * 13 + r`` with suits ``C=0 D=1 H=2 S=3`` and ``r`` = ``A=0, 2=1,
-... K=12`` (CONTRACT.md). A set of cards is an ``int`` whose bit ``id`` is set, so
+... K=12`` (docs/rules.md). A set of cards is an ``int`` whose bit ``id`` is set, so
 set operations are ``&``, ``|`` and ``~`` and "lowest card of a suit" is one
 bit trick. Everything that knows the representation lives here.
 
@@ -13,7 +13,7 @@ bit trick. Everything that knows the representation lives here.
 
 from __future__ import annotations
 
-from typing import Iterable, Iterator
+from collections.abc import Iterable, Iterator
 
 NUM_CARDS = 52
 NUM_SUITS = 4

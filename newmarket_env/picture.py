@@ -16,8 +16,9 @@ or ``web`` extra: ``pip install "newmarket-env[render]"``).
 
 from __future__ import annotations
 
-from functools import lru_cache
-from typing import Any, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
+from functools import cache, lru_cache
+from typing import Any
 
 import numpy as np
 
@@ -61,7 +62,7 @@ def _pillow():
     return Image, ImageDraw
 
 
-@lru_cache(maxsize=None)
+@cache
 def _font(size: int):
     from PIL import ImageFont
 
@@ -85,7 +86,7 @@ def _label(image, xy, text: str, size: int, fill=WHITE) -> None:
 def _label_tile(text: str, size: int, fill):
     Image, ImageDraw = _pillow()
     font = _font(size)
-    left, top, right, bottom = font.getbbox(text)
+    _left, _top, right, bottom = font.getbbox(text)
     tile = Image.new("RGBA", (max(1, right) + 1, max(1, bottom) + 1), (0, 0, 0, 0))
     ImageDraw.Draw(tile).text((0, 0), text, font=font, fill=fill)
     return tile
@@ -111,7 +112,7 @@ def _card(image, x: int, y: int, text: str | None, scale: float = 1.0) -> None:
     image.paste(tile, (x, y), tile)
 
 
-@lru_cache(maxsize=None)
+@cache
 def _card_tile(text: str | None, scale: float):
     """One card drawn once (text is the slow part of a picture), pasted wherever it lies; RGBA corners."""
     Image, ImageDraw = _pillow()

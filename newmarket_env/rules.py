@@ -1,4 +1,4 @@
-"""The rule parameters of RULES.md as one frozen, validated dataclass, plus presets.
+"""The rule parameters of docs/rules.md as one frozen, validated dataclass, plus presets.
 
 >>> r = make_rules("michigan", num_players=5)
 >>> r.ace_high, r.widow.value, r.num_deals
@@ -12,10 +12,11 @@ ValueError: unknown rules parameter 'colour'; allowed parameters: ace_high, bood
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from functools import cached_property
 from enum import Enum
-from typing import Any, Mapping
+from functools import cached_property
+from typing import Any
 
 from newmarket_env.cards import NUM_CARDS, card_from_text, card_text
 
@@ -91,7 +92,7 @@ MAX_DEALER_MULTIPLIER = 10   # dealer_stake_multiplier
 MAX_DEALS = 1_000            # num_deals
 MAX_STARTING_CHIPS = 1_000_000  # |starting_chips|
 
-_ENUM_FIELDS = {
+_ENUM_FIELDS: dict[str, type[Enum]] = {
     "stake_mode": StakeMode,
     "dead_hand": DeadHand,
     "dead_hand_position": DeadHandPosition,
@@ -105,7 +106,7 @@ _NON_NEGATIVE = ("pot_ante", "boodle_stake", "house_pot", "house_boodle", "widow
 
 @dataclass(frozen=True)
 class Rules:
-    """Every rule parameter of RULES.md; build one with :func:`make_rules`."""
+    """Every rule parameter of docs/rules.md; build one with :func:`make_rules`."""
 
     num_players: int = 4
     removed_cards: tuple[str, ...] = ()
@@ -156,7 +157,7 @@ class Rules:
         return self.stake_mode is not StakeMode.HOUSE
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON-ready parameters by their RULES.md names."""
+        """JSON-ready parameters by their docs/rules.md names."""
         out = {}
         for f in dataclasses.fields(self):
             if f.name == "allowed_players":
@@ -220,7 +221,7 @@ def _validate_cards(rules: Rules) -> None:
     removed = [card_from_text(t) for t in rules.removed_cards]
     if len(set(removed)) != len(removed):
         _fail("removed_cards", rules.removed_cards, "distinct card texts")
-    taken_out = [text for text, card in zip(rules.boodles, boodles) if card in removed]
+    taken_out = [text for text, card in zip(rules.boodles, boodles, strict=True) if card in removed]
     if taken_out:
         # A boodle card that is not in the pack could never be played: its stakes would only ever go by lot.
         _fail("boodles", rules.boodles, f"cards still in the pack; {', '.join(taken_out)} is in removed_cards")

@@ -50,7 +50,8 @@ from __future__ import annotations
 
 import functools
 import zlib
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 import gymnasium as gym
 import numpy as np
@@ -63,6 +64,7 @@ from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
 from ray.rllib.core.rl_module.rl_module import RLModuleSpec
 from ray.rllib.env.multi_agent_env import MultiAgentEnv
 from ray.rllib.utils.torch_utils import FLOAT_MIN
+from ray.rllib.utils.typing import AgentID, MultiAgentDict
 from ray.tune.registry import register_env
 
 from newmarket_env import actions as A
@@ -97,15 +99,18 @@ class NewmarketMultiAgentEnv(MultiAgentEnv):
         if options.get("present_forced"):  # kept simple: a forced decision teaches nothing
             raise ValueError("present_forced=True is not allowed here; allowed: False")
         self.aec = raw_env(**options)
-        self.possible_agents = list(self.aec.possible_agents)
-        self.agents: list[str] = []
-        obs_box = self.aec.observation_space(self.possible_agents[0])["observation"]
+        names: list[str] = list(self.aec.possible_agents)
+        self.possible_agents: list[AgentID] = list(names)
+        self.agents: list[AgentID] = []
+        aec_space = self.aec.observation_space(names[0])
+        assert isinstance(aec_space, gym.spaces.Dict)  # the AEC env's observation: a Dict with the mask
         mask_box = gym.spaces.Box(0.0, 1.0, shape=(A.NUM_ACTIONS,), dtype=np.float32)
-        space = gym.spaces.Dict({OBS_KEY: obs_box, MASK_KEY: mask_box})
-        self.observation_spaces = {agent: space for agent in self.possible_agents}
-        self.action_spaces = {agent: gym.spaces.Discrete(A.NUM_ACTIONS) for agent in self.possible_agents}
-        self.observation_space = gym.spaces.Dict(self.observation_spaces)
-        self.action_space = gym.spaces.Dict(self.action_spaces)
+        space = gym.spaces.Dict({OBS_KEY: aec_space["observation"], MASK_KEY: mask_box})
+        action: gym.Space = gym.spaces.Discrete(A.NUM_ACTIONS)
+        self.observation_spaces: dict[AgentID, gym.Space] = {agent: space for agent in names}
+        self.action_spaces: dict[AgentID, gym.Space] = {agent: action for agent in names}
+        self.observation_space = gym.spaces.Dict({agent: space for agent in names})
+        self.action_space = gym.spaces.Dict({agent: action for agent in names})
 
     def reset(self, *, seed: int | None = None, options: dict | None = None):
         self.aec.reset(seed=seed, options=options)
@@ -115,17 +120,17 @@ class NewmarketMultiAgentEnv(MultiAgentEnv):
         agent = self.aec.agent_selection
         return {agent: self._observe(agent)}, {agent: {}}
 
-    def step(self, action_dict: Mapping[str, Any]):
+    def step(self, action_dict: MultiAgentDict):
         agent = self.aec.agent_selection
         if set(action_dict) != {agent}:
-            raise ValueError(f"it is {agent}'s turn alone; got actions for {sorted(action_dict)}")
+            raise ValueError(f"it is {agent}'s turn alone; got actions for {sorted(map(str, action_dict))}")
         action = int(action_dict[agent])
         mask = self.aec.observe(agent)["action_mask"]
         if not 0 <= action < A.NUM_ACTIONS or not mask[action]:
-            legal = ", ".join(f"{a} ({A.action_text(a)})" for a in np.flatnonzero(mask))
+            legal = ", ".join(f"{a} ({A.action_text(int(a))})" for a in np.flatnonzero(mask))
             raise IllegalActionError(f"illegal action {action} for {agent}; legal actions: {legal}")
         self.aec.step(action)
-        rewards = {a: self.aec.rewards[a] * self.reward_scale for a in self.possible_agents}
+        rewards = {a: self.aec.rewards[a] * self.reward_scale for a in self.aec.possible_agents}
         if self.aec.game.over:
             self.agents = []
             done = {a: True for a in self.possible_agents}
@@ -213,7 +218,7 @@ class SelfPlayMapping:
     def __init__(self, num_players: int) -> None:
         self.num_players = num_players
 
-    def __call__(self, agent_id: str, episode: Any, **kwargs: Any) -> str:
+    def __call__(self, agent_id: AgentID, episode: Any, **kwargs: Any) -> str:
         seat = int(str(agent_id).rsplit("_", 1)[1])
         return LEARNER if seat == learner_seat(episode.id_, self.num_players) else OPPONENT
 
@@ -291,7 +296,8 @@ def self_play_config(variant: str = "newmarket", num_players: int = 4, rules: Ma
                    model_config=DefaultModelConfig(fcnet_hiddens=list(hidden), vf_share_layers=False))
         .training(train_batch_size_per_learner=batch_size, minibatch_size=minibatch_size,
                   num_epochs=num_epochs, lr=lr, gamma=1.0)
-        .callbacks(functools.partial(SelfPlay, refresh_every=refresh_every))
+        # RLlib calls what it is given with no arguments: a partial works though its hint says a class
+        .callbacks(functools.partial(SelfPlay, refresh_every=refresh_every))  # type: ignore[arg-type]
     )
     if seed is not None:
         config = config.debugging(seed=seed)

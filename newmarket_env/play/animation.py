@@ -9,7 +9,8 @@ failed run leaves no half-written animation.
 from __future__ import annotations
 
 import os
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 from newmarket_env.engine.record import replay_steps
 from newmarket_env.picture import _pillow, scene_picture

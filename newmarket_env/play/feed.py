@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Any, Mapping, Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 from newmarket_env.play.events import chips_line, describe_events
 from newmarket_env.play.words import Names, hand_text

@@ -16,7 +16,7 @@
 from __future__ import annotations
 
 from collections import Counter
-from typing import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 
 from newmarket_env import actions as A
 from newmarket_env.cards import card_from_text, card_text
@@ -52,7 +52,7 @@ class Choices:
         """Every accepted spelling (lower case, single spaces) of every choice."""
         first_words = Counter(text.lower().split()[0] for text in self.texts)
         table: dict[str, int] = {}
-        for action, text in zip(self.actions, self.texts):
+        for action, text in zip(self.actions, self.texts, strict=True):
             said = text.lower()
             verb = said.split()[0]
             names = [said, A.action_text(action).lower()]

@@ -1,6 +1,6 @@
 """Stepping through a saved session record, deal by deal (``newmarket replay FILE``).
 
-A record (CONTRACT.md) holds every hand as dealt and every event, so the
+A record (docs/contract.md) holds every hand as dealt and every event, so the
 replay shows everything: all hands, the dead hand, every discard.
 """
 
@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import gzip
 import json
-from typing import Any, Callable, Mapping
+from collections.abc import Callable, Mapping
+from typing import Any
 
 from newmarket_env.engine.record import replay as rebuild_game
 from newmarket_env.engine.record import session_record
@@ -143,7 +144,7 @@ def _first_difference(given: Any, replayed: Any, where: str = "") -> str | None:
                 return found
         return None
     if isinstance(given, list) and isinstance(replayed, list):
-        for i, (a, b) in enumerate(zip(given, replayed)):
+        for i, (a, b) in enumerate(zip(given, replayed, strict=False)):
             found = _first_difference(a, b, f"{where}[{i}]")
             if found:
                 return found
@@ -173,7 +174,7 @@ def deal_lines(index: int, deal: Mapping[str, Any], rules: Rules, before: list[i
         lines.append(deal_footer(index, deal["chips"], before, names))
     else:
         lines.append(f"deal {index + 1} was not finished when the record was saved")
-    return lines + [""]
+    return [*lines, ""]
 
 
 class _Pager:

@@ -1,7 +1,7 @@
 """The table at one moment as plain data: what the web page and the picture render draw.
 
 A scene is JSON-ready (lists, strings, ints). With a ``viewer`` seat and
-``reveal=False`` it holds only what that seat may know (RULES.md "What the
+``reveal=False`` it holds only what that seat may know (docs/rules.md "What the
 players know"): its own hand, public play, the stacks, balances and the cards
 it knows are dead; other hands are card counts, other players' discards are
 not named. ``reveal=True`` (a replay, or watching agents) shows every hand and
@@ -21,7 +21,8 @@ terminal does.
 
 from __future__ import annotations
 
-from typing import Any, Mapping
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 from newmarket_env import actions as A
 from newmarket_env.cards import SUIT_NAMES, card_text
@@ -56,7 +57,7 @@ def scene(game: Game, viewer: int | None = None, reveal: bool = False, labels: M
         "reveal": bool(reveal),
         "to_act": None if to_act == NOBODY else to_act,
         "seats": [_seat(game, s, names, s in seen, to_act) for s in range(game.n)],
-        "layout": {"boodles": [{"card": card, "chips": chips} for card, chips in zip(rules.boodles, game.boodle_stacks)],
+        "layout": {"boodles": [{"card": card, "chips": chips} for card, chips in zip(rules.boodles, game.boodle_stacks, strict=True)],
                    "pot": game.pot},
         "played": _played(game),
         "last": _last(game, names),
@@ -76,6 +77,8 @@ def decision(game: Game, names: Names) -> dict[str, Any]:
     """The pending decision: who, what kind, the terminal's question and every legal choice in words."""
     from newmarket_env.play.session import question_text  # the terminal's question, one source of truth
 
+    if game.decision is None:
+        raise ValueError("decision() asked of a session that waits for no one (it is over)")
     choices = Choices(game.legal, game.decision, game.rules)
     return {
         "seat": game.to_act,
@@ -83,11 +86,11 @@ def decision(game: Game, names: Names) -> dict[str, Any]:
         "kind": game.decision.value,
         "question": question_text(game, game.to_act),
         "choices": [{"action": a, "text": text, "short": A.action_text(a), "card": card_text(a) if A.is_card(a) else None}
-                    for a, text in zip(choices.actions, choices.texts)],
+                    for a, text in zip(choices.actions, choices.texts, strict=True)],
     }
 
 
-def session_log(deals: list[Mapping[str, Any]], rules, names: Names, reveal: bool) -> list[str]:
+def session_log(deals: Sequence[Mapping[str, Any]], rules, names: Names, reveal: bool) -> list[str]:
     """Every deal so far in words: its header, its events, the chips after it."""
     lines: list[str] = []
     before = [rules.starting_chips] * rules.num_players

@@ -12,8 +12,9 @@ from __future__ import annotations
 
 import random
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 from newmarket_env.agent_factory import AgentFactory, check_agent_factory
 from newmarket_env.engine.record import save_record

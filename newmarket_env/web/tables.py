@@ -13,7 +13,8 @@ import random
 import secrets
 import threading
 from collections import OrderedDict
-from typing import Any, Mapping, Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 from newmarket_env.agents import available_agents, load_agent
 from newmarket_env.engine.record import replay_steps
@@ -54,8 +55,8 @@ class TableGame:
         self.seed = random.randrange(10**6) if seed is None else int(seed)
         robot_seats = [s for s in range(n) if s != self.human]
         names = _agent_names(agents, len(robot_seats))
-        self.agents = {s: load_agent(name, env=self.env, seed=self.seed + 1 + s) for s, name in zip(robot_seats, names)}
-        self.labels = {s: f"player_{s} ({name})" for s, name in zip(robot_seats, names)}
+        self.agents = {s: load_agent(name, env=self.env, seed=self.seed + 1 + s) for s, name in zip(robot_seats, names, strict=True)}
+        self.labels = {s: f"player_{s} ({name})" for s, name in zip(robot_seats, names, strict=True)}
         for agent in self.agents.values():
             agent.reset()
         self.env.reset(seed=self.seed)
