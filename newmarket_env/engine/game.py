@@ -46,6 +46,12 @@ NOBODY = -1  # owner of a card that no seat holds (dead, removed, played)
 class Game:
     """One session. Read the attributes; change the state only through :meth:`apply`."""
 
+    # Set at every deal (_start_deal) and decision (_ask); declared for type checkers (engine/protocol.py).
+    to_act: int
+    decision: Decision | None
+    legal: list[int]
+    _dealt: DealtCards | None
+
     def __init__(
         self,
         rules: Rules,
@@ -152,7 +158,7 @@ class Game:
             shown = A.action_text(int(action)) if is_id and 0 <= action < A.NUM_ACTIONS else "not an action id"
             raise IllegalActionError(
                 f"action {action!r} ({shown}) is not legal for seat {self.to_act} deciding "
-                f"{self.decision.value}; legal actions: {names}"
+                f"{self.decision.value}; legal actions: {names}"  # type: ignore[union-attr]  # one is pending
             )
         self._take(int(action))
         self._advance()
@@ -163,7 +169,7 @@ class Game:
         self.decision = None
         self.legal = []
         self.to_act = NOBODY
-        _HANDLERS[decision](self, seat, action)
+        _HANDLERS[decision](self, seat, action)  # type: ignore[index]  # taken only while one is pending
 
     def _ask(self, seat: int, decision: Decision, legal: list[int]) -> None:
         self.to_act, self.decision, self.legal = seat, decision, legal
@@ -462,7 +468,8 @@ class Game:
 
     def _stop(self, seat: int, card: int, following: int | None, cause: StopCause) -> None:
         if cause is StopCause.DEAD:
-            self.public_dead |= 1 << following  # RULES.md: a stopping card not played is known dead
+            # RULES.md: a stopping card not played is known dead (cause DEAD: ``following`` is that card)
+            self.public_dead |= 1 << following  # type: ignore[operator]
         if self.record_events:
             self.events.append({"type": "stop", "seat": seat, "card": CARD_TEXT[card],
                                 "next": None if following is None else CARD_TEXT[following],
