@@ -1647,17 +1647,9 @@ cdef double play_out(Table *world, int action, int policy, const RuleCodes *r, R
     cdef int deal = game.deal_index
     apply_action(&game, action)
     while not game.over and game.deal_index == deal:
-        view_of_game(view, &game, game.to_act)
+        view_of_table(view, &game, game.to_act)   # observation/view.py's view_of_game: clipped, as decoded
         apply_action(&game, decide(policy, view, r, rng))
     return <double>(game.balances[0] - start)
-
-
-cdef void view_of_game(View *v, const Table *t, int seat) noexcept nogil:
-    """observation/view.py's view_of_game: as view_of_table, chip stacks not clipped."""
-    cdef int b
-    view_of_table(v, t, seat)
-    for b in range(4):
-        v.boodle_stacks[b] = t.boodle_stacks[b]
 
 
 cdef class CompiledSearch:
