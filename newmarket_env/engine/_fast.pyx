@@ -1991,6 +1991,10 @@ cdef class FastGame:
         clone.log.length, clone.log.capacity = self.log.length, self.log.length + 64
         if self.record_events:
             _copy_record(&clone.record, &self.record)
+        # The inputs as the table holds them, not as given: at_position's placeholder next deal is not
+        # among the given deals (and a table that shuffles its next deal has none).
+        _copy_inputs(&clone.inputs, &self.inputs)
+        clone.t.inputs = NULL if self.t.inputs == NULL else &clone.inputs
         return clone
 
     def __copy__(self):
@@ -2049,6 +2053,19 @@ cdef FastGame _game_around(rules, seed, tuple deals, tuple lots, bint record_eve
     game.t.r, game.t.inputs, game.t.log = &game.r, &game.inputs, &game.log
     game.t.events = &game.record if record_events else NULL
     return game
+
+
+cdef void _copy_inputs(Inputs *to, const Inputs *source) except *:
+    """``to`` (loaded by _game_around, so its arrays are freed here) becomes a copy of ``source``."""
+    free(to.deals)
+    free(to.lots)
+    to.n_deals, to.n_lots = source.n_deals, source.n_lots
+    to.deals = <GivenDeal *>malloc((source.n_deals + 1) * sizeof(GivenDeal))
+    to.lots = <int *>malloc((source.n_lots + 1) * sizeof(int))
+    if to.deals == NULL or to.lots == NULL:
+        raise MemoryError()
+    memcpy(to.deals, source.deals, source.n_deals * sizeof(GivenDeal))
+    memcpy(to.lots, source.lots, source.n_lots * sizeof(int))
 
 
 cdef void _copy_record(EventLog *to, const EventLog *source) except *:
