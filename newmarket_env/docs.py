@@ -127,7 +127,7 @@ def observation_markdown() -> str:
         "`k = 1` the player to the left. Seat pieces are padded to 8 seats.",
         f"- Chip amounts are divided by {CHIP_SCALE:g} and clipped to [-{CHIP_CLIP:g}, {CHIP_CLIP:g}].",
         "- A card plane has 52 entries indexed by card id (`suit * 13 + r`, see actions.md).",
-        "- Only what the viewer may know is encoded (RULES.md, \"What the players know\").", "",
+        "- Only what the viewer may know is encoded (docs/rules.md, \"What the players know\").", "",
         f"## `observation=\"flat\"`: shape ({FLAT_SIZE},)", "",
         f"Card pieces come first ({cards} entries), then the scalars.", "",
         observation_summary(), "",
@@ -139,7 +139,7 @@ def observation_markdown() -> str:
 
 
 # ---------------------------------------------------------------- variants
-# Rows of the variants table, as RULES.md "Presets" orders them; a few rows combine parameters.
+# Rows of the variants table, as docs/rules.md "Presets" orders them; a few rows combine parameters.
 _VARIANT_ROWS = [
     "players", "removed_cards", "ace_high", "boodles", "pot_ante", "boodle_stake / stake_mode",
     "dealer_stake_multiplier", "dead_hand / position", "widow", "first_lead", "lead_after_stop",

@@ -46,12 +46,6 @@ def test_the_pattern_finds_bare_names_and_passes_paths():
     assert not BARE_NAME.search("MY_RULES.md")
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="the references in files other helpers were editing (engine/, envs/, observation/, "
-    "docs.py, play/events.py, play/session.py, play/table.py, tests/engine/, docs/contract.md) are fixed "
-    "by the lead at the end of issue 15; then this mark goes",
-)
 def test_no_bare_rules_or_contract_names():
     found = bare_references()
     assert not found, f"{len(found)} bare references:\n" + "\n".join(found)

@@ -62,7 +62,7 @@ cdef enum:
     MAX_LEGAL = 80
     MT_N = 624
     MT_M = 397
-    # action ids (actions.py; CONTRACT.md)
+    # action ids (actions.py; docs/contract.md)
     KEEP = 52
     EXCHANGE = 53
     PASS = 54
@@ -92,7 +92,7 @@ cdef uint64_t SUIT_MASK = (1ULL << NUM_RANKS) - 1
 cdef uint64_t RED_MASK = (SUIT_MASK << NUM_RANKS) | (SUIT_MASK << (2 * NUM_RANKS))   # diamonds, hearts
 cdef uint64_t BLACK_MASK = SUIT_MASK | (SUIT_MASK << (3 * NUM_RANKS))                # clubs, spades
 
-# Rule enums as small ints: their position in the enum (the order RULES.md lists them).
+# Rule enums as small ints: their position in the enum (the order docs/rules.md lists them).
 cdef int _code(value):
     return list(type(value)).index(value)
 
@@ -928,7 +928,7 @@ cdef void _stop(Table *t, int seat, int card, int following) noexcept nogil:
             cause = CAUSE_PLAYED
         else:
             cause = CAUSE_DEAD
-            t.public_dead |= bit   # RULES.md: a stopping card not played is known dead
+            t.public_dead |= bit   # docs/rules.md: a stopping card not played is known dead
     _note(t, EV_STOP, seat, card, following, cause, 0, NOBODY)
     if not _options_after_stop(t, seat, card // NUM_RANKS):
         _note(t, EV_BLOCKED, seat, 0, 0, 0, 0, NOBODY)

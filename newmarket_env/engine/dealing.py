@@ -53,7 +53,7 @@ def shuffled_deal(rules: Rules, dealer: int, rng: random.Random) -> DealtCards:
 
 
 def parse_deal(rules: Rules, deal: Mapping[str, Any], index: int = 0) -> DealtCards:
-    """Check a user-given deal (CONTRACT.md ``DEAL``) and turn it into masks."""
+    """Check a user-given deal (docs/contract.md ``DEAL``) and turn it into masks."""
     where = f"deal {index}"
     if not isinstance(deal, Mapping) or set(deal) - {"dealer", "hands", "dead"} or "hands" not in deal:
         raise ValueError(f"{where}: expected a dict with keys 'dealer', 'hands', 'dead'; got {deal!r}")

@@ -468,7 +468,7 @@ class Game:
 
     def _stop(self, seat: int, card: int, following: int | None, cause: StopCause) -> None:
         if cause is StopCause.DEAD:
-            # RULES.md: a stopping card not played is known dead (cause DEAD: ``following`` is that card)
+            # docs/rules.md: a stopping card not played is known dead (cause DEAD: ``following`` is that card)
             self.public_dead |= 1 << following  # type: ignore[operator]
         if self.record_events:
             self.events.append({"type": "stop", "seat": seat, "card": CARD_TEXT[card],

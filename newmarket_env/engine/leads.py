@@ -1,4 +1,4 @@
-"""Who leads after a stop, and which cards they may lead (RULES.md step 9)."""
+"""Who leads after a stop, and which cards they may lead (docs/rules.md step 9)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Session records (CONTRACT.md) and their replay.
+"""Session records (docs/contract.md) and their replay.
 
 A record holds every deal as dealt, every event and the balances after each
 deal. Events produced by a decision carry the ``action`` id that made them, so

@@ -42,7 +42,7 @@ def _check_seed(seed: Any) -> int | None:
 class raw_env(AECEnv):
     """Newmarket, Michigan, Newbury and their historic rule sets as a PettingZoo AEC env.
 
-    ``variant`` names a preset of RULES.md; ``num_players`` and any rules
+    ``variant`` names a preset of docs/rules.md; ``num_players`` and any rules
     parameter may be given as keywords. Env options (not rules):
     ``observation`` (``"flat"`` or ``"planes"``), ``present_forced`` (also ask
     agents for decisions with a single legal action), ``render_mode``
@@ -111,7 +111,7 @@ class raw_env(AECEnv):
 
     # ------------------------------------------------------------------ reset
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
-        """Start a session; ``options={"deals": [...]}`` fixes the cards (CONTRACT.md)."""
+        """Start a session; ``options={"deals": [...]}`` fixes the cards (docs/contract.md)."""
         seed = _check_seed(seed)
         if options is not None and not isinstance(options, Mapping):
             raise ValueError(f"reset options={options!r} is not allowed; allowed: None or a dict such as "
@@ -210,7 +210,7 @@ class raw_env(AECEnv):
 
     # ------------------------------------------------------------------ extras
     def record(self) -> dict[str, Any]:
-        """The JSON-serialisable record of the session so far (CONTRACT.md)."""
+        """The JSON-serialisable record of the session so far (docs/contract.md)."""
         return session_record(self.game, self.variant)
 
     def render(self) -> str | np.ndarray | None:

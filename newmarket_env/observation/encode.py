@@ -1,6 +1,6 @@
 """Encoders: the engine state seen by one seat, as a flat vector or as card planes.
 
-Only what the viewer may know under RULES.md "What the players know" is read:
+Only what the viewer may know under docs/rules.md "What the players know" is read:
 the viewer's own hand and private knowledge, and public state. Tests swap the
 hidden cards of the other seats and check the encoding does not change.
 

@@ -1,4 +1,4 @@
-"""The events of a session record (CONTRACT.md) as lines of plain words.
+"""The events of a session record (docs/contract.md) as lines of plain words.
 
 Runs are told as one line from the lead to the stop; consecutive stakes as one
 line per seat. ``reveal=False`` hides what the viewer may not know (another

@@ -39,7 +39,7 @@ class PlayOptions:
     seat: int = 0                                   # the person's seat
     seed: int | None = None                         # None: a fresh seed, printed so the table can be replayed
     agents: list[str] = field(default_factory=lambda: ["random"])  # one name for all, or one per other seat
-    overrides: dict[str, Any] = field(default_factory=dict)       # rules parameters (RULES.md names)
+    overrides: dict[str, Any] = field(default_factory=dict)       # rules parameters (docs/rules.md names)
     save: str | None = None                         # where to write the session record
 
 

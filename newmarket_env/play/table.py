@@ -1,6 +1,6 @@
 """The table as one seat sees it, for a person about to decide.
 
-Only what that seat may know is shown (RULES.md "What the players know"):
+Only what that seat may know is shown (docs/rules.md "What the players know"):
 their own hand, public play, stacks and balances, and the cards they know
 are dead.
 """

@@ -1,1 +1,1 @@
-"""Scenario and property tests of the rules engine against RULES.md."""
+"""Scenario and property tests of the rules engine against docs/rules.md."""

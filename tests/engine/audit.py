@@ -1,6 +1,6 @@
-"""An independent auditor of session records: re-derives every chip and card move from RULES.md.
+"""An independent auditor of session records: re-derives every chip and card move from docs/rules.md.
 
-It reads only a record (CONTRACT.md; the events as declared in
+It reads only a record (docs/contract.md; the events as declared in
 ``newmarket_env.engine.events``, one ``on_<type>`` method per event type) and
 the rules, tracks hands, the dead
 hand, balances, boodle stacks and the pot event by event, and fails on any
@@ -75,7 +75,7 @@ class Auditor:
         return self.rules.dealer_stake_multiplier if seat == self.dealer else 1
 
     def expected_stakes(self) -> list[tuple]:
-        """(seat, target, boodle, amount) of the stakes RULES.md step 1 asks for, zero amounts left out."""
+        """(seat, target, boodle, amount) of the stakes docs/rules.md step 1 asks for, zero amounts left out."""
         r = self.rules
         if r.stake_mode is StakeMode.HOUSE:
             rows = [(None, "pot", None, r.house_pot)] + [(None, "boodle", b, r.house_boodle) for b in range(4)]

@@ -1,4 +1,4 @@
-"""An independent, slow, text-based model of RULES.md steps 6-9, to check the engine against.
+"""An independent, slow, text-based model of docs/rules.md steps 6-9, to check the engine against.
 
 It works on card texts and rank strings, not on the engine's bit masks and
 tables, so a shared mistake is unlikely.
@@ -93,7 +93,7 @@ def hands_at_play(deal: dict) -> list[set[str]]:
 
 
 def first_lead_options(rules, hands: list[set[str]], dealer: int) -> tuple[int, set[str]]:
-    """RULES.md step 5: the lowest club (2 up, ace last) or eldest's lowest of any suit."""
+    """docs/rules.md step 5: the lowest club (2 up, ace last) or eldest's lowest of any suit."""
     if rules.first_lead.value == "lowest_club":
         clubs = [r + "C" for r in "23456789TJQKA"]
         for card in clubs:

@@ -1,4 +1,4 @@
-"""Dealing (RULES.md steps 2 and 3): dealing order, hand sizes, dead hand positions, discards."""
+"""Dealing (docs/rules.md steps 2 and 3): dealing order, hand sizes, dead hand positions, discards."""
 
 import random
 

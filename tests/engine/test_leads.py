@@ -1,4 +1,4 @@
-"""Leads (RULES.md steps 5 and 9): first lead, and every lead_after_stop rule with its passing."""
+"""Leads (docs/rules.md steps 5 and 9): first lead, and every lead_after_stop rule with its passing."""
 
 import pytest
 
@@ -60,7 +60,7 @@ def test_lowest_club_after_newbury_discards():
 
 
 def test_lowest_club_with_no_club_in_play_falls_back_to_eldest():
-    # RULES.md is silent on a deal with every club out of play; eldest leads lowest of any suit.
+    # docs/rules.md is silent on a deal with every club out of play; eldest leads lowest of any suit.
     game = game3({1: "5D 9H", 2: "3D 4S", 0: "2D 2H"}, first_lead="lowest_club")
     assert (game.to_act, legal_texts(game)) == (1, ["5D", "9H"])
 

@@ -1,4 +1,4 @@
-"""The five presets of RULES.md: their parameter table, and one hand-built deal each."""
+"""The five presets of docs/rules.md: their parameter table, and one hand-built deal each."""
 
 import pytest
 

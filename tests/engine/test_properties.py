@@ -228,7 +228,7 @@ def texts_of(mask: int) -> set[str]:
 
 
 def check_lead_against_reference(game: Game) -> None:
-    """The engine's leader and legal leads equal the reference model's (RULES.md steps 5 and 9)."""
+    """The engine's leader and legal leads equal the reference model's (docs/rules.md steps 5 and 9)."""
     rules = game.rules
     hands = [texts_of(h) for h in game.hands]
     stops = [e for e in game.deals[-1]["events"] if e["type"] == "stop"]

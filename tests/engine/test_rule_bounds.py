@@ -19,7 +19,7 @@ AMOUNTS = ("pot_ante", "boodle_stake", "house_pot", "house_boodle", "widow_fee",
 
 
 def test_the_worst_session_stays_inside_c_int():
-    # Worked by hand from RULES.md, per deal with 8 players and the dealer paying the largest multiplier:
+    # Worked by hand from docs/rules.md, per deal with 8 players and the dealer paying the largest multiplier:
     # antes and "each" boodle stakes, a widow fee (or a bid of 20, less), 52 cards paid for.
     payers = 7 + MAX_DEALER_MULTIPLIER
     per_deal = MAX_AMOUNT * payers + 4 * MAX_AMOUNT * payers + MAX_AMOUNT + MAX_AMOUNT * 52

@@ -1,4 +1,4 @@
-"""Settlement (RULES.md steps 8 and 10): per-card payments, leftover lot and vanish, deals and dealers."""
+"""Settlement (docs/rules.md steps 8 and 10): per-card payments, leftover lot and vanish, deals and dealers."""
 
 import pytest
 

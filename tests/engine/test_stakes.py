@@ -1,4 +1,4 @@
-"""Stakes (RULES.md step 1): spread, each, choose, house, pot_ante, dealer multiplier, carry-over."""
+"""Stakes (docs/rules.md step 1): spread, each, choose, house, pot_ante, dealer multiplier, carry-over."""
 
 import pytest
 

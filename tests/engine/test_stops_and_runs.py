@@ -1,4 +1,4 @@
-"""Runs, stops and boodles (RULES.md steps 6-8): every stop cause, ace high, going out mid-run."""
+"""Runs, stops and boodles (docs/rules.md steps 6-8): every stop cause, ace high, going out mid-run."""
 
 from newmarket_env.cards import mask_from_texts
 from newmarket_env.engine import Game

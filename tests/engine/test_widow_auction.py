@@ -1,4 +1,4 @@
-"""The widow (RULES.md step 4): dealer_buy, dealer_or_auction with its auction, and none."""
+"""The widow (docs/rules.md step 4): dealer_buy, dealer_or_auction with its auction, and none."""
 
 from newmarket_env.cards import mask_from_texts
 from newmarket_env.engine import Decision, Game, Phase
