@@ -22,8 +22,8 @@ from newmarket_env.agents.hand_value import widow_gain
 from newmarket_env.observation.view import ObservationView
 from newmarket_env.order import next_table, order_key
 
-CONTROL = 4.0      # value of getting the lead back
-PLAN_DEPTH = 2     # further leads planned while the lead stays with us
+CONTROL = 4.0  # value of getting the lead back
+PLAN_DEPTH = 2  # further leads planned while the lead stays with us
 EXCHANGE_MARGIN = 0.5
 AUCTION_VALUE = 8.0  # Michigan: a dealer who keeps sells the widow; the high bid is paid to the dealer
 
@@ -44,8 +44,9 @@ class ControlPolicy(GreedyPolicy):
 
         return max(view.legal, key=lambda card: (value(card), -card))
 
-    def plan_value(self, view: ObservationView, hand: int, known: int, card: int, depth: int, boodles: int,
-                   p_dead: float) -> float:
+    def plan_value(
+        self, view: ObservationView, hand: int, known: int, card: int, depth: int, boodles: int, p_dead: float
+    ) -> float:
         """Value of leading ``card`` from ``hand``: cards shed, boodles, and the lead coming back."""
         chain, following = K.own_chain(hand, card, view.ace_high)
         rest = hand
@@ -63,8 +64,7 @@ class ControlPolicy(GreedyPolicy):
             return gain  # the lead passes to the left
         if depth == 0:
             return gain + CONTROL
-        return gain + CONTROL + max(self.plan_value(view, rest, played, o, depth - 1, boodles, p_dead)
-                                    for o in options)
+        return gain + CONTROL + max(self.plan_value(view, rest, played, o, depth - 1, boodles, p_dead) for o in options)
 
     def discard(self, view: ObservationView) -> int:
         return max(view.legal, key=lambda c: (self.discard_score(view, c), c))
@@ -78,8 +78,8 @@ class ControlPolicy(GreedyPolicy):
         prev_held = prev is not None and bool(view.hand >> prev & 1)
         next_held = following is not None and bool(view.hand >> following & 1)
         score = 0.1 * order_key(card, view.ace_high)
-        score += 3.0 if prev_held else 0.0      # the card below becomes a stop we alone know
-        score -= 1.5 if next_held else 0.0      # the card above would need a lead of its own
+        score += 3.0 if prev_held else 0.0  # the card below becomes a stop we alone know
+        score -= 1.5 if next_held else 0.0  # the card above would need a lead of its own
         score += 1.0 if not prev_held and not next_held else 0.0  # one entry point fewer
         return score
 

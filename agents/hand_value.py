@@ -16,10 +16,10 @@ from newmarket_env.cards import cards_of
 from newmarket_env.observation.view import ObservationView
 from newmarket_env.rules import Rules
 
-SEGMENT_COST = 1.0   # each separate run of the hand
-STOP_VALUE = 1.0     # a run ending on a known stop: the lead comes back
-CARD_COST = 0.25     # per card, times per_card_payment: cards left when another goes out
-BOODLE_SHARE = 0.7   # a held boodle is usually, not always, played
+SEGMENT_COST = 1.0  # each separate run of the hand
+STOP_VALUE = 1.0  # a run ending on a known stop: the lead comes back
+CARD_COST = 0.25  # per card, times per_card_payment: cards left when another goes out
+BOODLE_SHARE = 0.7  # a held boodle is usually, not always, played
 
 
 def hand_value(hand: int, known: int, view: ObservationView, rules: Rules) -> float:

@@ -108,6 +108,15 @@ def segments(hand: int, ace_high: bool) -> list[tuple[int, int | None]]:
 
 
 __all__ = [
-    "unseen", "hidden_dead_count", "own_chain", "is_known_stop", "own_leads", "suit_length", "suit_opened",
-    "boodle_mask", "boodles_above", "segments", "previous_card",
+    "unseen",
+    "hidden_dead_count",
+    "own_chain",
+    "is_known_stop",
+    "own_leads",
+    "suit_length",
+    "suit_opened",
+    "boodle_mask",
+    "boodles_above",
+    "segments",
+    "previous_card",
 ]

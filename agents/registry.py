@@ -42,7 +42,9 @@ def _rules_of(env: Any) -> Rules:
 def load_agent(name_or_path: str, env: Any = None, seed: int | None = None, **kwargs: Any) -> Agent:
     """An agent by registered name, or a saved trained agent by file path."""
     if not isinstance(name_or_path, (str, os.PathLike)):
-        raise ValueError(f"agent {name_or_path!r} is not a name or a path; known agents: {', '.join(available_agents())}")
+        raise ValueError(
+            f"agent {name_or_path!r} is not a name or a path; known agents: {', '.join(available_agents())}"
+        )
     key = os.fspath(name_or_path)
     if key in _REGISTRY:
         return _REGISTRY[key](rules=_rules_of(env), seed=seed, **kwargs)
@@ -50,21 +52,25 @@ def load_agent(name_or_path: str, env: Any = None, seed: int | None = None, **kw
         from newmarket_env.agents.saved import load_saved_agent
 
         return load_saved_agent(key, rules=_rules_of(env), seed=seed, **kwargs)
-    raise ValueError(f"unknown agent {key!r}: not a known name nor an existing file; known agents: "
-                     f"{', '.join(available_agents())}")
+    raise ValueError(
+        f"unknown agent {key!r}: not a known name nor an existing file; known agents: {', '.join(available_agents())}"
+    )
 
 
 def _baseline_factory(name: str, reference: Callable[[Rules, int | None], Agent]) -> AgentFactory:
     """A baseline: compiled when built (``engine="auto"``), or the Python reference (``engine="python"``)."""
+
     def factory(rules: Rules, seed: int | None = None, engine: str = "auto", **kwargs: Any) -> Agent:
         if kwargs:
-            raise ValueError(f"agent {name!r} takes no options but engine=auto|compiled|python; "
-                             f"got {', '.join(kwargs)}")
+            raise ValueError(
+                f"agent {name!r} takes no options but engine=auto|compiled|python; got {', '.join(kwargs)}"
+            )
         if engine not in ENGINES:
             raise ValueError(f"engine={engine!r} is unknown; allowed: {', '.join(ENGINES)}")
         if engine == "python" or (engine == "auto" and name not in POLICY_CODES):
             return reference(rules, seed)
         return CompiledPolicyAgent(rules, seed, policy=name)  # refuses in one line when not built
+
     return factory
 
 

@@ -32,13 +32,25 @@ def position_of(view: ObservationView, rules: Rules) -> Position:
             played_by[card] = seat
     deals_left = round(view.deals_left_fraction * rules.num_deals)
     return Position(
-        rules=rules, viewer=VIEWER, dealer=view.dealer, deal_index=rules.num_deals - 1 - deals_left,
-        phase=view.phase, decision=view.decision, legal=tuple(view.legal), played_by=tuple(played_by),
-        last_played=view.last_card, public_dead=_public_dead(view, rules), viewer_known_dead=view.known_dead,
-        balances=tuple(view.balances), boodle_stacks=tuple(view.boodle_stacks), pot=view.pot,
-        high_bid=view.standing_bid, high_bidder=_absolute(view.high_bidder),
+        rules=rules,
+        viewer=VIEWER,
+        dealer=view.dealer,
+        deal_index=rules.num_deals - 1 - deals_left,
+        phase=view.phase,
+        decision=view.decision,
+        legal=tuple(view.legal),
+        played_by=tuple(played_by),
+        last_played=view.last_card,
+        public_dead=_public_dead(view, rules),
+        viewer_known_dead=view.known_dead,
+        balances=tuple(view.balances),
+        boodle_stacks=tuple(view.boodle_stacks),
+        pot=view.pot,
+        high_bid=view.standing_bid,
+        high_bidder=_absolute(view.high_bidder),
         in_auction=tuple(view.in_auction) if any(view.in_auction) or view.phase is Phase.AUCTION else (),
-        widow_taker=_absolute(view.widow_taker), viewer_pending=view.own_pending,
+        widow_taker=_absolute(view.widow_taker),
+        viewer_pending=view.own_pending,
     )
 
 
@@ -64,14 +76,15 @@ def sample_cards(view: ObservationView, rules: Rules, rng: random.Random) -> tup
     hands = [view.hand]
     start = 0
     for count in view.card_counts[1:]:
-        hands.append(sum(1 << c for c in pool[start:start + count]))
+        hands.append(sum(1 << c for c in pool[start : start + count]))
         start += count
     dead = (view.known_dead & ~rules.removed_mask) | sum(1 << c for c in pool[start:])
     return hands, dead
 
 
-def sample_world(view: ObservationView, rules: Rules, position: Position, rng: random.Random,
-                 template: Game | None = None) -> Game:
+def sample_world(
+    view: ObservationView, rules: Rules, position: Position, rng: random.Random, template: Game | None = None
+) -> Game:
     """A game at the view's position with the hidden cards guessed.
 
     Given ``template`` (an earlier world of the same position) the new world

@@ -44,9 +44,16 @@ ACTIVATIONS: dict[str, Callable[[np.ndarray], np.ndarray]] = {
 TRAINED_DIR = Path(__file__).resolve().parent / "trained"
 
 
-def save_policy(path: str | os.PathLike, layers: Sequence[tuple[np.ndarray, np.ndarray]], rules: Rules,
-                variant: str, activation: str, training: Mapping[str, Any] | None = None,
-                dtype: str = "float32", name: str | None = None) -> dict[str, Any]:
+def save_policy(
+    path: str | os.PathLike,
+    layers: Sequence[tuple[np.ndarray, np.ndarray]],
+    rules: Rules,
+    variant: str,
+    activation: str,
+    training: Mapping[str, Any] | None = None,
+    dtype: str = "float32",
+    name: str | None = None,
+) -> dict[str, Any]:
     """Write ``layers`` [(weight (out, in), bias (out,)), ...] and metadata to ``path``; return the metadata.
 
     ``dtype="float16"`` halves the file (shipped agents); loading computes in float32 either way.
@@ -59,9 +66,16 @@ def save_policy(path: str | os.PathLike, layers: Sequence[tuple[np.ndarray, np.n
         raise ValueError(f"dtype={dtype!r} is unknown; allowed: float32, float16")
     sizes = [int(layers[0][0].shape[1])] + [int(w.shape[0]) for w, _ in layers]
     metadata = {
-        "format": FORMAT, "version": FORMAT_VERSION, "variant": variant, "rules": rules.to_dict(),
-        "observation": "flat", "obs_size": FLAT_SIZE, "num_actions": NUM_ACTIONS, "layers": sizes,
-        "activation": activation, "training": dict(training or {}),
+        "format": FORMAT,
+        "version": FORMAT_VERSION,
+        "variant": variant,
+        "rules": rules.to_dict(),
+        "observation": "flat",
+        "obs_size": FLAT_SIZE,
+        "num_actions": NUM_ACTIONS,
+        "layers": sizes,
+        "activation": activation,
+        "training": dict(training or {}),
     }
     # Any: numpy's stub of savez_compressed types **kwds as if one could be its allow_pickle flag
     arrays: dict[str, Any] = {}
@@ -134,8 +148,13 @@ def _check_directory(sizes: Mapping[str, int], metadata: Mapping[str, Any], wher
 
 def _layer_sizes(metadata: Mapping[str, Any], where: str) -> list[int]:
     sizes = metadata.get("layers")
-    if (not isinstance(sizes, list) or len(sizes) < 2 or sizes[0] != FLAT_SIZE or sizes[-1] != NUM_ACTIONS
-            or not all(isinstance(n, int) and not isinstance(n, bool) and n >= 1 for n in sizes)):
+    if (
+        not isinstance(sizes, list)
+        or len(sizes) < 2
+        or sizes[0] != FLAT_SIZE
+        or sizes[-1] != NUM_ACTIONS
+        or not all(isinstance(n, int) and not isinstance(n, bool) and n >= 1 for n in sizes)
+    ):
         raise ValueError(f"{where}: 'layers' must run from {FLAT_SIZE} inputs to {NUM_ACTIONS} actions; got {sizes!r}")
     return sizes
 
@@ -148,12 +167,18 @@ def _parse_metadata(raw: np.ndarray, where: str) -> dict[str, Any]:
     if not isinstance(metadata, dict) or metadata.get("format") != FORMAT:
         raise ValueError(f"{where}: metadata 'format' must be {FORMAT!r}")
     if metadata.get("version") != FORMAT_VERSION:
-        raise ValueError(f"{where}: format version {metadata.get('version')!r} is unsupported; allowed: {FORMAT_VERSION}")
+        raise ValueError(
+            f"{where}: format version {metadata.get('version')!r} is unsupported; allowed: {FORMAT_VERSION}"
+        )
     if metadata.get("activation") not in ACTIVATIONS:
-        raise ValueError(f"{where}: activation {metadata.get('activation')!r} is unknown; allowed: {', '.join(ACTIVATIONS)}")
+        raise ValueError(
+            f"{where}: activation {metadata.get('activation')!r} is unknown; allowed: {', '.join(ACTIVATIONS)}"
+        )
     if metadata.get("observation") != "flat" or metadata.get("obs_size") != FLAT_SIZE:
-        raise ValueError(f"{where}: it reads observation {metadata.get('observation')!r} of size "
-                         f"{metadata.get('obs_size')!r}; this package encodes 'flat' of size {FLAT_SIZE}")
+        raise ValueError(
+            f"{where}: it reads observation {metadata.get('observation')!r} of size "
+            f"{metadata.get('obs_size')!r}; this package encodes 'flat' of size {FLAT_SIZE}"
+        )
     if metadata.get("num_actions") != NUM_ACTIONS or not isinstance(metadata.get("rules"), dict):
         raise ValueError(f"{where}: num_actions must be {NUM_ACTIONS} and 'rules' a dict of parameters")
     return metadata
@@ -168,8 +193,10 @@ def _layers(arrays: dict[str, np.ndarray], metadata: dict[str, Any], where: str)
     for i in range(len(sizes) - 1):
         weight, bias = arrays[f"layer{i}.weight"], arrays[f"layer{i}.bias"]
         if weight.shape != (sizes[i + 1], sizes[i]) or bias.shape != (sizes[i + 1],) or weight.dtype.kind != "f":
-            raise ValueError(f"{where}: layer {i} has shape {weight.shape} / {bias.shape}, "
-                             f"expected float ({sizes[i + 1]}, {sizes[i]}) / ({sizes[i + 1]},)")
+            raise ValueError(
+                f"{where}: layer {i} has shape {weight.shape} / {bias.shape}, "
+                f"expected float ({sizes[i + 1]}, {sizes[i]}) / ({sizes[i + 1]},)"
+            )
         if not (np.isfinite(weight).all() and np.isfinite(bias).all()):
             raise ValueError(f"{where}: layer {i} holds non-finite numbers")
         layers.append((weight.astype(np.float32), bias.astype(np.float32)))
@@ -180,15 +207,25 @@ def rules_mismatch(saved_rules: Mapping[str, Any], rules: Rules) -> list[str]:
     """The parameters where ``rules`` differ from those a saved agent was trained with."""
     current = rules.to_dict()
     keys = sorted(set(saved_rules) | set(current))
-    return [f"{k} (trained {saved_rules.get(k)!r}, here {current.get(k)!r})"
-            for k in keys if saved_rules.get(k) != current.get(k)]
+    return [
+        f"{k} (trained {saved_rules.get(k)!r}, here {current.get(k)!r})"
+        for k in keys
+        if saved_rules.get(k) != current.get(k)
+    ]
 
 
 class SavedAgent(Agent):
     """A trained policy network run in numpy: masked greedy (or sampled) actions."""
 
-    def __init__(self, rules: Rules, seed: int | None, metadata: dict[str, Any],
-                 layers: list[tuple[np.ndarray, np.ndarray]], sample: bool = False, name: str = "saved") -> None:
+    def __init__(
+        self,
+        rules: Rules,
+        seed: int | None,
+        metadata: dict[str, Any],
+        layers: list[tuple[np.ndarray, np.ndarray]],
+        sample: bool = False,
+        name: str = "saved",
+    ) -> None:
         super().__init__(rules, seed)
         self.metadata = metadata
         self.layers = layers
@@ -222,8 +259,9 @@ class SavedAgent(Agent):
         """
         masks = np.asarray(masks).astype(bool)
         if masks.ndim != 2 or masks.shape[1] != NUM_ACTIONS or not masks.any(axis=1).all():
-            raise ValueError(f"masks must be (B, {NUM_ACTIONS}) with a legal action in every row; "
-                             f"got shape {masks.shape}")
+            raise ValueError(
+                f"masks must be (B, {NUM_ACTIONS}) with a legal action in every row; got shape {masks.shape}"
+            )
         return self._choose(np.where(masks, self.logits(observations), -np.inf))
 
     def _choose(self, logits: np.ndarray) -> np.ndarray:
@@ -235,14 +273,22 @@ class SavedAgent(Agent):
         return np.array([self.rng.choice(NUM_ACTIONS, p=row) for row in probs], dtype=np.int64)
 
 
-def load_saved_agent(path: str | os.PathLike, rules: Rules, seed: int | None = None, sample: bool = False,
-                     allow_rules_mismatch: bool = False, name: str | None = None) -> SavedAgent:
+def load_saved_agent(
+    path: str | os.PathLike,
+    rules: Rules,
+    seed: int | None = None,
+    sample: bool = False,
+    allow_rules_mismatch: bool = False,
+    name: str | None = None,
+) -> SavedAgent:
     """Rebuild the agent saved at ``path`` for ``rules``; ``ValueError`` if broken or trained for other rules."""
     metadata, layers = read_saved(path)
     diff = rules_mismatch(metadata["rules"], rules)
     if diff and not allow_rules_mismatch:
-        raise ValueError(f"saved agent {os.fspath(path)!r} was trained for {metadata.get('variant')!r} with "
-                         f"other rules; differing parameters: {'; '.join(diff)}")
+        raise ValueError(
+            f"saved agent {os.fspath(path)!r} was trained for {metadata.get('variant')!r} with "
+            f"other rules; differing parameters: {'; '.join(diff)}"
+        )
     saved_name = metadata.get("name") if isinstance(metadata.get("name"), str) else None
     return SavedAgent(rules, seed, metadata, layers, sample=sample, name=name or saved_name or Path(path).stem)
 

@@ -43,8 +43,15 @@ class SearchAgent(Agent):
 
     name = "search"
 
-    def __init__(self, rules: Rules, seed: int | None = None, budget: int = 64, rollout: str = "control",
-                 max_candidates: int = 5, engine: str = "auto") -> None:
+    def __init__(
+        self,
+        rules: Rules,
+        seed: int | None = None,
+        budget: int = 64,
+        rollout: str = "control",
+        max_candidates: int = 5,
+        engine: str = "auto",
+    ) -> None:
         super().__init__(rules, seed)
         if engine not in ENGINES:
             raise ValueError(f"engine={engine!r} is unknown; allowed: {', '.join(ENGINES)}")
@@ -111,8 +118,15 @@ class SearchAgent(Agent):
         position = position_of(view, self.rules)
         if self._worlds is not None:
             known_dead = view.known_dead & ~self.rules.removed_mask
-            return self._worlds.evaluate(position, view.hand, K.unseen(view, self.rules), known_dead,
-                                         view.card_counts[1:], candidates, self.budget)
+            return self._worlds.evaluate(
+                position,
+                view.hand,
+                K.unseen(view, self.rules),
+                known_dead,
+                view.card_counts[1:],
+                candidates,
+                self.budget,
+            )
         totals = np.zeros(len(candidates))
         template = None
         for _ in range(self.budget):

@@ -32,16 +32,18 @@ class FigureConfig:
 
     variants: tuple[str, ...] = tuple(VARIANTS)
     players: int = 4
-    seeds: int = 40            # seeded sessions per baseline-vs-random match
-    search_seeds: int = 6      # seeded sessions for search vs the strongest baseline
-    budget: int = 16           # worlds per search decision
+    seeds: int = 40  # seeded sessions per baseline-vs-random match
+    search_seeds: int = 6  # seeded sessions for search vs the strongest baseline
+    budget: int = 16  # worlds per search decision
     strongest: str = "control"
     villain: str = "random"
     deals: dict[str, int] = field(default_factory=lambda: {"newbury": 4})  # shorter sessions where deals are long
     resamples: int = 4000
 
 
-def play_session(variant: str, players: int, agents: list[Any], seed: int, num_deals: int | None) -> tuple[np.ndarray, int]:
+def play_session(
+    variant: str, players: int, agents: list[Any], seed: int, num_deals: int | None
+) -> tuple[np.ndarray, int]:
     """Play one seeded session; each seat's change of balance and the number of deals."""
     extra: dict[str, Any] = {} if num_deals is None else {"num_deals": num_deals}
     e = raw_env(variant=variant, num_players=players, **extra)
@@ -56,16 +58,24 @@ def play_session(variant: str, players: int, agents: list[Any], seed: int, num_d
     return np.array(game.balances, dtype=float) - start, e.rules.num_deals
 
 
-def duplicate_scores(variant: str, hero: str, villain: str, cfg: FigureConfig, seeds: int,
-                     hero_kwargs: dict[str, Any] | None = None) -> np.ndarray:
+def duplicate_scores(
+    variant: str, hero: str, villain: str, cfg: FigureConfig, seeds: int, hero_kwargs: dict[str, Any] | None = None
+) -> np.ndarray:
     """Per seed: the hero's mean advantage per deal over the ``players`` seat rotations."""
     e = raw_env(variant=variant, num_players=cfg.players)
     out = []
     for seed in range(seeds):
         total = 0.0
         for hero_seat in range(cfg.players):
-            agents = [load_agent(hero if s == hero_seat else villain, env=e, seed=1000 * seed + s,
-                                 **((hero_kwargs or {}) if s == hero_seat else {})) for s in range(cfg.players)]
+            agents = [
+                load_agent(
+                    hero if s == hero_seat else villain,
+                    env=e,
+                    seed=1000 * seed + s,
+                    **((hero_kwargs or {}) if s == hero_seat else {}),
+                )
+                for s in range(cfg.players)
+            ]
             changes, deals = play_session(variant, cfg.players, agents, seed, cfg.deals.get(variant))
             total += (changes[hero_seat] - changes.mean()) / deals
         out.append(total / cfg.players)
@@ -84,28 +94,43 @@ def figure_rows(cfg: FigureConfig) -> list[dict[str, Any]]:
     """Every baseline against the villain, then search against the strongest baseline, per preset."""
     rows = []
     for variant in cfg.variants:
-        matches: list[tuple[str, str, int, dict[str, Any] | None]] = [(b, cfg.villain, cfg.seeds, None) for b in BASELINES]
+        matches: list[tuple[str, str, int, dict[str, Any] | None]] = [
+            (b, cfg.villain, cfg.seeds, None) for b in BASELINES
+        ]
         if cfg.search_seeds > 0:  # 0 skips the (slow) search match
             matches.append(("search", cfg.strongest, cfg.search_seeds, {"budget": cfg.budget}))
         for hero, villain, seeds, kwargs in matches:
             start = time.time()
             values = duplicate_scores(variant, hero, villain, cfg, seeds, kwargs)
             low, high = bootstrap_interval(values, cfg.resamples)
-            rows.append({"variant": variant, "hero": hero if not kwargs else f"search(budget={cfg.budget})",
-                         "villain": villain, "seeds": seeds, "mean": float(values.mean()), "low": low,
-                         "high": high, "seconds": time.time() - start})
+            rows.append(
+                {
+                    "variant": variant,
+                    "hero": hero if not kwargs else f"search(budget={cfg.budget})",
+                    "villain": villain,
+                    "seeds": seeds,
+                    "mean": float(values.mean()),
+                    "low": low,
+                    "high": high,
+                    "seconds": time.time() - start,
+                }
+            )
             print(_row_text(rows[-1]), flush=True)
     return rows
 
 
 def _row_text(row: dict[str, Any]) -> str:
     verdict = "above 0" if row["low"] > 0 else ("below 0" if row["high"] < 0 else "spans 0")
-    return (f"| {row['variant']} | {row['hero']} | 3 x {row['villain']} | {row['seeds']} x 4 seats | "
-            f"{row['mean']:+.3f} | [{row['low']:+.3f}, {row['high']:+.3f}] | {verdict} | {row['seconds']:.0f} s |")
+    return (
+        f"| {row['variant']} | {row['hero']} | 3 x {row['villain']} | {row['seeds']} x 4 seats | "
+        f"{row['mean']:+.3f} | [{row['low']:+.3f}, {row['high']:+.3f}] | {verdict} | {row['seconds']:.0f} s |"
+    )
 
 
-HEADER = ("| preset | hero | opponents | sessions | per deal vs table | 95% CI | CI | time |\n"
-          "|---|---|---|---|---|---|---|---|")
+HEADER = (
+    "| preset | hero | opponents | sessions | per deal vs table | 95% CI | CI | time |\n"
+    "|---|---|---|---|---|---|---|---|"
+)
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -116,8 +141,13 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--budget", type=int, default=FigureConfig.budget)
     parser.add_argument("--newbury-deals", type=int, default=4, help="deals per Newbury session (preset: 12)")
     args = parser.parse_args(argv)
-    cfg = FigureConfig(variants=tuple(args.variants), seeds=args.seeds, search_seeds=args.search_seeds,
-                       budget=args.budget, deals={"newbury": args.newbury_deals})
+    cfg = FigureConfig(
+        variants=tuple(args.variants),
+        seeds=args.seeds,
+        search_seeds=args.search_seeds,
+        budget=args.budget,
+        deals={"newbury": args.newbury_deals},
+    )
     print(HEADER, flush=True)
     figure_rows(cfg)
 

@@ -28,15 +28,17 @@ def train(iterations: int, **config_kwargs: Any) -> list[dict[str, Any]]:
         for _ in range(iterations):
             result = algo.train()
             runners = result["env_runners"]
-            rows.append({
-                "iteration": result["training_iteration"],
-                "env_steps": int(runners["num_env_steps_sampled"]),
-                "episodes": int(runners["num_episodes"]),
-                "learner_return": float(runners.get("module_episode_returns_mean", {}).get(LEARNER, float("nan"))),
-                "actions_checked": int(runners.get(CHECKED_METRIC, 0)),
-                "illegal_actions": int(runners.get(ILLEGAL_METRIC, 0)),
-                "opponent_frozen_at": result.get("opponent_frozen_at"),
-            })
+            rows.append(
+                {
+                    "iteration": result["training_iteration"],
+                    "env_steps": int(runners["num_env_steps_sampled"]),
+                    "episodes": int(runners["num_episodes"]),
+                    "learner_return": float(runners.get("module_episode_returns_mean", {}).get(LEARNER, float("nan"))),
+                    "actions_checked": int(runners.get(CHECKED_METRIC, 0)),
+                    "illegal_actions": int(runners.get(ILLEGAL_METRIC, 0)),
+                    "opponent_frozen_at": result.get("opponent_frozen_at"),
+                }
+            )
     finally:
         algo.stop()
     return rows
@@ -47,8 +49,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--iterations", type=int, default=5)
     parser.add_argument("--variant", default="newmarket")
     parser.add_argument("--players", type=int, default=4)
-    parser.add_argument("--address", default=None, help="'auto' or HOST:PORT of a running cluster; "
-                        "default: start a local Ray")
+    parser.add_argument(
+        "--address", default=None, help="'auto' or HOST:PORT of a running cluster; default: start a local Ray"
+    )
     parser.add_argument("--num-env-runners", type=int, default=0, help="remote samplers (0: sample in this process)")
     parser.add_argument("--batch-size", type=int, default=1024)
     parser.add_argument("--refresh-every", type=int, default=5, help="iterations between opponent refreshes")
@@ -58,10 +61,16 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     ray.init(address=args.address)
     try:
-        for row in train(args.iterations, variant=args.variant, num_players=args.players,
-                         num_env_runners=args.num_env_runners, batch_size=args.batch_size,
-                         minibatch_size=min(256, args.batch_size), refresh_every=args.refresh_every,
-                         seed=args.seed):
+        for row in train(
+            args.iterations,
+            variant=args.variant,
+            num_players=args.players,
+            num_env_runners=args.num_env_runners,
+            batch_size=args.batch_size,
+            minibatch_size=min(256, args.batch_size),
+            refresh_every=args.refresh_every,
+            seed=args.seed,
+        ):
             print(row, flush=True)
             if row["illegal_actions"]:
                 print("error: an illegal action was recorded", file=sys.stderr)

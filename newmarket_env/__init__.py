@@ -51,7 +51,24 @@ def load_agent(name_or_path: str, env=None, seed: int | None = None, **kwargs):
 register_envs()  # gymnasium.make("stops/Newmarket-v0"), pettingzoo.make("aec", "stops/newmarket-v0")
 
 __all__ = [
-    "env", "raw_env", "vector_env", "ENV_NAME", "make_rules", "Rules", "VARIANTS", "Game", "Decision", "Phase",
-    "IllegalActionError", "available_agents", "load_agent", "actions", "NUM_ACTIONS", "KEEP", "EXCHANGE", "PASS",
-    "BID_BASE", "STAKE_BASE",
+    "env",
+    "raw_env",
+    "vector_env",
+    "ENV_NAME",
+    "make_rules",
+    "Rules",
+    "VARIANTS",
+    "Game",
+    "Decision",
+    "Phase",
+    "IllegalActionError",
+    "available_agents",
+    "load_agent",
+    "actions",
+    "NUM_ACTIONS",
+    "KEEP",
+    "EXCHANGE",
+    "PASS",
+    "BID_BASE",
+    "STAKE_BASE",
 ]

@@ -18,9 +18,9 @@ CARD_ACTIONS = range(0, NUM_CARDS)
 KEEP = 52
 EXCHANGE = 53
 PASS = 54
-BID_BASE = 55          # BID_BASE + k - 1 bids k chips
+BID_BASE = 55  # BID_BASE + k - 1 bids k chips
 MAX_BID_ACTION = 20
-STAKE_BASE = 75        # STAKE_BASE + b stakes a chip on boodle b
+STAKE_BASE = 75  # STAKE_BASE + b stakes a chip on boodle b
 NUM_BOODLE_ACTIONS = 4
 NUM_ACTIONS = STAKE_BASE + NUM_BOODLE_ACTIONS  # 79
 

@@ -55,7 +55,9 @@ def package_agents(spec: str, /, *, env: Any, seed: int) -> Opponent:
             raise
         raise ModuleNotFoundError(
             f"opponent {spec!r} needs the agents (newmarket_env.agents), which cannot be imported here; "
-            "pass agent_factory= (a callable factory(spec, env=..., seed=...) -> agent)", name=err.name) from None
+            "pass agent_factory= (a callable factory(spec, env=..., seed=...) -> agent)",
+            name=err.name,
+        ) from None
 
 
 def check_agent_factory(factory: Any) -> AgentFactory:
@@ -63,6 +65,8 @@ def check_agent_factory(factory: Any) -> AgentFactory:
     if factory is None:
         return package_agents
     if not callable(factory):
-        raise ValueError(f"agent_factory={factory!r} is not callable; allowed: None (newmarket_env.load_agent) "
-                         "or a callable factory(spec, env=..., seed=...) -> agent")
+        raise ValueError(
+            f"agent_factory={factory!r} is not callable; allowed: None (newmarket_env.load_agent) "
+            "or a callable factory(spec, env=..., seed=...) -> agent"
+        )
     return factory

@@ -35,12 +35,21 @@ from newmarket_env.cli_common import (  # noqa: F401 - EXIT_* and OneLineParser 
 COMMANDS: dict[str, tuple[str, str, str | None]] = {
     "play": ("newmarket_env.play.arguments:PLAY", "play a session in the terminal against agents", None),
     "replay": ("newmarket_env.play.arguments:REPLAY", "step through a saved session record, deal by deal", None),
-    "watch": ("newmarket_env.play.arguments:WATCH",
-              "watch agents play a session against each other in the terminal", None),
-    "tournament": ("newmarket_env.eval.tournament.cli", "play agents against each other and print the leaderboard",
-                   "eval"),
-    "train": ("newmarket_env.train.cli", "train an agent from a config file (e.g. configs/newmarket_ppo.yaml)",
-              "train"),
+    "watch": (
+        "newmarket_env.play.arguments:WATCH",
+        "watch agents play a session against each other in the terminal",
+        None,
+    ),
+    "tournament": (
+        "newmarket_env.eval.tournament.cli",
+        "play agents against each other and print the leaderboard",
+        "eval",
+    ),
+    "train": (
+        "newmarket_env.train.cli",
+        "train an agent from a config file (e.g. configs/newmarket_ppo.yaml)",
+        "train",
+    ),
     "bench": ("newmarket_env.eval.bench.cli", "measure the speed of the engine and the env", "eval"),
     "serve": ("newmarket_env.web.cli", "the web app: play, watch and replay in a browser (127.0.0.1)", "web"),
 }
@@ -143,8 +152,12 @@ def run(args: argparse.Namespace) -> int:
     extra = COMMANDS[args.command][2]
     missing = _missing_modules(NEEDS.get(args.command, ()))
     if missing:
-        return fail(args.prog, f"needs the Python module{'s' * (len(missing) > 1)} {', '.join(missing)}, not "
-                    f"installed: pip install 'newmarket-env[{extra}]'", EXIT_NOT_AVAILABLE)
+        return fail(
+            args.prog,
+            f"needs the Python module{'s' * (len(missing) > 1)} {', '.join(missing)}, not "
+            f"installed: pip install 'newmarket-env[{extra}]'",
+            EXIT_NOT_AVAILABLE,
+        )
     try:
         return int(args.run(args) or EXIT_OK)
     except ModuleNotFoundError as err:  # an optional module imported late that NEEDS does not list

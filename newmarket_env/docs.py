@@ -43,13 +43,22 @@ def _action_ranges() -> list[tuple[int, int, str, str]]:
     """(first id, last id, constant, meaning) for each kind of action, from the constants."""
     bids_end = A.BID_BASE + A.MAX_BID_ACTION - 1
     return [
-        (A.CARD_ACTIONS.start, A.CARD_ACTIONS.stop - 1, "card id", "a card by id (`suit * 13 + r`): the card to lead, or to discard (Newbury)"),
+        (
+            A.CARD_ACTIONS.start,
+            A.CARD_ACTIONS.stop - 1,
+            "card id",
+            "a card by id (`suit * 13 + r`): the card to lead, or to discard (Newbury)",
+        ),
         (A.KEEP, A.KEEP, "KEEP", "widow: keep the hand; `dealer_buy`: decline the dead hand"),
         (A.EXCHANGE, A.EXCHANGE, "EXCHANGE", "widow: take the widow; `dealer_buy`: buy the dead hand"),
         (A.PASS, A.PASS, "PASS", "auction: pass (out of the auction for this deal)"),
         (A.BID_BASE, bids_end, "BID_BASE + k - 1", f"auction: bid k = 1..{A.MAX_BID_ACTION} chips"),
-        (A.STAKE_BASE, A.NUM_ACTIONS - 1, "STAKE_BASE + b",
-         f"stake one chip on boodle b = 0..{A.NUM_BOODLE_ACTIONS - 1} (layout order; `stake_mode=\"choose\"`)"),
+        (
+            A.STAKE_BASE,
+            A.NUM_ACTIONS - 1,
+            "STAKE_BASE + b",
+            f'stake one chip on boodle b = 0..{A.NUM_BOODLE_ACTIONS - 1} (layout order; `stake_mode="choose"`)',
+        ),
     ]
 
 
@@ -74,18 +83,31 @@ def _meaning(action: int) -> str:
 
 def actions_markdown() -> str:
     """docs/actions.md."""
-    every = _table(["id", "`action_text`", "meaning"],
-                   [[str(a), f"`{A.action_text(a)}`", _meaning(a)] for a in range(A.NUM_ACTIONS)])
-    return "\n".join([
-        "# Actions", "", NOTICE, "",
-        f"One `Discrete({A.NUM_ACTIONS})` space for every variant and player count, masked by "
-        "`observation[\"action_mask\"]` (int8, 1 = legal). The env asks an agent only when it has a real "
-        "choice; following a run is never a decision. Constants live in `newmarket_env.actions`.", "",
-        actions_summary(), "",
-        "Cards: id = `suit * 13 + r`, suits `C D H S` = 0..3, `r`: `A` = 0, `2` = 1, ... `K` = 12 "
-        f"(so `TH` = {card_from_text('TH')}). The rank order inside a suit is a rule (`ace_high`), not the id.", "",
-        "## Every id", "", every, "",
-    ])
+    every = _table(
+        ["id", "`action_text`", "meaning"],
+        [[str(a), f"`{A.action_text(a)}`", _meaning(a)] for a in range(A.NUM_ACTIONS)],
+    )
+    return "\n".join(
+        [
+            "# Actions",
+            "",
+            NOTICE,
+            "",
+            f"One `Discrete({A.NUM_ACTIONS})` space for every variant and player count, masked by "
+            '`observation["action_mask"]` (int8, 1 = legal). The env asks an agent only when it has a real '
+            "choice; following a run is never a decision. Constants live in `newmarket_env.actions`.",
+            "",
+            actions_summary(),
+            "",
+            "Cards: id = `suit * 13 + r`, suits `C D H S` = 0..3, `r`: `A` = 0, `2` = 1, ... `K` = 12 "
+            f"(so `TH` = {card_from_text('TH')}). The rank order inside a suit is a rule (`ace_high`), not the id.",
+            "",
+            "## Every id",
+            "",
+            every,
+            "",
+        ]
+    )
 
 
 # ---------------------------------------------------------------- observation
@@ -119,31 +141,56 @@ def observation_summary() -> str:
 def observation_markdown() -> str:
     """docs/observation.md."""
     cards = sum(p.size for p in CARD_PIECES)
-    return "\n".join([
-        "# Observation", "", NOTICE, "",
-        "`env.observe(agent)` returns `{\"observation\": float32 array, \"action_mask\": int8 (79,)}`. "
-        "Both encodings are built from the named pieces of `newmarket_env.observation.layout.PIECES`.", "",
-        "- Seats are relative to the viewer: relative seat `k` is `(viewer + k) % n`; `k = 0` is the viewer, "
-        "`k = 1` the player to the left. Seat pieces are padded to 8 seats.",
-        f"- Chip amounts are divided by {CHIP_SCALE:g} and clipped to [-{CHIP_CLIP:g}, {CHIP_CLIP:g}].",
-        "- A card plane has 52 entries indexed by card id (`suit * 13 + r`, see actions.md).",
-        "- Only what the viewer may know is encoded (docs/rules.md, \"What the players know\").", "",
-        f"## `observation=\"flat\"`: shape ({FLAT_SIZE},)", "",
-        f"Card pieces come first ({cards} entries), then the scalars.", "",
-        observation_summary(), "",
-        f"## `observation=\"planes\"`: shape {tuple(PLANES_SHAPE)}", "",
-        "Each card plane becomes a 4 x 13 (suit x rank id) plane; every scalar of the flat vector becomes one "
-        "plane filled with its value, in the flat order.", "",
-        _table(["piece", "channels", "count", "kind"], _planes_rows()), "",
-    ])
+    return "\n".join(
+        [
+            "# Observation",
+            "",
+            NOTICE,
+            "",
+            '`env.observe(agent)` returns `{"observation": float32 array, "action_mask": int8 (79,)}`. '
+            "Both encodings are built from the named pieces of `newmarket_env.observation.layout.PIECES`.",
+            "",
+            "- Seats are relative to the viewer: relative seat `k` is `(viewer + k) % n`; `k = 0` is the viewer, "
+            "`k = 1` the player to the left. Seat pieces are padded to 8 seats.",
+            f"- Chip amounts are divided by {CHIP_SCALE:g} and clipped to [-{CHIP_CLIP:g}, {CHIP_CLIP:g}].",
+            "- A card plane has 52 entries indexed by card id (`suit * 13 + r`, see actions.md).",
+            '- Only what the viewer may know is encoded (docs/rules.md, "What the players know").',
+            "",
+            f'## `observation="flat"`: shape ({FLAT_SIZE},)',
+            "",
+            f"Card pieces come first ({cards} entries), then the scalars.",
+            "",
+            observation_summary(),
+            "",
+            f'## `observation="planes"`: shape {tuple(PLANES_SHAPE)}',
+            "",
+            "Each card plane becomes a 4 x 13 (suit x rank id) plane; every scalar of the flat vector becomes one "
+            "plane filled with its value, in the flat order.",
+            "",
+            _table(["piece", "channels", "count", "kind"], _planes_rows()),
+            "",
+        ]
+    )
 
 
 # ---------------------------------------------------------------- variants
 # Rows of the variants table, as docs/rules.md "Presets" orders them; a few rows combine parameters.
 _VARIANT_ROWS = [
-    "players", "removed_cards", "ace_high", "boodles", "pot_ante", "boodle_stake / stake_mode",
-    "dealer_stake_multiplier", "dead_hand / position", "widow", "first_lead", "lead_after_stop",
-    "per_card_payment", "leftover", "num_deals", "starting_chips",
+    "players",
+    "removed_cards",
+    "ace_high",
+    "boodles",
+    "pot_ante",
+    "boodle_stake / stake_mode",
+    "dealer_stake_multiplier",
+    "dead_hand / position",
+    "widow",
+    "first_lead",
+    "lead_after_stop",
+    "per_card_payment",
+    "leftover",
+    "num_deals",
+    "starting_chips",
 ]
 
 
@@ -151,13 +198,21 @@ def _cell(name: str, params: dict, variant) -> str:
     low, high = variant.players
     special = {
         "players": f"{low}" if low == high else f"{low}-{high} (default {variant.default_players})",
-        "boodle_stake / stake_mode": (f"house (pot +{params['house_pot']}, boodles +{params['house_boodle']})"
-                                      if params["stake_mode"] == "house"
-                                      else f"{params['boodle_stake']} / {params['stake_mode']}"),
-        "dead_hand / position": (f"discard, {params['discard_count']} each" if params["dead_hand"] == "discard"
-                      else f"{params['dead_hand']} / {params['dead_hand_position']}"),
-        "widow": (f"{params['widow']}, bids {params['min_bid']}-{params['max_bid']}"
-                  if params["widow"] == "dealer_or_auction" else params["widow"]),
+        "boodle_stake / stake_mode": (
+            f"house (pot +{params['house_pot']}, boodles +{params['house_boodle']})"
+            if params["stake_mode"] == "house"
+            else f"{params['boodle_stake']} / {params['stake_mode']}"
+        ),
+        "dead_hand / position": (
+            f"discard, {params['discard_count']} each"
+            if params["dead_hand"] == "discard"
+            else f"{params['dead_hand']} / {params['dead_hand_position']}"
+        ),
+        "widow": (
+            f"{params['widow']}, bids {params['min_bid']}-{params['max_bid']}"
+            if params["widow"] == "dealer_or_auction"
+            else params["widow"]
+        ),
         "num_deals": f"{variant.default_deals}" if variant.default_deals else "one per player",
     }
     if name in special:
@@ -170,16 +225,16 @@ def _cell(name: str, params: dict, variant) -> str:
 
 def _code_names(label: str) -> str:
     """``boodle_stake / stake_mode`` -> ```boodle_stake` / `stake_mode```; plain words stay plain."""
-    return " / ".join(f"`{part}`" if "_" in part or part in ("boodles", "widow", "leftover") else part
-                      for part in label.split(" / "))
+    return " / ".join(
+        f"`{part}`" if "_" in part or part in ("boodles", "widow", "leftover") else part for part in label.split(" / ")
+    )
 
 
 def variants_table() -> str:
     """The presets of ``newmarket_env.rules.VARIANTS`` side by side."""
     params = {name: make_rules(name).to_dict() for name in VARIANTS}
     header = ["parameter"] + [f"`{name}`" for name in VARIANTS]
-    rows = [[_code_names(label)] + [_cell(label, params[n], VARIANTS[n]) for n in VARIANTS]
-            for label in _VARIANT_ROWS]
+    rows = [[_code_names(label)] + [_cell(label, params[n], VARIANTS[n]) for n in VARIANTS] for label in _VARIANT_ROWS]
     return _table(header, rows)
 
 
@@ -208,9 +263,10 @@ def fill_sections(text: str, sections=README_SECTIONS, where: str = "README.md")
     """``text`` (of the file ``where``) with every ``<!-- BEGIN name -->...<!-- END name -->`` block regenerated."""
     for name, make in sections.items():
         pattern = re.compile(rf"(<!-- BEGIN {name} -->\n).*?(<!-- END {name} -->)", re.S)
-        if not pattern.search(text):
+        found = pattern.search(text)
+        if not found:
             raise ValueError(f"{where} has no '<!-- BEGIN {name} -->' ... '<!-- END {name} -->' block")
-        text = pattern.sub(lambda m: m.group(1) + make() + "\n" + m.group(2), text)
+        text = text[: found.end(1)] + make() + "\n" + text[found.start(2) :]
     return text
 
 
@@ -224,8 +280,11 @@ def expected_files(root: Path = REPO_ROOT) -> dict[Path, str]:
 
 def stale_files(root: Path = REPO_ROOT) -> list[Path]:
     """Generated files whose committed text differs from what the code gives."""
-    return [path for path, text in expected_files(root).items()
-            if not path.exists() or path.read_text(encoding="utf-8") != text]
+    return [
+        path
+        for path, text in expected_files(root).items()
+        if not path.exists() or path.read_text(encoding="utf-8") != text
+    ]
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -23,15 +23,23 @@ from typing import Any
 import numpy as np
 
 HEIGHT, WIDTH = 640, 960
-FELT, FELT_DARK, PAPER, INK, RED, GOLD, BACK = ((31, 107, 58), (20, 72, 39), (255, 253, 247), (27, 27, 27),
-                                               (192, 38, 45), (242, 193, 78), (36, 74, 143))
+FELT, FELT_DARK, PAPER, INK, RED, GOLD, BACK = (
+    (31, 107, 58),
+    (20, 72, 39),
+    (255, 253, 247),
+    (27, 27, 27),
+    (192, 38, 45),
+    (242, 193, 78),
+    (36, 74, 143),
+)
 WHITE = (255, 255, 255)
 CARD_W, CARD_H = 26, 36
 RENDER_HINT = 'pip install "newmarket-env[render]"'
 
 
-def table_picture(game, viewer: int | None = None, reveal: bool = False,
-                  labels: Mapping[int, str] | None = None) -> np.ndarray:
+def table_picture(
+    game, viewer: int | None = None, reveal: bool = False, labels: Mapping[int, str] | None = None
+) -> np.ndarray:
     """The table of ``game`` from ``viewer``'s seat (every hand with ``reveal``), as an RGB array."""
     from newmarket_env.play.scene import scene
 
@@ -181,11 +189,21 @@ def _draw_seats(image, draw, seats: Sequence[Mapping[str, Any]], top: int) -> in
     box_w, box_h = WIDTH // 2 - 18, 62
     for i, seat in enumerate(seats):
         x, y = 12 + (i % 2) * (box_w + 12), top + (i // 2) * (box_h + 6)
-        draw.rounded_rectangle((x, y, x + box_w, y + box_h), radius=6, fill=FELT_DARK,
-                               outline=GOLD if seat["to_act"] else FELT_DARK, width=3)
+        draw.rounded_rectangle(
+            (x, y, x + box_w, y + box_h),
+            radius=6,
+            fill=FELT_DARK,
+            outline=GOLD if seat["to_act"] else FELT_DARK,
+            width=3,
+        )
         name = seat["name"] + ("  [dealer]" if seat["dealer"] else "")
         _label(image, (x + 8, y + 4), _clip(name, 40), 14)
-        _label(image, (x + box_w - 150, y + 4), f"{seat['cards']:>2} card{'s' * (seat['cards'] != 1)}  {seat['chips']:>3} chips", 14)
+        _label(
+            image,
+            (x + box_w - 150, y + 4),
+            f"{seat['cards']:>2} card{'s' * (seat['cards'] != 1)}  {seat['chips']:>3} chips",
+            14,
+        )
         hand = seat["hand"] if seat["hand"] is not None else [None] * seat["cards"]
         step = min(CARD_W + 2, (box_w - 16 - CARD_W) // max(1, len(hand) - 1)) if len(hand) > 1 else CARD_W
         _row_of_cards(image, x + 8, y + 22, hand, step)
@@ -206,7 +224,9 @@ def _draw_played(image, draw, played: Sequence[Mapping[str, Any]], top: int) -> 
 def _draw_facts(image, draw, view: Mapping[str, Any], top: int) -> None:
     last = view["last"]
     if last:
-        line = f"last card {last['card']} by {last['by']}" + (f"  -  the run stopped: {last['stop']}" if last["stop"] else "")
+        line = f"last card {last['card']} by {last['by']}" + (
+            f"  -  the run stopped: {last['stop']}" if last["stop"] else ""
+        )
         _text(draw, (12, top), _clip(line, 110), 14)
     if view["dead"] is not None:
         _label(image, (12, top + 22), "dead hand", 14)

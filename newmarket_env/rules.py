@@ -87,9 +87,9 @@ NUM_BOODLES = 4
 # below 2**31 - 1 with room to spare, and every single product (an ante times the multiplier, a
 # per-card payment times 52) is far smaller. tests/engine/test_rule_bounds.py checks this sum and
 # plays both engines at the bounds.
-MAX_AMOUNT = 10_000          # pot_ante, boodle_stake, house_pot, house_boodle, widow_fee, per_card_payment
-MAX_DEALER_MULTIPLIER = 10   # dealer_stake_multiplier
-MAX_DEALS = 1_000            # num_deals
+MAX_AMOUNT = 10_000  # pot_ante, boodle_stake, house_pot, house_boodle, widow_fee, per_card_payment
+MAX_DEALER_MULTIPLIER = 10  # dealer_stake_multiplier
+MAX_DEALS = 1_000  # num_deals
 MAX_STARTING_CHIPS = 1_000_000  # |starting_chips|
 
 _ENUM_FIELDS: dict[str, type[Enum]] = {
@@ -263,6 +263,7 @@ def _normalise(name: str, value: Any) -> Any:
 
 # --- presets -------------------------------------------------------------
 
+
 @dataclass(frozen=True)
 class Variant:
     """A named preset: parameter values plus the player counts it allows."""
@@ -278,29 +279,105 @@ class Variant:
 VARIANTS: dict[str, Variant] = {
     v.name: v
     for v in (
-        Variant("newmarket", "seed 000", dict(
-            boodles=("AS", "KH", "QC", "JD"), pot_ante=1, boodle_stake=4, stake_mode="spread",
-            dead_hand="dealt", dead_hand_position="last", widow="none", first_lead="eldest",
-            lead_after_stop="lowest_other_suit", per_card_payment=1, leftover="lot", starting_chips=40)),
-        Variant("michigan", "seed 003", dict(
-            ace_high=True, boodles=("AH", "KC", "QD", "JS"), pot_ante=0, boodle_stake=1, stake_mode="each",
-            dead_hand="dealt", dead_hand_position="first", widow="dealer_or_auction", min_bid=1, max_bid=20,
-            first_lead="eldest", lead_after_stop="lowest_opposite_colour", per_card_payment=1, leftover="lot",
-            starting_chips=40)),
-        Variant("newbury", "seed 001", dict(
-            boodles=("TC", "JD", "QS", "KH"), pot_ante=0, boodle_stake=0, stake_mode="house", house_pot=4,
-            house_boodle=1, dead_hand="discard", discard_count=3, widow="none", first_lead="lowest_club",
-            lead_after_stop="any_opposite_colour", per_card_payment=0, leftover="vanish", starting_chips=0),
-            players=(4, 4), default_deals=12),
-        Variant("hoyle1885", "seed 004", dict(
-            removed_cards=("8D",), boodles=("AS", "KH", "QC", "JD"), pot_ante=0, boodle_stake=4,
-            stake_mode="spread", dealer_stake_multiplier=2, dead_hand="dealt", dead_hand_position="before_dealer",
-            widow="none", first_lead="eldest", lead_after_stop="lowest_any_suit", per_card_payment=1,
-            leftover="lot", starting_chips=40)),
-        Variant("arnold2011", "seed 004", dict(
-            boodles=("KH", "QS", "JD", "TC"), pot_ante=1, boodle_stake=4, stake_mode="spread",
-            dead_hand="dealt", dead_hand_position="last", widow="none", first_lead="eldest",
-            lead_after_stop="lowest_any_suit", per_card_payment=0, leftover="lot", starting_chips=40)),
+        Variant(
+            "newmarket",
+            "seed 000",
+            dict(
+                boodles=("AS", "KH", "QC", "JD"),
+                pot_ante=1,
+                boodle_stake=4,
+                stake_mode="spread",
+                dead_hand="dealt",
+                dead_hand_position="last",
+                widow="none",
+                first_lead="eldest",
+                lead_after_stop="lowest_other_suit",
+                per_card_payment=1,
+                leftover="lot",
+                starting_chips=40,
+            ),
+        ),
+        Variant(
+            "michigan",
+            "seed 003",
+            dict(
+                ace_high=True,
+                boodles=("AH", "KC", "QD", "JS"),
+                pot_ante=0,
+                boodle_stake=1,
+                stake_mode="each",
+                dead_hand="dealt",
+                dead_hand_position="first",
+                widow="dealer_or_auction",
+                min_bid=1,
+                max_bid=20,
+                first_lead="eldest",
+                lead_after_stop="lowest_opposite_colour",
+                per_card_payment=1,
+                leftover="lot",
+                starting_chips=40,
+            ),
+        ),
+        Variant(
+            "newbury",
+            "seed 001",
+            dict(
+                boodles=("TC", "JD", "QS", "KH"),
+                pot_ante=0,
+                boodle_stake=0,
+                stake_mode="house",
+                house_pot=4,
+                house_boodle=1,
+                dead_hand="discard",
+                discard_count=3,
+                widow="none",
+                first_lead="lowest_club",
+                lead_after_stop="any_opposite_colour",
+                per_card_payment=0,
+                leftover="vanish",
+                starting_chips=0,
+            ),
+            players=(4, 4),
+            default_deals=12,
+        ),
+        Variant(
+            "hoyle1885",
+            "seed 004",
+            dict(
+                removed_cards=("8D",),
+                boodles=("AS", "KH", "QC", "JD"),
+                pot_ante=0,
+                boodle_stake=4,
+                stake_mode="spread",
+                dealer_stake_multiplier=2,
+                dead_hand="dealt",
+                dead_hand_position="before_dealer",
+                widow="none",
+                first_lead="eldest",
+                lead_after_stop="lowest_any_suit",
+                per_card_payment=1,
+                leftover="lot",
+                starting_chips=40,
+            ),
+        ),
+        Variant(
+            "arnold2011",
+            "seed 004",
+            dict(
+                boodles=("KH", "QS", "JD", "TC"),
+                pot_ante=1,
+                boodle_stake=4,
+                stake_mode="spread",
+                dead_hand="dealt",
+                dead_hand_position="last",
+                widow="none",
+                first_lead="eldest",
+                lead_after_stop="lowest_any_suit",
+                per_card_payment=0,
+                leftover="lot",
+                starting_chips=40,
+            ),
+        ),
     )
 }
 
@@ -316,9 +393,7 @@ def make_rules(variant: str = "newmarket", num_players: int | None = None, **ove
     preset = find_variant(variant)
     unknown = sorted(set(overrides) - set(PARAMETER_NAMES))
     if unknown:
-        raise ValueError(
-            f"unknown rules parameter {unknown[0]!r}; allowed parameters: {', '.join(PARAMETER_NAMES)}"
-        )
+        raise ValueError(f"unknown rules parameter {unknown[0]!r}; allowed parameters: {', '.join(PARAMETER_NAMES)}")
     players = preset.default_players if num_players is None else num_players
     low, high = preset.players
     if isinstance(players, bool) or not isinstance(players, int) or not low <= players <= high:

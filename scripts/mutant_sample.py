@@ -35,9 +35,11 @@ def score(codes: dict[str, int | None]) -> str:
     killed = counts.get("killed", 0) + counts.get("timeout", 0)
     scored = killed + counts.get("survived", 0) + counts.get("no tests", 0)
     percent = 100.0 * killed / scored if scored else 0.0
-    return (f"{killed}/{scored} = {percent:.1f}% killed (survived {counts.get('survived', 0)}, "
-            f"no tests {counts.get('no tests', 0)}, timeout {counts.get('timeout', 0)}, "
-            f"not run {counts.get('not checked', 0)}, of {len(codes)} generated)")
+    return (
+        f"{killed}/{scored} = {percent:.1f}% killed (survived {counts.get('survived', 0)}, "
+        f"no tests {counts.get('no tests', 0)}, timeout {counts.get('timeout', 0)}, "
+        f"not run {counts.get('not checked', 0)}, of {len(codes)} generated)"
+    )
 
 
 def main(argv: list[str]) -> int:

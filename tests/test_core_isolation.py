@@ -137,8 +137,13 @@ CORE_ONLY = textwrap.dedent('''
 @pytest.fixture(scope="module")
 def core_only(tmp_path_factory) -> dict:
     """What the script above saw, run once (outside the repository, so its folders are not on the path)."""
-    done = subprocess.run([sys.executable, "-c", CORE_ONLY], capture_output=True, text=True,
-                          cwd=tmp_path_factory.mktemp("core_only"), timeout=HANG_GUARD_S)
+    done = subprocess.run(
+        [sys.executable, "-c", CORE_ONLY],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path_factory.mktemp("core_only"),
+        timeout=HANG_GUARD_S,
+    )
     assert done.returncode == 0, done.stderr
     return json.loads(done.stdout.strip().splitlines()[-1])
 
@@ -148,8 +153,13 @@ def test_the_core_plays_every_view_without_agents_train_or_eval(core_only):
     # Nothing of the refused packages was asked for while the core was imported and played.
     assert out["asked_before_default"] == []
     assert out["loaded"] == []
-    assert {"newmarket_env.engine.game", "newmarket_env.observation.encode", "newmarket_env.envs.vector",
-            "newmarket_env.play.arguments", "newmarket_env.play.replay"} <= set(out["core_modules"])
+    assert {
+        "newmarket_env.engine.game",
+        "newmarket_env.observation.encode",
+        "newmarket_env.envs.vector",
+        "newmarket_env.play.arguments",
+        "newmarket_env.play.replay",
+    } <= set(out["core_modules"])
     assert out["aec_steps"] > 4  # a session of 4 players has more moves than its 4 final turns
     assert out["single_decisions"] > 0 and out["single_return_is_chips"]
     assert out["single_opponents"] == ["lowest-here"] * 3
@@ -166,4 +176,5 @@ def test_the_core_plays_every_view_without_agents_train_or_eval(core_only):
 def test_without_agents_the_default_factory_names_the_keyword(core_only):
     assert core_only["default_factory_error"] == (
         "opponent 'random' needs the agents (newmarket_env.agents), which cannot be imported here; "
-        "pass agent_factory= (a callable factory(spec, env=..., seed=...) -> agent)")
+        "pass agent_factory= (a callable factory(spec, env=..., seed=...) -> agent)"
+    )

@@ -11,8 +11,6 @@ import re
 import subprocess
 from pathlib import Path
 
-import pytest
-
 ROOT = Path(__file__).resolve().parent.parent
 BARE_NAME = re.compile(r"(?<![\w/.])(RULES|CONTRACT)\.md")
 # The notes that map each old name to its page, and the tests that assert a text is free of the old names.

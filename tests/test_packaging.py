@@ -18,8 +18,9 @@ def wheel(tmp_path_factory):
     # Build from a copy: setuptools leaves build/ behind, and a stale build/ would leak old files into wheels.
     source = tmp_path_factory.mktemp("src") / "project"
     # The compiled engine is rebuilt from _fast.pyx: the in-place build products are not copied.
-    skip = shutil.ignore_patterns(".git", ".venv", "build", "runs", "results", "*.egg-info", "__pycache__",
-                                  "*.so", "*.pyd", "_fast.c")
+    skip = shutil.ignore_patterns(
+        ".git", ".venv", "build", "runs", "results", "*.egg-info", "__pycache__", "*.so", "*.pyd", "_fast.c"
+    )
     shutil.copytree(ROOT, source, ignore=skip)
     out = tmp_path_factory.mktemp("wheel")
     cmd = [sys.executable, "-m", "pip", "wheel", str(source), "--no-deps", "--no-build-isolation", "-q", "-w", str(out)]
@@ -43,8 +44,12 @@ def test_mapped_folders_are_inside_the_package(wheel):
 def test_every_source_package_is_listed(wheel):
     """A folder with __init__.py that pyproject forgot would silently be left out of the wheel."""
     names = set(zipfile.ZipFile(wheel).namelist())
-    mapped = {"agents": "newmarket_env/agents", "train": "newmarket_env/train", "eval": "newmarket_env/eval",
-              "newmarket_env": "newmarket_env"}
+    mapped = {
+        "agents": "newmarket_env/agents",
+        "train": "newmarket_env/train",
+        "eval": "newmarket_env/eval",
+        "newmarket_env": "newmarket_env",
+    }
     for folder, target in mapped.items():
         for init in (ROOT / folder).rglob("__init__.py"):
             rel = init.relative_to(ROOT / folder).as_posix()
@@ -65,8 +70,9 @@ def test_the_wheel_carries_its_license_and_type_marker(wheel):
 def test_the_wheel_carries_the_compiled_engine(wheel):
     """Where this install has the compiled engine, a wheel built from the sources has it too."""
     names = zipfile.ZipFile(wheel).namelist()
-    assert any(n.startswith("newmarket_env/engine/_fast.") and n.endswith((".so", ".pyd")) for n in names), \
+    assert any(n.startswith("newmarket_env/engine/_fast.") and n.endswith((".so", ".pyd")) for n in names), (
         "the wheel has no compiled engine: is Cython installed and a C compiler present?"
+    )
 
 
 def test_the_web_page_is_in_the_wheel(wheel):

@@ -65,8 +65,9 @@ def test_the_acting_seat_sees_only_its_own_hand():
     assert not np.array_equal(seen, _picture(_swap(deal, viewer, others[0]))[0])
 
 
-@pytest.mark.parametrize("make", [lambda mode: raw_env(render_mode=mode),
-                                  lambda mode: SingleAgentEnv(render_mode=mode)])
+@pytest.mark.parametrize(
+    "make", [lambda mode: raw_env(render_mode=mode), lambda mode: SingleAgentEnv(render_mode=mode)]
+)
 def test_a_bad_render_mode_names_the_allowed_ones(make):
     with pytest.raises(ValueError) as err:
         make("rgb")

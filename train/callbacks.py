@@ -99,17 +99,29 @@ class DuplicateEval(BaseCallback):
         from newmarket_env.train.plot import plot_curve
 
         if self.csv_path.exists():
-            plot_curve(self.csv_path, self.out_dir / "learning_curve.png", title=self.config.name,
-                       final=rows if final else None)
+            plot_curve(
+                self.csv_path,
+                self.out_dir / "learning_curve.png",
+                title=self.config.name,
+                final=rows if final else None,
+            )
         return rows
 
     def _one(self, opponent: str, boards: int) -> dict[str, Any]:
         env_cfg = self.config.env
         activation = self.config.ppo.activation
         learner = saved_agent_maker(memory_agent(self.model, self.rules, env_cfg.variant, activation))
-        result = duplicate_eval(learner, opponent, env_cfg.variant, env_cfg.num_players, boards=boards,
-                                seed=self.config.eval.seed, rules=env_cfg.rules, backend=self.config.eval.backend,
-                                address=self.config.eval.address or None)
+        result = duplicate_eval(
+            learner,
+            opponent,
+            env_cfg.variant,
+            env_cfg.num_players,
+            boards=boards,
+            seed=self.config.eval.seed,
+            rules=env_cfg.rules,
+            backend=self.config.eval.backend,
+            address=self.config.eval.address or None,
+        )
         self.logger.record(f"eval/chips_per_deal_vs_{opponent}", result.mean)
         row = {"steps": self.num_timesteps, **result.as_row(), "wall_s": round(time.time() - self.started, 1)}
         return {k: row[k] for k in EVAL_FIELDS}
@@ -127,7 +139,7 @@ class SelfPlaySnapshots(BaseCallback):
     def existing(self) -> list[str]:
         """Snapshot files already in the run folder, oldest first (kept across --resume)."""
         files = sorted(self.folder.glob("snapshot_*.npz"), key=lambda p: int(p.stem.split("_")[1]))
-        return [str(p) for p in files[-self.config.opponents.max_snapshots:]]
+        return [str(p) for p in files[-self.config.opponents.max_snapshots :]]
 
     def _on_training_start(self) -> None:
         if self.existing():
@@ -136,8 +148,14 @@ class SelfPlaySnapshots(BaseCallback):
     def _on_step(self) -> bool:
         if self.clock.due(self.num_timesteps):
             path = self.folder / f"snapshot_{self.num_timesteps}.npz"
-            export_agent(self.model, str(path), self.rules, self.config.env.variant, self.config.ppo.activation,
-                         {"steps": self.num_timesteps, "run": self.config.name})
+            export_agent(
+                self.model,
+                str(path),
+                self.rules,
+                self.config.env.variant,
+                self.config.ppo.activation,
+                {"steps": self.num_timesteps, "run": self.config.name},
+            )
             self.training_env.env_method("set_snapshots", self.existing())
             self.logger.record("selfplay/snapshots", len(self.existing()))
         return True

@@ -21,14 +21,26 @@ def add_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
     """Give ``parser`` the train command's description and options."""
     parser.description = DESCRIPTION
     parser.add_argument("config", nargs="?", help="YAML config, e.g. configs/newmarket_ppo.yaml")
-    parser.add_argument("--resume", action="store_true",
-                        help="continue this run from its newest intact checkpoint in run.out_dir (the config may "
-                             "change only its budget: run.total_steps, run.max_minutes, ...)")
-    parser.add_argument("--overwrite", action="store_true",
-                        help="replace a previous run in run.out_dir (without it, a folder holding a run is an error)")
-    parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", dest="settings",
-                        help="override a config key, e.g. --set ppo.learning_rate=1e-4 --set ppo.net_arch=[64,64] "
-                             "(values read as YAML; repeat for several)")
+    parser.add_argument(
+        "--resume",
+        action="store_true",
+        help="continue this run from its newest intact checkpoint in run.out_dir (the config may "
+        "change only its budget: run.total_steps, run.max_minutes, ...)",
+    )
+    parser.add_argument(
+        "--overwrite",
+        action="store_true",
+        help="replace a previous run in run.out_dir (without it, a folder holding a run is an error)",
+    )
+    parser.add_argument(
+        "--set",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        dest="settings",
+        help="override a config key, e.g. --set ppo.learning_rate=1e-4 --set ppo.net_arch=[64,64] "
+        "(values read as YAML; repeat for several)",
+    )
     parser.add_argument("--total-steps", type=int, help="override run.total_steps")
     parser.add_argument("--max-minutes", type=float, help="override run.max_minutes (e.g. for --resume)")
     parser.add_argument("--out-dir", help="override run.out_dir")
@@ -86,8 +98,12 @@ def command_line(args: argparse.Namespace) -> str:
     """The ``python -m newmarket_env.train`` command that repeats this run (kept in the run's summary)."""
     words = [args.config, *(["--resume"] if args.resume else []), *(["--overwrite"] if args.overwrite else [])]
     words += [word for setting in args.settings for word in ("--set", setting)]
-    for option, value in (("--total-steps", args.total_steps), ("--max-minutes", args.max_minutes),
-                          ("--out-dir", args.out_dir), ("--seed", args.seed)):
+    for option, value in (
+        ("--total-steps", args.total_steps),
+        ("--max-minutes", args.max_minutes),
+        ("--out-dir", args.out_dir),
+        ("--seed", args.seed),
+    ):
         words += [] if value is None else [option, str(value)]
     words += ["--no-progress"] if args.no_progress else []
     return f"{PROG} {shlex.join(words)}"

@@ -34,16 +34,32 @@ MAX_STEPS = 10**10
 MAX_ROLLOUT = 262_144
 
 
-def spec(default: Any, doc: str, kind: type | tuple = (), choices: tuple = (), low: float | None = None,
-         high: float | None = None, items: type | None = None, item_range: tuple[int, int] | None = None,
-         max_items: int | None = None) -> Any:
+def spec(
+    default: Any,
+    doc: str,
+    kind: type | tuple = (),
+    choices: tuple = (),
+    low: float | None = None,
+    high: float | None = None,
+    items: type | None = None,
+    item_range: tuple[int, int] | None = None,
+    max_items: int | None = None,
+) -> Any:
     """A dataclass field with its documentation and validation rule in the metadata.
 
     Numbers must lie in ``low..high`` and be finite; list fields hold ``items`` (each in ``item_range``,
     at most ``max_items`` of them).
     """
-    meta = {"doc": doc, "kind": kind, "choices": choices, "low": low, "high": high, "items": items,
-            "item_range": item_range, "max_items": max_items}
+    meta = {
+        "doc": doc,
+        "kind": kind,
+        "choices": choices,
+        "low": low,
+        "high": high,
+        "items": items,
+        "item_range": item_range,
+        "max_items": max_items,
+    }
     if isinstance(default, (list, dict)):
         return field(default_factory=default.copy, metadata=meta)  # each config gets its own list or dict
     return field(default=default, metadata=meta)
@@ -53,11 +69,16 @@ def spec(default: Any, doc: str, kind: type | tuple = (), choices: tuple = (), l
 class EnvSection:
     """The game the learner plays (``SingleAgentEnv``)."""
 
-    variant: str = spec("newmarket", "rules preset (docs/rules.md)", str,
-                        choices=("newmarket", "michigan", "newbury", "hoyle1885", "arnold2011"))
+    variant: str = spec(
+        "newmarket",
+        "rules preset (docs/rules.md)",
+        str,
+        choices=("newmarket", "michigan", "newbury", "hoyle1885", "arnold2011"),
+    )
     num_players: int = spec(4, "players at the table", int, low=3, high=8)
-    rules: dict = spec({}, "rules overrides by their docs/rules.md names, e.g. {num_deals: 2} (players: num_players)",
-                       dict)
+    rules: dict = spec(
+        {}, "rules overrides by their docs/rules.md names, e.g. {num_deals: 2} (players: num_players)", dict
+    )
     seat: str = spec("random", "learner seat per session", str, choices=SEAT_CHOICES)
     reward_scale: float = spec(0.1, "chips are multiplied by this before PPO sees them", float, low=1e-6, high=100.0)
 
@@ -67,11 +88,11 @@ class OpponentSection:
     """The opponent pool: baselines by name plus frozen snapshots of the learner."""
 
     baselines: list = spec(["random"], "registered agent names (see available_agents())", list, items=str)
-    snapshot_every: int = spec(0, "env steps between self-play snapshots; 0 = no self-play", int, low=0,
-                               high=MAX_STEPS)
+    snapshot_every: int = spec(0, "env steps between self-play snapshots; 0 = no self-play", int, low=0, high=MAX_STEPS)
     max_snapshots: int = spec(5, "the most recent snapshots kept in the pool", int, low=1, high=1000)
-    snapshot_fraction: float = spec(0.3, "chance an opponent seat is a snapshot (when any exist)", float,
-                                    low=0.0, high=1.0)
+    snapshot_fraction: float = spec(
+        0.3, "chance an opponent seat is a snapshot (when any exist)", float, low=0.0, high=1.0
+    )
 
 
 @dataclass
@@ -88,8 +109,14 @@ class PPOSection:
     ent_coef: float = spec(0.01, "entropy bonus", float, low=0.0, high=1.0)
     vf_coef: float = spec(0.5, "value loss weight", float, low=0.0, high=10.0)
     max_grad_norm: float = spec(0.5, "gradient clipping", float, low=0.0, high=1000.0)
-    net_arch: list = spec([128, 128], "hidden layer sizes (policy and value nets alike)", list, items=int,
-                          item_range=(1, 4096), max_items=16)
+    net_arch: list = spec(
+        [128, 128],
+        "hidden layer sizes (policy and value nets alike)",
+        list,
+        items=int,
+        item_range=(1, 4096),
+        max_items=16,
+    )
     activation: str = spec("tanh", "hidden activation", str, choices=ACTIVATIONS)
 
 
@@ -99,14 +126,24 @@ class RunSection:
 
     total_steps: int = spec(1_000_000, "learner env steps to train", int, low=1, high=MAX_STEPS)
     n_envs: int = spec(8, "parallel envs (tables of the batch with vec_env: batch)", int, low=1, high=4096)
-    vec_env: str = spec("batch", "batch = compiled tables in one object (vector_env; needs the compiled engine, "
-                        "else dummy is used), dummy = SingleAgentEnv objects in this process, "
-                        "subproc = one process each", str, choices=VEC_ENVS)
+    vec_env: str = spec(
+        "batch",
+        "batch = compiled tables in one object (vector_env; needs the compiled engine, "
+        "else dummy is used), dummy = SingleAgentEnv objects in this process, "
+        "subproc = one process each",
+        str,
+        choices=VEC_ENVS,
+    )
     seed: int = spec(0, "seed of PPO and the envs", int, low=0, high=MAX_SEED)
     out_dir: str = spec("runs/newmarket_ppo", "run folder: logs, checkpoints, eval CSV, curve, final agent", str)
     checkpoint_every: int = spec(100_000, "env steps between checkpoints (for --resume)", int, low=1, high=MAX_STEPS)
-    max_minutes: float = spec(0.0, "stop training after this many minutes (then save and evaluate); 0 = no limit",
-                              float, low=0.0, high=525_600.0)
+    max_minutes: float = spec(
+        0.0,
+        "stop training after this many minutes (then save and evaluate); 0 = no limit",
+        float,
+        low=0.0,
+        high=525_600.0,
+    )
     torch_threads: int = spec(1, "torch CPU threads", int, low=1, high=64)
     progress_bar: bool = spec(True, "show a progress bar", bool)
 
@@ -116,14 +153,23 @@ class EvalSection:
     """Periodic duplicate evaluation against baselines (seats rotated)."""
 
     every: int = spec(50_000, "env steps between evaluations; 0 = none", int, low=0, high=MAX_STEPS)
-    sessions: int = spec(40, "deal sets per periodic evaluation (each played once per seat)", int, low=1,
-                         high=1_000_000)
+    sessions: int = spec(
+        40, "deal sets per periodic evaluation (each played once per seat)", int, low=1, high=1_000_000
+    )
     final_sessions: int = spec(200, "deal sets of the final evaluation", int, low=1, high=1_000_000)
     opponents: list = spec(["random"], "baselines that fill the other seats, one evaluation each", list, items=str)
-    backend: str = spec("local", "where the boards are played: local (this process) or ray (Ray tasks; same "
-                        "figures; needs the ray extra)", str, choices=EVAL_BACKENDS)
-    address: str = spec("", "with backend ray: '' starts a local Ray for each evaluation, 'auto' or HOST:PORT "
-                        "joins a running cluster (quicker: ray start --head)", str)
+    backend: str = spec(
+        "local",
+        "where the boards are played: local (this process) or ray (Ray tasks; same figures; needs the ray extra)",
+        str,
+        choices=EVAL_BACKENDS,
+    )
+    address: str = spec(
+        "",
+        "with backend ray: '' starts a local Ray for each evaluation, 'auto' or HOST:PORT "
+        "joins a running cluster (quicker: ray start --head)",
+        str,
+    )
     seed: int = spec(12345, "seed of the evaluation deals (the same at every evaluation)", int, low=0, high=MAX_SEED)
 
 
@@ -135,8 +181,9 @@ class PretrainSection:
     samples: int = spec(20_000, "teacher decisions to collect", int, low=1, high=10_000_000)
     epochs: int = spec(5, "passes over the decisions", int, low=1, high=1000)
     learning_rate: float = spec(1e-3, "Adam step size of the warm start", float, low=1e-8, high=1.0)
-    value_weight: float = spec(0.5, "weight of the value regression next to the imitation loss", float, low=0.0,
-                               high=100.0)
+    value_weight: float = spec(
+        0.5, "weight of the value regression next to the imitation loss", float, low=0.0, high=100.0
+    )
 
 
 #: Training methods: MaskablePPO (sb3-contrib), or expert iteration (search distillation, train/expert).
@@ -151,35 +198,67 @@ class ExpertSection:
 
     states: int = spec(2000, "learner decisions labelled per iteration", int, low=1, high=10_000_000)
     tables: int = spec(16, "tables played at once when collecting the learner's decisions", int, low=1, high=4096)
-    first_states: str = spec("control", "who plays the tables of iteration 0 (the network is untrained): a "
-                             "registered baseline", str)
-    baseline_fraction: float = spec(0.25, "chance a seat at a collection table is a baseline from "
-                                    "opponents.baselines instead of the learner (its decisions are not labelled)",
-                                    float, low=0.0, high=0.95)
+    first_states: str = spec(
+        "control", "who plays the tables of iteration 0 (the network is untrained): a registered baseline", str
+    )
+    baseline_fraction: float = spec(
+        0.25,
+        "chance a seat at a collection table is a baseline from "
+        "opponents.baselines instead of the learner (its decisions are not labelled)",
+        float,
+        low=0.0,
+        high=0.95,
+    )
     sample: bool = spec(True, "the learner samples its actions when collecting (else greedy)", bool)
-    teacher: str = spec("search", "labeller: search (control rollouts), or guided_search (the current network "
-                        "as rollout policy, from iteration 1)", str, choices=TEACHERS)
+    teacher: str = spec(
+        "search",
+        "labeller: search (control rollouts), or guided_search (the current network "
+        "as rollout policy, from iteration 1)",
+        str,
+        choices=TEACHERS,
+    )
     budget: int = spec(64, "worlds the teacher samples per labelled decision", int, low=1, high=100_000)
     max_candidates: int = spec(5, "actions the teacher compares per decision", int, low=2, high=79)
-    guided_cutoff: int = spec(0, "guided_search teacher: decisions a rollout plays before the network's value "
-                              "ends it; 0 = to the end of the deal", int, low=0, high=10_000)
-    target: str = spec("softmax", "policy target: choice (the teacher's action) or softmax (of the candidates' "
-                       "mean chips / temperature)", str, choices=POLICY_TARGETS)
+    guided_cutoff: int = spec(
+        0,
+        "guided_search teacher: decisions a rollout plays before the network's value "
+        "ends it; 0 = to the end of the deal",
+        int,
+        low=0,
+        high=10_000,
+    )
+    target: str = spec(
+        "softmax",
+        "policy target: choice (the teacher's action) or softmax (of the candidates' mean chips / temperature)",
+        str,
+        choices=POLICY_TARGETS,
+    )
     temperature: float = spec(1.0, "chips per unit of logit in the softmax target", float, low=1e-3, high=1000.0)
-    window: int = spec(4, "iterations of labels the network is fitted on (DAgger aggregation)", int, low=1,
-                       high=10_000)
+    window: int = spec(4, "iterations of labels the network is fitted on (DAgger aggregation)", int, low=1, high=10_000)
     epochs: int = spec(4, "passes over the labels per iteration", int, low=1, high=1000)
     batch_size: int = spec(256, "minibatch size", int, low=1, high=1_000_000)
     learning_rate: float = spec(1e-3, "Adam step size", float, low=1e-8, high=1.0)
-    value_weight: float = spec(0.5, "weight of the value regression next to the policy loss", float, low=0.0,
-                               high=100.0)
-    net_arch: list = spec([128, 128], "hidden layer sizes (policy and value nets alike)", list, items=int,
-                          item_range=(1, 4096), max_items=16)
+    value_weight: float = spec(
+        0.5, "weight of the value regression next to the policy loss", float, low=0.0, high=100.0
+    )
+    net_arch: list = spec(
+        [128, 128],
+        "hidden layer sizes (policy and value nets alike)",
+        list,
+        items=int,
+        item_range=(1, 4096),
+        max_items=16,
+    )
     activation: str = spec("tanh", "hidden activation", str, choices=ACTIVATIONS)
-    workers: int = spec(2, "label processes (1 = in this process); the labels do not depend on it", int,
-                        low=1, high=256)
-    backend: str = spec("local", "where labels are computed: local (workers processes here) or ray (Ray "
-                        "tasks; needs the ray extra)", str, choices=EVAL_BACKENDS)
+    workers: int = spec(
+        2, "label processes (1 = in this process); the labels do not depend on it", int, low=1, high=256
+    )
+    backend: str = spec(
+        "local",
+        "where labels are computed: local (workers processes here) or ray (Ray tasks; needs the ray extra)",
+        str,
+        choices=EVAL_BACKENDS,
+    )
     address: str = spec("", "with backend ray: '' starts a local Ray, 'auto' or HOST:PORT joins a cluster", str)
 
 
@@ -188,8 +267,12 @@ class TrainConfig:
     """A whole training run (the YAML file: these sections, each optional)."""
 
     name: str = spec("newmarket_ppo", "run name (used in the saved agent's metadata)", str)
-    method: str = spec("ppo", "ppo (MaskablePPO: sections pretrain and ppo) or expert_iteration (search "
-                       "distillation: section expert)", str, choices=METHODS)
+    method: str = spec(
+        "ppo",
+        "ppo (MaskablePPO: sections pretrain and ppo) or expert_iteration (search distillation: section expert)",
+        str,
+        choices=METHODS,
+    )
     env: EnvSection = field(default_factory=EnvSection, metadata={"doc": EnvSection.__doc__})
     opponents: OpponentSection = field(default_factory=OpponentSection, metadata={"doc": OpponentSection.__doc__})
     pretrain: PretrainSection = field(default_factory=PretrainSection, metadata={"doc": PretrainSection.__doc__})
@@ -286,8 +369,10 @@ def _check_cross(config: TrainConfig) -> None:
     except ValueError as err:
         raise ValueError(f"env: {err}") from None
     if config.run.vec_env != "batch" and config.run.n_envs > MAX_SINGLE_ENVS:
-        raise ValueError(f"run.n_envs = {config.run.n_envs} is not allowed with run.vec_env = "
-                         f"{config.run.vec_env}; allowed: 1..{MAX_SINGLE_ENVS} (more only with vec_env: batch)")
+        raise ValueError(
+            f"run.n_envs = {config.run.n_envs} is not allowed with run.vec_env = "
+            f"{config.run.vec_env}; allowed: 1..{MAX_SINGLE_ENVS} (more only with vec_env: batch)"
+        )
     try:  # the tournament's check: an address needs backend ray, and ray needs the ray extra
         check_backend(config.eval.backend, config.eval.address or None)
     except ValueError as err:
@@ -295,18 +380,25 @@ def _check_cross(config: TrainConfig) -> None:
     known = available_agents()
     if config.pretrain.teacher and config.pretrain.teacher not in known:
         raise ValueError(f"pretrain.teacher has unknown agent {config.pretrain.teacher!r}; allowed: {', '.join(known)}")
-    for section, names in (("opponents.baselines", config.opponents.baselines), ("eval.opponents", config.eval.opponents)):
+    for section, names in (
+        ("opponents.baselines", config.opponents.baselines),
+        ("eval.opponents", config.eval.opponents),
+    ):
         for name in names:
             if name not in known:
                 raise ValueError(f"{section} has unknown agent {name!r}; allowed: {', '.join(known)}")
     if config.method == "expert_iteration":
         _check_expert(config, known)
     if config.ppo.n_steps * config.run.n_envs > MAX_ROLLOUT:
-        raise ValueError(f"ppo.n_steps * run.n_envs = {config.ppo.n_steps * config.run.n_envs} is not allowed; "
-                         f"allowed: at most {MAX_ROLLOUT} (the rollout buffer would not fit in memory)")
+        raise ValueError(
+            f"ppo.n_steps * run.n_envs = {config.ppo.n_steps * config.run.n_envs} is not allowed; "
+            f"allowed: at most {MAX_ROLLOUT} (the rollout buffer would not fit in memory)"
+        )
     if config.ppo.batch_size > config.ppo.n_steps * config.run.n_envs:
-        raise ValueError(f"ppo.batch_size = {config.ppo.batch_size} is not allowed; allowed: at most "
-                         f"ppo.n_steps * run.n_envs = {config.ppo.n_steps * config.run.n_envs}")
+        raise ValueError(
+            f"ppo.batch_size = {config.ppo.batch_size} is not allowed; allowed: at most "
+            f"ppo.n_steps * run.n_envs = {config.ppo.n_steps * config.run.n_envs}"
+        )
 
 
 def _check_expert(config: TrainConfig, known: list[str]) -> None:
@@ -316,12 +408,15 @@ def _check_expert(config: TrainConfig, known: list[str]) -> None:
     if config.pretrain.teacher:
         raise ValueError("pretrain.teacher is for method ppo; expert_iteration starts from expert.first_states")
     if config.expert.first_states not in POLICY_CODES:
-        raise ValueError(f"expert.first_states = {config.expert.first_states!r} is not allowed; allowed: "
-                         f"{', '.join(POLICY_CODES)}")
+        raise ValueError(
+            f"expert.first_states = {config.expert.first_states!r} is not allowed; allowed: {', '.join(POLICY_CODES)}"
+        )
     for name in config.opponents.baselines:
         if name not in POLICY_CODES and config.expert.baseline_fraction > 0:
-            raise ValueError(f"opponents.baselines has {name!r}, which expert iteration cannot seat at its "
-                             f"tables; allowed: {', '.join(POLICY_CODES)} (or expert.baseline_fraction: 0)")
+            raise ValueError(
+                f"opponents.baselines has {name!r}, which expert iteration cannot seat at its "
+                f"tables; allowed: {', '.join(POLICY_CODES)} (or expert.baseline_fraction: 0)"
+            )
     try:
         check_backend(config.expert.backend, config.expert.address or None)
     except ValueError as err:

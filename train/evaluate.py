@@ -88,9 +88,18 @@ def play_session(aec: raw_env, seats: list[Any], deals: list[dict[str, Any]], se
     return list(game.balances)
 
 
-def duplicate_eval(make_tested: AgentMaker, opponent: str, variant: str, num_players: int,
-                   boards: int = 50, seed: int = 12345, rules: Mapping[str, Any] | None = None,
-                   reference: bool = False, backend: str = "local", address: str | None = None) -> EvalResult:
+def duplicate_eval(
+    make_tested: AgentMaker,
+    opponent: str,
+    variant: str,
+    num_players: int,
+    boards: int = 50,
+    seed: int = 12345,
+    rules: Mapping[str, Any] | None = None,
+    reference: bool = False,
+    backend: str = "local",
+    address: str | None = None,
+) -> EvalResult:
     """Chips per deal of ``make_tested`` against ``opponent`` in all other seats, seats rotated.
 
     ``backend="ray"`` plays chunks of boards as Ray tasks (``address`` as for tournaments: None starts a
@@ -139,8 +148,9 @@ def play_boards(job: BoardJob, boards: list[int]) -> list[tuple[float, float | N
     rows = []
     for board in boards:
         tested = job.make_tested(aec, derive_seed(job.seed, _AGENT_TAG, board, 0))
-        others = [load_agent(job.opponent, env=aec, seed=derive_seed(job.seed, _AGENT_TAG, board, 1 + k))
-                  for k in range(n)]
+        others = [
+            load_agent(job.opponent, env=aec, seed=derive_seed(job.seed, _AGENT_TAG, board, 1 + k)) for k in range(n)
+        ]
         deals = deal_set(aec.rules, job.seed * 100_003 + board)
         score = float(np.mean([_seat_chips(aec, tested, others, seat, deals, job.seed + board) for seat in range(n)]))
         margin = None
@@ -168,8 +178,9 @@ def _saved_copy(agent: SavedAgent, env: Any, seed: int) -> SavedAgent:
     return SavedAgent(env.rules, seed, agent.metadata, agent.layers, sample=agent.sample, name=agent.name)
 
 
-def _seat_chips(aec: raw_env, tested: Any, others: list[Any], seat: int, deals: list, seed: int,
-                all_seats: bool = False) -> Any:
+def _seat_chips(
+    aec: raw_env, tested: Any, others: list[Any], seat: int, deals: list, seed: int, all_seats: bool = False
+) -> Any:
     """Chips per deal of ``tested`` in ``seat``; with ``all_seats``, of every seat of an all-opponent table."""
     start, deals_per = aec.rules.starting_chips, aec.rules.num_deals
     table = list(others) if all_seats else [tested if s == seat else others[s] for s in range(len(others))]

@@ -21,8 +21,15 @@ def policy_layers(model: Any) -> list[tuple[np.ndarray, np.ndarray]]:
     return [(m.weight.detach().cpu().numpy().copy(), m.bias.detach().cpu().numpy().copy()) for m in linears]
 
 
-def export_agent(model: Any, path: str, rules: Rules, variant: str, activation: str,
-                 training: Mapping[str, Any] | None = None, name: str | None = None) -> dict[str, Any]:
+def export_agent(
+    model: Any,
+    path: str,
+    rules: Rules,
+    variant: str,
+    activation: str,
+    training: Mapping[str, Any] | None = None,
+    name: str | None = None,
+) -> dict[str, Any]:
     """Save the model's policy as a saved-agent ``.npz`` (weights and metadata only), named ``name``."""
     return save_policy(path, policy_layers(model), rules, variant, activation, training, name=name)
 
@@ -30,6 +37,11 @@ def export_agent(model: Any, path: str, rules: Rules, variant: str, activation: 
 def memory_agent(model: Any, rules: Rules, variant: str, activation: str, seed: int | None = None) -> SavedAgent:
     """The model's current policy as a greedy numpy agent, without writing a file."""
     layers = policy_layers(model)
-    metadata = {"format": FORMAT, "version": FORMAT_VERSION, "variant": variant, "rules": rules.to_dict(),
-                "activation": activation}
+    metadata = {
+        "format": FORMAT,
+        "version": FORMAT_VERSION,
+        "variant": variant,
+        "rules": rules.to_dict(),
+        "activation": activation,
+    }
     return SavedAgent(rules, seed, metadata, layers, name="learner")

@@ -36,15 +36,26 @@ def _table(rng: np.random.Generator, n: int, teacher: str, pool: Sequence[str]) 
     return table
 
 
-def collect(variant: str, num_players: int, rules: dict, teacher: str, pool: Sequence[str], samples: int,
-            reward_scale: float, seed: int = 0) -> Demonstrations:
+def collect(
+    variant: str,
+    num_players: int,
+    rules: dict,
+    teacher: str,
+    pool: Sequence[str],
+    samples: int,
+    reward_scale: float,
+    seed: int = 0,
+) -> Demonstrations:
     """Play sessions until ``samples`` teacher decisions are recorded."""
     from newmarket_env.agents import load_agent
 
     aec = raw_env(variant=variant, num_players=num_players, **rules)
     rng = np.random.default_rng(seed)
-    agents = {(name, seat): load_agent(name, env=aec, seed=seed + seat) for name in {teacher, *pool}
-              for seat in range(aec.rules.num_players)}
+    agents = {
+        (name, seat): load_agent(name, env=aec, seed=seed + seat)
+        for name in {teacher, *pool}
+        for seat in range(aec.rules.num_players)
+    }
     obs: list[np.ndarray] = []
     masks: list[np.ndarray] = []
     actions: list[int] = []
@@ -70,8 +81,15 @@ def collect(variant: str, num_players: int, rules: dict, teacher: str, pool: Seq
     return Demonstrations(np.array(obs), np.array(masks), np.array(actions), np.array(returns, dtype=np.float32))
 
 
-def pretrain(model: Any, demos: Demonstrations, epochs: int, learning_rate: float, value_weight: float,
-             batch_size: int = 256, seed: int = 0) -> list[float]:
+def pretrain(
+    model: Any,
+    demos: Demonstrations,
+    epochs: int,
+    learning_rate: float,
+    value_weight: float,
+    batch_size: int = 256,
+    seed: int = 0,
+) -> list[float]:
     """Fit the policy to the teacher's actions and the value to its returns; mean loss per epoch."""
     import torch
 
@@ -84,7 +102,7 @@ def pretrain(model: Any, demos: Demonstrations, epochs: int, learning_rate: floa
         order = rng.permutation(len(demos.actions))
         losses = []
         for start in range(0, len(order), batch_size):
-            idx = torch.as_tensor(order[start:start + batch_size])
+            idx = torch.as_tensor(order[start : start + batch_size])
             obs, masks, actions, returns = (t[idx] for t in data)
             values, log_prob, _ = policy.evaluate_actions(obs, actions, action_masks=masks.numpy())
             loss = -log_prob.mean() + value_weight * torch.nn.functional.mse_loss(values.flatten(), returns)

@@ -25,8 +25,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--opponents", default="random,control", help="comma-separated baseline names")
     parser.add_argument("--boards", type=int, default=300)
     parser.add_argument("--seed", type=int, default=2026, help="deal seed (training evals use 12345)")
-    parser.add_argument("--no-reference", action="store_true",
-                        help="skip the margin over the opponent playing the tested seat itself")
+    parser.add_argument(
+        "--no-reference", action="store_true", help="skip the margin over the opponent playing the tested seat itself"
+    )
     parser.add_argument("--json", help="also write the rows to this JSON file")
     return parser
 
@@ -63,21 +64,33 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
 
     rows = []
-    print("| agent | variant | vs | chips/deal | 95% CI | margin over vs | 95% CI | boards | seconds |\n"
-          "|---|---|---|---|---|---|---|---|---|")
+    print(
+        "| agent | variant | vs | chips/deal | 95% CI | margin over vs | 95% CI | boards | seconds |\n"
+        "|---|---|---|---|---|---|---|---|---|"
+    )
     for opponent in args.opponents.split(","):
         began = time.time()
         try:
-            result = duplicate_eval(lambda e, s: load_agent(args.agent, env=e, seed=s), opponent, variant, players,
-                                    boards=args.boards, seed=args.seed, rules=rules,
-                                    reference=not args.no_reference)
+            result = duplicate_eval(
+                lambda e, s: load_agent(args.agent, env=e, seed=s),
+                opponent,
+                variant,
+                players,
+                boards=args.boards,
+                seed=args.seed,
+                rules=rules,
+                reference=not args.no_reference,
+            )
         except ValueError as err:
             print(f"error: {err}", file=sys.stderr)
             return 2
         seconds = round(time.time() - began, 1)
         rows.append({"agent": args.agent, "variant": variant, **result.as_row(), "seconds": seconds})
-        print(f"| {args.agent} | {variant} | {opponent} | {result.mean:+.2f} | "
-              f"[{result.low:+.2f}, {result.high:+.2f}] | {_margin(result)} | {result.boards} | {seconds} |", flush=True)
+        print(
+            f"| {args.agent} | {variant} | {opponent} | {result.mean:+.2f} | "
+            f"[{result.low:+.2f}, {result.high:+.2f}] | {_margin(result)} | {result.boards} | {seconds} |",
+            flush=True,
+        )
     if args.json:
         with open(args.json, "w") as handle:
             json.dump(rows, handle, indent=2)

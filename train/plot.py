@@ -17,8 +17,13 @@ def read_eval_csv(path: str | Path) -> dict[str, list[tuple[int, float, float]]]
     return dict(series)
 
 
-def plot_curve(csv_path: str | Path, png_path: str | Path, title: str = "",
-               references: dict[str, float] | None = None, final: list[dict] | None = None) -> None:
+def plot_curve(
+    csv_path: str | Path,
+    png_path: str | Path,
+    title: str = "",
+    references: dict[str, float] | None = None,
+    final: list[dict] | None = None,
+) -> None:
     """Draw the curve of ``csv_path`` into a small PNG.
 
     ``final`` (rows of final_eval.json) is drawn as one diamond per opponent with its interval, apart
@@ -40,15 +45,31 @@ def plot_curve(csv_path: str | Path, png_path: str | Path, title: str = "",
         mean = [p[1] for p in points]
         (line,) = ax.plot(steps, mean, marker=".", label=f"vs {opponent}")
         if references and opponent in references:
-            ax.axhline(references[opponent], color=line.get_color(), linestyle="--", linewidth=1,
-                       label=f"{opponent} itself in the seat")
-        ax.fill_between(steps, [m - p[2] for m, p in zip(mean, points, strict=True)], [m + p[2] for m, p in zip(mean, points, strict=True)],
-                        alpha=0.2)
+            ax.axhline(
+                references[opponent],
+                color=line.get_color(),
+                linestyle="--",
+                linewidth=1,
+                label=f"{opponent} itself in the seat",
+            )
+        ax.fill_between(
+            steps,
+            [m - p[2] for m, p in zip(mean, points, strict=True)],
+            [m + p[2] for m, p in zip(mean, points, strict=True)],
+            alpha=0.2,
+        )
         for row in final or ():
             if row["opponent"] == opponent:
-                ax.errorbar([row["steps"]], [row["mean"]], yerr=[[row["ci95"]], [row["ci95"]]], fmt="D",
-                            color=line.get_color(), markerfacecolor="white", capsize=3,
-                            label=f"final vs {opponent} ({row['boards']} deal sets)")
+                ax.errorbar(
+                    [row["steps"]],
+                    [row["mean"]],
+                    yerr=[[row["ci95"]], [row["ci95"]]],
+                    fmt="D",
+                    color=line.get_color(),
+                    markerfacecolor="white",
+                    capsize=3,
+                    label=f"final vs {opponent} ({row['boards']} deal sets)",
+                )
     ax.axhline(0.0, color="grey", linewidth=0.8)
     ax.set_xlabel("env steps (learner decisions; 0 = after the warm start)")
     ax.set_ylabel("chips per deal (duplicate eval)")

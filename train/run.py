@@ -32,9 +32,13 @@ from newmarket_env.train.rundir import record_resume, start_fresh, start_resume,
 def make_env(config: TrainConfig, rank: int) -> SingleAgentEnv:
     """One training env; module level so SubprocVecEnv can pickle it."""
     env = SingleAgentEnv(
-        variant=config.env.variant, num_players=config.env.num_players, opponents=config.opponents.baselines,
-        snapshot_fraction=config.opponents.snapshot_fraction, seat=config.env.seat,
-        reward_scale=config.env.reward_scale, **config.env.rules,
+        variant=config.env.variant,
+        num_players=config.env.num_players,
+        opponents=config.opponents.baselines,
+        snapshot_fraction=config.opponents.snapshot_fraction,
+        seat=config.env.seat,
+        reward_scale=config.env.reward_scale,
+        **config.env.rules,
     )
     env.reset(seed=config.run.seed * 1000 + rank)
     return env
@@ -52,7 +56,9 @@ def build_vec_env(config: TrainConfig):
         vec = _batch_vec_env(config)
         if vec is not None:
             return VecMonitor(vec)
-    makers: list[Callable[[], gym.Env]] = [functools.partial(make_env, config, rank) for rank in range(config.run.n_envs)]
+    makers: list[Callable[[], gym.Env]] = [
+        functools.partial(make_env, config, rank) for rank in range(config.run.n_envs)
+    ]
     vec = SubprocVecEnv(makers) if config.run.vec_env == "subproc" else DummyVecEnv(makers)
     return VecMonitor(vec)
 
@@ -70,9 +76,15 @@ def _batch_vec_env(config: TrainConfig):
         warnings.warn(f"run.vec_env = batch: {err}; training on vec_env = dummy instead", stacklevel=3)
         return None
     vector = VectorEnv(
-        variant=config.env.variant, num_players=config.env.num_players, num_envs=config.run.n_envs,
-        opponents=config.opponents.baselines, snapshot_fraction=config.opponents.snapshot_fraction,
-        seat=config.env.seat, reward_scale=config.env.reward_scale, seed=config.run.seed, **config.env.rules,
+        variant=config.env.variant,
+        num_players=config.env.num_players,
+        num_envs=config.run.n_envs,
+        opponents=config.opponents.baselines,
+        snapshot_fraction=config.opponents.snapshot_fraction,
+        seat=config.env.seat,
+        reward_scale=config.env.reward_scale,
+        seed=config.run.seed,
+        **config.env.rules,
     )
     vec = SB3VecEnv(vector)
     vec.seed(config.run.seed)
@@ -88,10 +100,22 @@ def build_model(config: TrainConfig, vec_env: Any, out_dir: Path):
     activation = {"tanh": torch.nn.Tanh, "relu": torch.nn.ReLU}[ppo.activation]
     policy_kwargs = {"net_arch": {"pi": list(ppo.net_arch), "vf": list(ppo.net_arch)}, "activation_fn": activation}
     return MaskablePPO(
-        "MlpPolicy", vec_env, learning_rate=ppo.learning_rate, n_steps=ppo.n_steps, batch_size=ppo.batch_size,
-        n_epochs=ppo.n_epochs, gamma=ppo.gamma, gae_lambda=ppo.gae_lambda, clip_range=ppo.clip_range,
-        ent_coef=ppo.ent_coef, vf_coef=ppo.vf_coef, max_grad_norm=ppo.max_grad_norm, policy_kwargs=policy_kwargs,
-        seed=config.run.seed, device="cpu", verbose=0,
+        "MlpPolicy",
+        vec_env,
+        learning_rate=ppo.learning_rate,
+        n_steps=ppo.n_steps,
+        batch_size=ppo.batch_size,
+        n_epochs=ppo.n_epochs,
+        gamma=ppo.gamma,
+        gae_lambda=ppo.gae_lambda,
+        clip_range=ppo.clip_range,
+        ent_coef=ppo.ent_coef,
+        vf_coef=ppo.vf_coef,
+        max_grad_norm=ppo.max_grad_norm,
+        policy_kwargs=policy_kwargs,
+        seed=config.run.seed,
+        device="cpu",
+        verbose=0,
     )
 
 
@@ -123,8 +147,9 @@ def prepare_run(config: TrainConfig, resume: bool = False, overwrite: bool = Fal
     found = find_checkpoint(out_dir / "checkpoints", run["run_id"])
     if found.path is None:
         why = f" ({'; '.join(found.skipped)})" if found.skipped else ""
-        raise ValueError(f"--resume: no usable checkpoint of this run in {out_dir / 'checkpoints'}{why}; "
-                         "start without --resume")
+        raise ValueError(
+            f"--resume: no usable checkpoint of this run in {out_dir / 'checkpoints'}{why}; start without --resume"
+        )
     record_resume(out_dir, run, config.to_dict(), found.steps)
     return RunStart(out_dir, run, found.path, found.steps, found.skipped)
 
@@ -135,14 +160,30 @@ def warm_start(config: TrainConfig, model: Any, out_dir: Path) -> None:
 
     pre, env_cfg = config.pretrain, config.env
     began = time.time()
-    demos = collect(env_cfg.variant, env_cfg.num_players, env_cfg.rules, pre.teacher, config.opponents.baselines,
-                    pre.samples, env_cfg.reward_scale, seed=config.run.seed)
+    demos = collect(
+        env_cfg.variant,
+        env_cfg.num_players,
+        env_cfg.rules,
+        pre.teacher,
+        config.opponents.baselines,
+        pre.samples,
+        env_cfg.reward_scale,
+        seed=config.run.seed,
+    )
     losses = pretrain(model, demos, pre.epochs, pre.learning_rate, pre.value_weight, seed=config.run.seed)
-    report = {"teacher": pre.teacher, "samples": len(demos.actions), "losses": losses,
-              "agreement": teacher_agreement(model, demos), "seconds": round(time.time() - began, 1)}
+    report = {
+        "teacher": pre.teacher,
+        "samples": len(demos.actions),
+        "losses": losses,
+        "agreement": teacher_agreement(model, demos),
+        "seconds": round(time.time() - began, 1),
+    }
     (out_dir / "pretrain.json").write_text(json.dumps(report, indent=2))
-    print(f"warm start: imitated {pre.teacher!r} on {report['samples']} decisions, "
-          f"agreement {report['agreement']:.3f}, {report['seconds']} s", flush=True)
+    print(
+        f"warm start: imitated {pre.teacher!r} on {report['samples']} decisions, "
+        f"agreement {report['agreement']:.3f}, {report['seconds']} s",
+        flush=True,
+    )
 
 
 def _load_or_build(config: TrainConfig, vec_env: Any, out_dir: Path, checkpoint: Path | None):
@@ -165,13 +206,19 @@ def _callbacks(config: TrainConfig, rules: Any, out_dir: Path, start: int, run_i
 
     evaluator = DuplicateEval(config, rules, out_dir, start)
     clock = WallClockLimit(config.run.max_minutes)
-    listed = [EpisodeChips(), evaluator, SelfPlaySnapshots(config, rules, out_dir, start),
-              AtomicCheckpoints(config.run.checkpoint_every, out_dir / "checkpoints", run_id), clock]
+    listed = [
+        EpisodeChips(),
+        evaluator,
+        SelfPlaySnapshots(config, rules, out_dir, start),
+        AtomicCheckpoints(config.run.checkpoint_every, out_dir / "checkpoints", run_id),
+        clock,
+    ]
     return CallbackList(listed), evaluator, clock
 
 
-def train(config: TrainConfig, resume: bool = False, command: str = "", overwrite: bool = False,
-          start: RunStart | None = None) -> Path:
+def train(
+    config: TrainConfig, resume: bool = False, command: str = "", overwrite: bool = False, start: RunStart | None = None
+) -> Path:
     """Train as configured; return the path of the final saved agent.
 
     ``start`` is what :func:`prepare_run` checked (made here when not given). A resumed run continues
@@ -204,17 +251,32 @@ def train(config: TrainConfig, resume: bool = False, command: str = "", overwrit
     # thread per core, OpenBLAS's idle threads spin between the small matrix products and cost a 2-core
     # machine about 3x (docs/benchmark.md, "Training on the batch").
     with threadpool_limits(limits=config.run.torch_threads, user_api="blas"):
-        model.learn(total_timesteps=max(0, config.run.total_steps - first), callback=callbacks,
-                    reset_num_timesteps=start.checkpoint is None, progress_bar=config.run.progress_bar)
+        model.learn(
+            total_timesteps=max(0, config.run.total_steps - first),
+            callback=callbacks,
+            reset_num_timesteps=start.checkpoint is None,
+            progress_bar=config.run.progress_bar,
+        )
     vec_env.close()
     if clock.stopped:
-        print(f"stopped by run.max_minutes = {config.run.max_minutes:g} after {model.num_timesteps} of "
-              f"{config.run.total_steps} steps; saving the agent and evaluating it", flush=True)
+        print(
+            f"stopped by run.max_minutes = {config.run.max_minutes:g} after {model.num_timesteps} of "
+            f"{config.run.total_steps} steps; saving the agent and evaluating it",
+            flush=True,
+        )
     return _finish(config, model, rules, evaluator, out_dir, time.time() - began, command, start.run["run_id"])
 
 
-def _finish(config: TrainConfig, model: Any, rules: Any, evaluator: Any, out_dir: Path, seconds: float,
-            command: str, run_id: str) -> Path:
+def _finish(
+    config: TrainConfig,
+    model: Any,
+    rules: Any,
+    evaluator: Any,
+    out_dir: Path,
+    seconds: float,
+    command: str,
+    run_id: str,
+) -> Path:
     """Save the final agent with its training info, run the final evaluation, redraw the curve."""
     import sb3_contrib
     import torch
@@ -222,14 +284,22 @@ def _finish(config: TrainConfig, model: Any, rules: Any, evaluator: Any, out_dir
     from newmarket_env.train.checkpoints import save_checkpoint
     from newmarket_env.train.export import export_agent
 
-    training = {"config": config.to_dict(), "steps": int(model.num_timesteps), "train_seconds": round(seconds, 1),
-                "command": command, "torch": torch.__version__, "sb3_contrib": sb3_contrib.__version__,
-                "python": platform.python_version(), "run_id": run_id}
+    training = {
+        "config": config.to_dict(),
+        "steps": int(model.num_timesteps),
+        "train_seconds": round(seconds, 1),
+        "command": command,
+        "torch": torch.__version__,
+        "sb3_contrib": sb3_contrib.__version__,
+        "python": platform.python_version(),
+        "run_id": run_id,
+    }
     save_checkpoint(model, out_dir / "checkpoints", run_id)  # --resume continues from here
     path = out_dir / "final.npz"
     # Named after the run (config ``name``), not after the file: every run's file is final.npz.
-    metadata = export_agent(model, str(path), rules, config.env.variant, config.ppo.activation, training,
-                            name=config.name)
+    metadata = export_agent(
+        model, str(path), rules, config.env.variant, config.ppo.activation, training, name=config.name
+    )
     write_atomic(out_dir / "final.json", json.dumps(metadata, indent=2, sort_keys=True))
     if config.eval.opponents:
         rows = evaluator.evaluate(config.eval.final_sessions, final=True)
@@ -241,6 +311,8 @@ def _finish(config: TrainConfig, model: Any, rules: Any, evaluator: Any, out_dir
 def print_final_evaluation(name: str, rows: list[dict[str, Any]]) -> None:
     """The final evaluation, one line per opponent (also in final_eval.json)."""
     for row in rows:
-        print(f"final evaluation of {name} vs {row['opponent']}: {row['mean']:+.3f} chips per deal "
-              f"[95% CI {row['low']:+.3f}, {row['high']:+.3f}] over {row['boards']} deal sets, seats rotated",
-              flush=True)
+        print(
+            f"final evaluation of {name} vs {row['opponent']}: {row['mean']:+.3f} chips per deal "
+            f"[95% CI {row['low']:+.3f}, {row['high']:+.3f}] over {row['boards']} deal sets, seats rotated",
+            flush=True,
+        )

@@ -28,12 +28,36 @@ CONFIG_FILE = "config.yaml"
 #: Config keys a resumed run may change: the budget, the machine settings, the opponent pool and the
 #: evaluation (a fine-tuning stage, e.g. configs/newmarket_ppo_finetune.yaml). Not the game (env.*),
 #: the model and its hyperparameters (ppo.*: the checkpoint carries its own), the seed or the warm start.
-RESUMABLE_KEYS = ("run.total_steps", "run.max_minutes", "run.progress_bar", "run.torch_threads", "run.vec_env",
-                  "run.out_dir", "run.checkpoint_every", "opponents.*", "eval.*",
-                  "expert.workers", "expert.backend", "expert.address")
+RESUMABLE_KEYS = (
+    "run.total_steps",
+    "run.max_minutes",
+    "run.progress_bar",
+    "run.torch_threads",
+    "run.vec_env",
+    "run.out_dir",
+    "run.checkpoint_every",
+    "opponents.*",
+    "eval.*",
+    "expert.workers",
+    "expert.backend",
+    "expert.address",
+)
 #: What a run writes into its folder (``--overwrite`` removes these and nothing else).
-RUN_OUTPUTS = (RUN_FILE, CONFIG_FILE, "progress.csv", "eval.csv", "learning_curve.png", "final.npz", "final.json",
-               "final_eval.json", "pretrain.json", "checkpoints", "snapshots", "labels", "final_value.npz")
+RUN_OUTPUTS = (
+    RUN_FILE,
+    CONFIG_FILE,
+    "progress.csv",
+    "eval.csv",
+    "learning_curve.png",
+    "final.npz",
+    "final.json",
+    "final_eval.json",
+    "pretrain.json",
+    "checkpoints",
+    "snapshots",
+    "labels",
+    "final_value.npz",
+)
 _TENSORBOARD_PREFIX = "events.out.tfevents."
 
 
@@ -73,14 +97,20 @@ def start_fresh(out_dir: Path, config: Mapping[str, Any], overwrite: bool) -> di
     found = previous_outputs(out_dir)
     if found and not overwrite:
         shown = ", ".join(found[:4]) + (", ..." if len(found) > 4 else "")
-        raise ValueError(f"run.out_dir {str(out_dir)!r} already holds a run ({shown}); continue it with --resume, "
-                         "train into another folder (--out-dir), or give --overwrite to replace it")
+        raise ValueError(
+            f"run.out_dir {str(out_dir)!r} already holds a run ({shown}); continue it with --resume, "
+            "train into another folder (--out-dir), or give --overwrite to replace it"
+        )
     check_writable(out_dir)
     for name in found:
         target = out_dir / name
         shutil.rmtree(target) if target.is_dir() else target.unlink()
-    run: dict[str, Any] = {"run_id": uuid.uuid4().hex, "name": config.get("name"), "started": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
-           "resumed": []}
+    run: dict[str, Any] = {
+        "run_id": uuid.uuid4().hex,
+        "name": config.get("name"),
+        "started": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+        "resumed": [],
+    }
     _write_run(out_dir, run, config)
     return run
 
@@ -89,8 +119,10 @@ def start_resume(out_dir: Path, config: Mapping[str, Any]) -> dict[str, Any]:
     """Check that ``config`` continues the run in ``out_dir``; returns its ``run.json`` data (not yet updated)."""
     run_file, config_file = out_dir / RUN_FILE, out_dir / CONFIG_FILE
     if not run_file.is_file() or not config_file.is_file():
-        raise ValueError(f"--resume: {str(out_dir)!r} holds no run to continue (no {RUN_FILE} and {CONFIG_FILE}); "
-                         "start without --resume")
+        raise ValueError(
+            f"--resume: {str(out_dir)!r} holds no run to continue (no {RUN_FILE} and {CONFIG_FILE}); "
+            "start without --resume"
+        )
     import yaml
 
     try:
@@ -103,8 +135,10 @@ def start_resume(out_dir: Path, config: Mapping[str, Any]) -> dict[str, Any]:
         raise ValueError(f"--resume: {run_file} or {config_file} is damaged; start a new run")
     changed = config_differences(before, config)
     if changed:
-        raise ValueError(f"--resume: the config differs from the run in {str(out_dir)!r}: {'; '.join(changed)} "
-                         f"(only {', '.join(RESUMABLE_KEYS)} may change on --resume)")
+        raise ValueError(
+            f"--resume: the config differs from the run in {str(out_dir)!r}: {'; '.join(changed)} "
+            f"(only {', '.join(RESUMABLE_KEYS)} may change on --resume)"
+        )
     check_writable(out_dir)
     return run
 

@@ -39,8 +39,9 @@ class SB3VecEnv(VecEnv):
 
     def __init__(self, vector: VectorEnv) -> None:
         if not isinstance(vector, VectorEnv):
-            raise ValueError(f"SB3VecEnv wraps a newmarket_env VectorEnv (see newmarket_env.vector_env); "
-                             f"got {type(vector).__name__}")
+            raise ValueError(
+                f"SB3VecEnv wraps a newmarket_env VectorEnv (see newmarket_env.vector_env); got {type(vector).__name__}"
+            )
         self.vector = vector
         self._actions: np.ndarray | None = None
         super().__init__(vector.num_envs, vector.single_observation_space, vector.single_action_space)
@@ -74,10 +75,14 @@ class SB3VecEnv(VecEnv):
         if dones.any():
             final = infos["final_info"]
             for i in np.flatnonzero(dones):
-                out[i] = {"terminal_observation": infos["final_obs"][i], "TimeLimit.truncated": False,
-                          "chips": float(final["chips"][i]), "deals": int(final["deals"][i]),
-                          "seat": int(final["seat"][i]),
-                          "opponents": [spec for spec in final["seat_specs"][i] if spec is not None]}
+                out[i] = {
+                    "terminal_observation": infos["final_obs"][i],
+                    "TimeLimit.truncated": False,
+                    "chips": float(final["chips"][i]),
+                    "deals": int(final["deals"][i]),
+                    "seat": int(final["seat"][i]),
+                    "opponents": [spec for spec in final["seat_specs"][i] if spec is not None],
+                }
         illegal = infos["illegal_action"]
         if illegal.any():
             for i in np.flatnonzero(illegal):

@@ -13,9 +13,9 @@ from __future__ import annotations
 from newmarket_env.eval.bench.ours import PLAYERS
 from newmarket_env.rules import make_rules
 
-BATCH_TABLES = 256   # tables per batch: enough that the per-call Python cost is spread thin
-STEPS_PER_CALL = 8   # batch steps per timed call
-WARM_UP_STEPS = 64   # untimed steps first: the tables, all dealt at once, then end their sessions at different steps
+BATCH_TABLES = 256  # tables per batch: enough that the per-call Python cost is spread thin
+STEPS_PER_CALL = 8  # batch steps per timed call
+WARM_UP_STEPS = 64  # untimed steps first: the tables, all dealt at once, then end their sessions at different steps
 
 
 def batch_player(variant: str = "newmarket", tables: int = BATCH_TABLES):

@@ -17,8 +17,10 @@ from newmarket_env.eval.bench.suite import BenchConfig, run_benchmark
 from newmarket_env.rules import VARIANTS
 
 PROG = "python -m newmarket_env.eval.bench"
-DESCRIPTION = ("Measure decisions and sessions per second of the engine, the PettingZoo env, the single-agent view "
-               "and a tournament, next to PettingZoo classic and OpenSpiel peers, plus memory per env.")
+DESCRIPTION = (
+    "Measure decisions and sessions per second of the engine, the PettingZoo env, the single-agent view "
+    "and a tournament, next to PettingZoo classic and OpenSpiel peers, plus memory per env."
+)
 
 
 def _number(kind, low: float, strict: bool):
@@ -39,22 +41,48 @@ def _number(kind, low: float, strict: bool):
 def add_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
     """Give ``parser`` the benchmark's description and options."""
     parser.description = DESCRIPTION
-    parser.add_argument("--repeats", type=_number(int, 1, False), default=5,
-                        help="timed rounds per workload; the median is shown (default 5)")
-    parser.add_argument("--seconds", type=_number(float, 0, True), default=2.0,
-                        help="seconds of play per workload and round (default 2)")
-    parser.add_argument("--presets", nargs="+", default=list(VARIANTS), choices=list(VARIANTS), metavar="PRESET",
-                        help=f"presets to measure (default all: {', '.join(VARIANTS)})")
-    parser.add_argument("--peers", nargs="*", default=list(PEER_NAMES), choices=list(PEER_NAMES), metavar="PEER",
-                        help=f"peers to measure (default all: {', '.join(PEER_NAMES)})")
+    parser.add_argument(
+        "--repeats",
+        type=_number(int, 1, False),
+        default=5,
+        help="timed rounds per workload; the median is shown (default 5)",
+    )
+    parser.add_argument(
+        "--seconds",
+        type=_number(float, 0, True),
+        default=2.0,
+        help="seconds of play per workload and round (default 2)",
+    )
+    parser.add_argument(
+        "--presets",
+        nargs="+",
+        default=list(VARIANTS),
+        choices=list(VARIANTS),
+        metavar="PRESET",
+        help=f"presets to measure (default all: {', '.join(VARIANTS)})",
+    )
+    parser.add_argument(
+        "--peers",
+        nargs="*",
+        default=list(PEER_NAMES),
+        choices=list(PEER_NAMES),
+        metavar="PEER",
+        help=f"peers to measure (default all: {', '.join(PEER_NAMES)})",
+    )
     parser.add_argument("--no-planes", action="store_true", help="skip the observation='planes' rows")
-    parser.add_argument("--no-reference", action="store_true",
-                        help="skip the rows of newmarket on the pure-Python reference engine")
+    parser.add_argument(
+        "--no-reference", action="store_true", help="skip the rows of newmarket on the pure-Python reference engine"
+    )
     parser.add_argument("--no-extras", action="store_true", help="skip the single-agent and tournament rows")
-    parser.add_argument("--memory-envs", type=_number(int, 0, False), default=50,
-                        help="envs built for the memory figure (0: skip)")
-    parser.add_argument("--clock", choices=("cpu", "wall"), default="cpu",
-                        help="cpu: CPU time of this process (default; steadier on a shared machine); wall: elapsed")
+    parser.add_argument(
+        "--memory-envs", type=_number(int, 0, False), default=50, help="envs built for the memory figure (0: skip)"
+    )
+    parser.add_argument(
+        "--clock",
+        choices=("cpu", "wall"),
+        default="cpu",
+        help="cpu: CPU time of this process (default; steadier on a shared machine); wall: elapsed",
+    )
     parser.add_argument("--seed", type=int, default=0, help="seed of the first session")
     parser.add_argument("--json", metavar="PATH", help="also write the results as JSON")
     parser.add_argument("--markdown", metavar="PATH", help="also write the tables as markdown")
@@ -67,10 +95,18 @@ def build_parser(prog: str = PROG) -> argparse.ArgumentParser:
 
 
 def config_from_args(args: argparse.Namespace) -> BenchConfig:
-    return BenchConfig(seconds=args.seconds, repeats=args.repeats, presets=tuple(args.presets),
-                       planes=not args.no_planes, reference=not args.no_reference, extras=not args.no_extras,
-                       peers=tuple(args.peers),
-                       memory_envs=args.memory_envs, seed=args.seed, clock=args.clock)
+    return BenchConfig(
+        seconds=args.seconds,
+        repeats=args.repeats,
+        presets=tuple(args.presets),
+        planes=not args.no_planes,
+        reference=not args.no_reference,
+        extras=not args.no_extras,
+        peers=tuple(args.peers),
+        memory_envs=args.memory_envs,
+        seed=args.seed,
+        clock=args.clock,
+    )
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -46,8 +46,9 @@ def tournament():
     agents += ["random"] * (PLAYERS - len(agents))
 
     def play(seed: int) -> tuple[int, int]:
-        config = TournamentConfig(agents=tuple(agents), players=PLAYERS, blocks=1, seed=seed,
-                                  resamples=TOURNAMENT_RESAMPLES)
+        config = TournamentConfig(
+            agents=tuple(agents), players=PLAYERS, blocks=1, seed=seed, resamples=TOURNAMENT_RESAMPLES
+        )
         games = run_tournament(config).games
         return sum(sum(g.decisions) for g in games), len(games)
 

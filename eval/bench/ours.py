@@ -12,8 +12,9 @@ from newmarket_env.rules import make_rules
 PLAYERS = 4  # every preset is measured with 4 players (Newbury allows only 4)
 
 
-def engine_player(variant: str, num_players: int = PLAYERS, record_events: bool = True,
-                  engine: str = "auto") -> SessionPlayer:
+def engine_player(
+    variant: str, num_players: int = PLAYERS, record_events: bool = True, engine: str = "auto"
+) -> SessionPlayer:
     """Random legal play straight on the engine (no observations): one session per call.
 
     ``engine`` as for the env: ``"auto"`` (the compiled engine when built), ``"compiled"``, ``"python"``.
@@ -33,13 +34,15 @@ def engine_player(variant: str, num_players: int = PLAYERS, record_events: bool 
     return play
 
 
-def aec_player(variant: str, observation: str = "flat", num_players: int = PLAYERS,
-               engine: str = "auto") -> SessionPlayer:
+def aec_player(
+    variant: str, observation: str = "flat", num_players: int = PLAYERS, engine: str = "auto"
+) -> SessionPlayer:
     """Random legal play through the PettingZoo API of the wrapped env."""
     from newmarket_env import env
 
     return aec_random_player(
-        lambda: env(variant=variant, num_players=num_players, observation=observation, engine=engine))
+        lambda: env(variant=variant, num_players=num_players, observation=observation, engine=engine)
+    )
 
 
 def engine_note() -> str:

@@ -50,8 +50,7 @@ def texas_holdem() -> PeerWorkload:
 
 def texas_holdem_4p() -> PeerWorkload:
     """The same Hold'em at 4 players: longer hands, so less reset cost per decision than 2 players."""
-    return classic_peer("texas_holdem_v4", "PettingZoo classic, rlcard, 4 players; session = one hand",
-                        num_players=4)
+    return classic_peer("texas_holdem_v4", "PettingZoo classic, rlcard, 4 players; session = one hand", num_players=4)
 
 
 def connect_four() -> PeerWorkload:

@@ -4,8 +4,13 @@ from __future__ import annotations
 
 from newmarket_env.eval.bench.suite import REFERENCE_PEERS, BenchResult
 
-SHORT_PEER = {"texas_holdem_v4": "x holdem", "texas_holdem_v4 4p": "x holdem 4p", "connect_four_v3": "x connect4",
-              "hearts": "x hearts", "hearts+tensor": "x hearts+tensor"}
+SHORT_PEER = {
+    "texas_holdem_v4": "x holdem",
+    "texas_holdem_v4 4p": "x holdem 4p",
+    "connect_four_v3": "x connect4",
+    "hearts": "x hearts",
+    "hearts+tensor": "x hearts+tensor",
+}
 RATE_HEADERS = ["workload", "decisions/s", "sessions/s", "decisions/session"]
 PIPE_WIDTH = 1000  # columns a table may take when printed to a pipe or a file (never cut)
 
@@ -30,8 +35,10 @@ def other_tables(result: BenchResult) -> list[tuple[str, list[str], list[list[st
     """(title, headers, rows) of the memory and target tables."""
     memory = [[m.name, f"{m.bytes_per_env / 1e3:,.1f}", str(m.envs)] for m in result.memory]
     targets = [[t.name, f"{t.value:.2f}", t.goal, "met" if t.met else "NOT met"] for t in result.targets()]
-    return [("memory per env instance", ["env", "kB per env", "envs"], memory),
-            ("targets", ["target", "value", "goal", ""], targets)]
+    return [
+        ("memory per env instance", ["env", "kB per env", "envs"], memory),
+        ("targets", ["target", "value", "goal", ""], targets),
+    ]
 
 
 def markdown(result: BenchResult) -> str:

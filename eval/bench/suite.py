@@ -13,24 +13,29 @@ from newmarket_env.eval.bench.peers import PEER_NAMES, PEERS, classic_env_maker
 from newmarket_env.eval.bench.timing import CLOCKS, Measurement, measure_rounds
 from newmarket_env.rules import VARIANTS
 
-REFERENCE_PEERS = ("texas_holdem_v4", "texas_holdem_v4 4p", "connect_four_v3", "hearts",
-                   "hearts+tensor")  # ratio columns of the table
+REFERENCE_PEERS = (
+    "texas_holdem_v4",
+    "texas_holdem_v4 4p",
+    "connect_four_v3",
+    "hearts",
+    "hearts+tensor",
+)  # ratio columns of the table
 
 
 @dataclass
 class BenchConfig:
     """What to measure and for how long."""
 
-    seconds: float = 2.0        # timed play per repeat of each workload
-    repeats: int = 5            # repeats per workload; the median is reported
+    seconds: float = 2.0  # timed play per repeat of each workload
+    repeats: int = 5  # repeats per workload; the median is reported
     presets: tuple[str, ...] = tuple(VARIANTS)  # variants measured (engine and AEC, 4 players)
-    planes: bool = True         # also measure the AEC env with observation="planes"
-    reference: bool = True      # also measure newmarket on the pure-Python reference engine
-    extras: bool = True         # single-agent view and tournament, where those modules exist
+    planes: bool = True  # also measure the AEC env with observation="planes"
+    reference: bool = True  # also measure newmarket on the pure-Python reference engine
+    extras: bool = True  # single-agent view and tournament, where those modules exist
     peers: tuple[str, ...] = PEER_NAMES
-    memory_envs: int = 50       # envs built for the memory figure (0: skip)
-    seed: int = 0               # first session seed; each session takes the next one
-    clock: str = "cpu"          # "cpu": CPU time of this process; "wall": elapsed time
+    memory_envs: int = 50  # envs built for the memory figure (0: skip)
+    seed: int = 0  # first session seed; each session takes the next one
+    clock: str = "cpu"  # "cpu": CPU time of this process; "wall": elapsed time
 
     def __post_init__(self) -> None:
         unknown = [p for p in self.presets if p not in VARIANTS]
@@ -111,8 +116,13 @@ class BenchResult:
         for r in self.rows:
             ratios = {peer: self.ratio(r, peer) for peer in REFERENCE_PEERS if self.row(peer)}
             rows.append({**asdict(r), "ratios": ratios})
-        return {"config": asdict(self.config), "rows": rows, "memory": [asdict(m) for m in self.memory],
-                "targets": [asdict(t) for t in self.targets()], "notes": self.notes}
+        return {
+            "config": asdict(self.config),
+            "rows": rows,
+            "memory": [asdict(m) for m in self.memory],
+            "targets": [asdict(t) for t in self.targets()],
+            "notes": self.notes,
+        }
 
 
 def paired_ratio(row: Measurement, other: Measurement) -> float:
@@ -145,15 +155,23 @@ def _workloads(config: BenchConfig):
     for preset in config.presets:
         yield f"engine {preset}", "engine", _ready(engine_player, preset), note
     if config.reference and "newmarket" in config.presets:
-        yield ("engine newmarket python", "engine", _ready(engine_player, "newmarket", PLAYERS, True, "python"),
-               f"{PLAYERS} players, the pure-Python reference engine")
+        yield (
+            "engine newmarket python",
+            "engine",
+            _ready(engine_player, "newmarket", PLAYERS, True, "python"),
+            f"{PLAYERS} players, the pure-Python reference engine",
+        )
     encodings = ("flat", "planes") if config.planes else ("flat",)
     for encoding in encodings:
         for preset in config.presets:
             yield f"aec {preset} {encoding}", "aec", _ready(aec_player, preset, encoding), note
         if encoding == "flat" and config.reference and "newmarket" in config.presets:
-            yield ("aec newmarket flat python", "aec", _ready(aec_player, "newmarket", "flat", PLAYERS, "python"),
-                   f"{PLAYERS} players, the pure-Python reference engine")
+            yield (
+                "aec newmarket flat python",
+                "aec",
+                _ready(aec_player, "newmarket", "flat", PLAYERS, "python"),
+                f"{PLAYERS} players, the pure-Python reference engine",
+            )
     if config.extras:
         for name, (group, factory) in EXTRAS.items():
             yield name, group, factory, ""
@@ -168,9 +186,12 @@ def _ready(build, *args):
 def _memory(config: BenchConfig) -> list[MemoryFigure]:
     from newmarket_env import env
 
-    figures = [memory_per_env(f"newmarket {PLAYERS}p flat", lambda: env(num_players=PLAYERS), config.memory_envs),
-               memory_per_env(f"newmarket {PLAYERS}p planes",
-                              lambda: env(num_players=PLAYERS, observation="planes"), config.memory_envs)]
+    figures = [
+        memory_per_env(f"newmarket {PLAYERS}p flat", lambda: env(num_players=PLAYERS), config.memory_envs),
+        memory_per_env(
+            f"newmarket {PLAYERS}p planes", lambda: env(num_players=PLAYERS, observation="planes"), config.memory_envs
+        ),
+    ]
     if "texas_holdem_v4" in config.peers:
         try:
             maker = classic_env_maker("texas_holdem_v4")

@@ -30,8 +30,9 @@ class Measurement:
 CLOCKS = {"cpu": time.process_time, "wall": time.perf_counter}
 
 
-def timed_run(play: SessionPlayer, seconds: float, first_seed: int, clock=time.process_time
-              ) -> tuple[int, int, float, int]:
+def timed_run(
+    play: SessionPlayer, seconds: float, first_seed: int, clock=time.process_time
+) -> tuple[int, int, float, int]:
     """Play sessions until ``seconds`` have passed (at least one): decisions, sessions, elapsed, next seed."""
     decisions = sessions = 0
     seed = first_seed
@@ -48,8 +49,16 @@ def timed_run(play: SessionPlayer, seconds: float, first_seed: int, clock=time.p
             return decisions, sessions, now - start, seed
 
 
-def measure(name: str, group: str, play: SessionPlayer, seconds: float = 2.0, repeats: int = 5,
-            seed: int = 0, note: str = "", clock: str = "cpu") -> Measurement:
+def measure(
+    name: str,
+    group: str,
+    play: SessionPlayer,
+    seconds: float = 2.0,
+    repeats: int = 5,
+    seed: int = 0,
+    note: str = "",
+    clock: str = "cpu",
+) -> Measurement:
     """Run ``play`` for ``seconds`` ``repeats`` times on ``clock`` (a key of CLOCKS); report median rates.
 
     >>> m = measure("count", "peer", lambda seed: 3, seconds=0.001, repeats=3)
@@ -59,8 +68,14 @@ def measure(name: str, group: str, play: SessionPlayer, seconds: float = 2.0, re
     return measure_rounds({name: (group, play, note)}, seconds, repeats, seed, clock)[0]
 
 
-def measure_rounds(workloads: dict[str, tuple[str, SessionPlayer, str]], seconds: float, repeats: int,
-                   seed: int = 0, clock: str = "cpu", progress=None) -> list[Measurement]:
+def measure_rounds(
+    workloads: dict[str, tuple[str, SessionPlayer, str]],
+    seconds: float,
+    repeats: int,
+    seed: int = 0,
+    clock: str = "cpu",
+    progress=None,
+) -> list[Measurement]:
     """Time every workload (name -> (group, player, note)) once per round, for ``repeats`` rounds.
 
     Round-robin rather than one workload after another: when other jobs slow

@@ -25,10 +25,10 @@ import numpy as np
 
 from newmarket_env.eval.bench.ours import PLAYERS
 
-TABLES = 1024       # tables of the vector env row (per-step Python work is paid once for all of them)
+TABLES = 1024  # tables of the vector env row (per-step Python work is paid once for all of them)
 STEPS_PER_CALL = 16  # learner steps at every table per timed call
-PPO_TABLES = 256    # tables of the batch PPO row
-PPO_STEPS = 32      # rollout steps per table of the batch PPO row (PPO_TABLES * PPO_STEPS decisions a rollout)
+PPO_TABLES = 256  # tables of the batch PPO row
+PPO_STEPS = 32  # rollout steps per table of the batch PPO row (PPO_TABLES * PPO_STEPS decisions a rollout)
 SINGLE_ENVS, SINGLE_STEPS = 8, 256  # the pipeline the shipped agents were trained on (dummy, 8 envs x 256 steps)
 CONFIG = "configs/newmarket_ppo.yaml"
 
@@ -50,8 +50,9 @@ def vector_control():
         return None, why
     from newmarket_env import vector_env
 
-    env = vector_env(variant="newmarket", num_players=PLAYERS, num_envs=TABLES, opponents=["control"], copy=False,
-                     seed=0)
+    env = vector_env(
+        variant="newmarket", num_players=PLAYERS, num_envs=TABLES, opponents=["control"], copy=False, seed=0
+    )
     env.reset(seed=0)
     rng = np.random.default_rng(0)
 
@@ -117,8 +118,10 @@ def ppo_batch():
     run = dataclasses.replace(config.run, n_envs=PPO_TABLES, vec_env="batch")
     config = dataclasses.replace(config, run=run, ppo=dataclasses.replace(config.ppo, n_steps=PPO_STEPS))
     _model, play = _ppo_player(build_vec_env(config), config, PPO_TABLES * PPO_STEPS)
-    return play, (f"{CONFIG} network/opponents/PPO, {PPO_TABLES} tables x {PPO_STEPS} steps a rollout; "
-                  "session = one rollout and its update")
+    return play, (
+        f"{CONFIG} network/opponents/PPO, {PPO_TABLES} tables x {PPO_STEPS} steps a rollout; "
+        "session = one rollout and its update"
+    )
 
 
 def ppo_single_agent():
@@ -134,8 +137,10 @@ def ppo_single_agent():
     config = dataclasses.replace(config, run=run, ppo=dataclasses.replace(config.ppo, n_steps=SINGLE_STEPS))
     rollout = SINGLE_ENVS * SINGLE_STEPS
     _model, play = _ppo_player(build_vec_env(config), config, rollout)
-    return play, (f"{CONFIG} network/opponents/PPO on the shipped agents' pipeline: {SINGLE_ENVS} SingleAgentEnv "
-                  f"(dummy) x {SINGLE_STEPS} steps a rollout; session = one rollout and its update")
+    return play, (
+        f"{CONFIG} network/opponents/PPO on the shipped agents' pipeline: {SINGLE_ENVS} SingleAgentEnv "
+        f"(dummy) x {SINGLE_STEPS} steps a rollout; session = one rollout and its update"
+    )
 
 
 #: Rows of this module, in table order: name -> (group, factory), as ``extras.EXTRAS``.
@@ -145,7 +150,7 @@ TRAINING_ROWS = {
     "ppo newmarket single_agent": ("ppo", ppo_single_agent),
 }
 VECTOR_GOAL = 100_000  # learner decisions/s of the vector env against compiled control (issue 11)
-PPO_GOAL = 10.0        # MaskablePPO on the batch over the SingleAgentEnv pipeline, same run (issue 11)
+PPO_GOAL = 10.0  # MaskablePPO on the batch over the SingleAgentEnv pipeline, same run (issue 11)
 
 
 def training_targets(result) -> list:
@@ -156,13 +161,22 @@ def training_targets(result) -> list:
     vector = result.row("vector_env newmarket control")
     if vector:
         value = vector.decisions_per_s
-        found.append(Target("vector env newmarket 4p vs compiled control, learner decisions/s", value,
-                            f">= {VECTOR_GOAL:,}", value >= VECTOR_GOAL))
+        found.append(
+            Target(
+                "vector env newmarket 4p vs compiled control, learner decisions/s",
+                value,
+                f">= {VECTOR_GOAL:,}",
+                value >= VECTOR_GOAL,
+            )
+        )
     batch, single = result.row("ppo newmarket batch"), result.row("ppo newmarket single_agent")
     if batch and single:
         value = paired_ratio(batch, single)
-        found.append(Target("MaskablePPO end to end, batch / SingleAgentEnv pipeline", value, f">= {PPO_GOAL:g}x",
-                            value >= PPO_GOAL))
+        found.append(
+            Target(
+                "MaskablePPO end to end, batch / SingleAgentEnv pipeline", value, f">= {PPO_GOAL:g}x", value >= PPO_GOAL
+            )
+        )
     return found
 
 
@@ -195,8 +209,11 @@ def ppo_split(vec_env: str, tables: int, steps: int, rollouts: int = 2) -> dict[
     for seed in range(rollouts):
         play(seed)
     decisions = rollouts * tables * steps
-    return {"collect_ms": 1e3 * spent["collect_rollouts"] / decisions, "train_ms": 1e3 * spent["train"] / decisions,
-            "per_s": decisions / (spent["collect_rollouts"] + spent["train"])}
+    return {
+        "collect_ms": 1e3 * spent["collect_rollouts"] / decisions,
+        "train_ms": 1e3 * spent["train"] / decisions,
+        "per_s": decisions / (spent["collect_rollouts"] + spent["train"]),
+    }
 
 
 def main() -> None:
@@ -210,12 +227,17 @@ def main() -> None:
         for _ in range(3):
             began = time.process_time()
             decisions, _ = play(0)
-            print(f"vector env: {decisions / (time.process_time() - began):,.0f} learner decisions/s (CPU); {note}",
-                  flush=True)
+            print(
+                f"vector env: {decisions / (time.process_time() - began):,.0f} learner decisions/s (CPU); {note}",
+                flush=True,
+            )
     for vec_env, tables, steps in (("dummy", SINGLE_ENVS, SINGLE_STEPS), ("batch", 64, 32), ("batch", 256, 32)):
         split = ppo_split(vec_env, tables, steps)
-        print(f"MaskablePPO {vec_env} {tables} x {steps}: collection {split['collect_ms']:.3f} ms, updates "
-              f"{split['train_ms']:.3f} ms a decision (CPU), {split['per_s']:,.0f} decisions/s end to end", flush=True)
+        print(
+            f"MaskablePPO {vec_env} {tables} x {steps}: collection {split['collect_ms']:.3f} ms, updates "
+            f"{split['train_ms']:.3f} ms a decision (CPU), {split['per_s']:,.0f} decisions/s end to end",
+            flush=True,
+        )
 
 
 if __name__ == "__main__":

@@ -34,5 +34,12 @@ from newmarket_env.eval.tournament.api import Plan, TournamentResult, plan_tourn
 from newmarket_env.eval.tournament.config import DEFAULT_BLOCKS, TournamentConfig
 from newmarket_env.eval.tournament.report import write_outputs
 
-__all__ = ["DEFAULT_BLOCKS", "Plan", "TournamentConfig", "TournamentResult", "plan_tournament", "run_tournament",
-           "write_outputs"]
+__all__ = [
+    "DEFAULT_BLOCKS",
+    "Plan",
+    "TournamentConfig",
+    "TournamentResult",
+    "plan_tournament",
+    "run_tournament",
+    "write_outputs",
+]

@@ -50,5 +50,7 @@ def check_parts(parts: list[dict[str, int]], chips: list[int]) -> None:
     """Raise if the sources do not add up to the net chips (an engine or record bug)."""
     for seat, (seat_parts, net) in enumerate(zip(parts, chips, strict=True)):
         if sum(seat_parts.values()) != net:
-            raise RuntimeError(f"seat {seat}: chip sources {seat_parts} add up to {sum(seat_parts.values())}, "
-                               f"but its balance changed by {net}; the session record is inconsistent")
+            raise RuntimeError(
+                f"seat {seat}: chip sources {seat_parts} add up to {sum(seat_parts.values())}, "
+                f"but its balance changed by {net}; the session record is inconsistent"
+            )

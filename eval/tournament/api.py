@@ -59,8 +59,10 @@ def plan_tournament(config: TournamentConfig) -> Plan:
     """Check every input and build the schedule; raises ValueError (one line) before any game is played."""
     _check_numbers(config)
     if "num_players" in dict(config.rules):
-        raise ValueError("num_players is not a rules override here: give the number of players with --players "
-                         "(TournamentConfig.players)")
+        raise ValueError(
+            "num_players is not a rules override here: give the number of players with --players "
+            "(TournamentConfig.players)"
+        )
     rules = make_rules(config.variant, config.players, **dict(config.rules))
     players = rules.num_players
     env = raw_env(variant=config.variant, num_players=players, **dict(config.rules))
@@ -71,10 +73,10 @@ def plan_tournament(config: TournamentConfig) -> Plan:
     for entrant in {(e.spec, tuple(sorted(e.options.items()))): e for e in entrants}.values():
         check_entrant(entrant, env)
     setup = TableSetup(config.variant, players, dict(config.rules), tuple(entrants), keep_records=config.save_records)
-    tables, games = build_schedule(len(entrants), players, config.blocks, config.seed, config.permutations,
-                                   config.max_lineups)
-    return Plan(config, setup, rules.to_dict(), tables, len(seatings(players, config.permutations)), games,
-                skipped)
+    tables, games = build_schedule(
+        len(entrants), players, config.blocks, config.seed, config.permutations, config.max_lineups
+    )
+    return Plan(config, setup, rules.to_dict(), tables, len(seatings(players, config.permutations)), games, skipped)
 
 
 def _check_numbers(config: TournamentConfig) -> None:
@@ -93,20 +95,25 @@ def _check_options_used(config: TournamentConfig, entrants: list[Entrant]) -> No
     names = {e.spec for e in entrants} | {e.label for e in entrants}
     for agent in config.agent_options:
         if agent not in names:
-            raise ValueError(f"agent options for {agent!r} match no agent of this tournament; "
-                             f"agents: {', '.join(e.label for e in entrants)}")
+            raise ValueError(
+                f"agent options for {agent!r} match no agent of this tournament; "
+                f"agents: {', '.join(e.label for e in entrants)}"
+            )
 
 
-def run_tournament(config: TournamentConfig, progress: Callable[[GameResult], None] | None = None,
-                   plan: Plan | None = None) -> TournamentResult:
+def run_tournament(
+    config: TournamentConfig, progress: Callable[[GameResult], None] | None = None, plan: Plan | None = None
+) -> TournamentResult:
     """Play a tournament and compute its figures (they depend on neither ``config.workers`` nor ``config.backend``)."""
     plan = plan or plan_tournament(config)
     start = time.perf_counter()
-    games = play_schedule(plan.setup, plan.specs, config.workers, progress, backend=config.backend,
-                          address=config.address)
+    games = play_schedule(
+        plan.setup, plan.specs, config.workers, progress, backend=config.backend, address=config.address
+    )
     wall = time.perf_counter() - start
-    rows, pairs = standings(games, plan.labels, config.blocks, config.resamples,
-                            seed=derive_seed(config.seed, _RESAMPLE_TAG))
+    rows, pairs = standings(
+        games, plan.labels, config.blocks, config.resamples, seed=derive_seed(config.seed, _RESAMPLE_TAG)
+    )
     return TournamentResult(plan, games, rows, pairs, speed(games, plan.labels, wall))
 
 

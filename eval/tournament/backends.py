@@ -41,8 +41,10 @@ def check_backend(backend: object, address: object) -> None:
         raise ValueError(f"backend={backend!r} is unknown; allowed: {', '.join(BACKENDS)}")
     if address is not None:
         if not isinstance(address, str) or not address.strip() or any(c.isspace() for c in address):
-            raise ValueError(f"address={address!r} is not allowed; allowed: None (start a local Ray), 'auto' "
-                             f"or a cluster address such as '10.0.0.1:6379'")
+            raise ValueError(
+                f"address={address!r} is not allowed; allowed: None (start a local Ray), 'auto' "
+                f"or a cluster address such as '10.0.0.1:6379'"
+            )
         if backend != "ray":
             raise ValueError(f"address={address!r} needs backend='ray'; allowed with backend={backend!r}: None")
     if backend == "ray" and not ray_available():
@@ -69,8 +71,13 @@ def blocks_of(specs: Sequence[GameSpec]) -> list[list[GameSpec]]:
     return [groups[block] for block in sorted(groups)]
 
 
-def play_on_ray(setup: TableSetup, specs: Sequence[GameSpec], address: str | None = None, workers: int = 1,
-                progress: Progress | None = None) -> list[GameResult]:
+def play_on_ray(
+    setup: TableSetup,
+    specs: Sequence[GameSpec],
+    address: str | None = None,
+    workers: int = 1,
+    progress: Progress | None = None,
+) -> list[GameResult]:
     """Play ``specs`` as one Ray task per block; results in schedule order of the blocks."""
 
     def arrived(_, block_results: list[GameResult]) -> None:
@@ -78,13 +85,25 @@ def play_on_ray(setup: TableSetup, specs: Sequence[GameSpec], address: str | Non
             if progress is not None:  # always so: arrived is only passed on when there is a progress
                 progress(result)
 
-    per_block = map_on_ray(_play_block, _portable(setup), blocks_of(specs), address=address, num_cpus=workers,
-                           on_result=arrived if progress else None)
+    per_block = map_on_ray(
+        _play_block,
+        _portable(setup),
+        blocks_of(specs),
+        address=address,
+        num_cpus=workers,
+        on_result=arrived if progress else None,
+    )
     return [result for block_results in per_block for result in block_results]
 
 
-def map_on_ray(function: Callable[[Any, Any], Any], shared: Any, items: Sequence[Any], address: str | None = None,
-               num_cpus: int | None = None, on_result: Callable[[int, Any], None] | None = None) -> list[Any]:
+def map_on_ray(
+    function: Callable[[Any, Any], Any],
+    shared: Any,
+    items: Sequence[Any],
+    address: str | None = None,
+    num_cpus: int | None = None,
+    on_result: Callable[[int, Any], None] | None = None,
+) -> list[Any]:
     """``function(shared, item)`` for every item, each a Ray task retried if its worker or node dies.
 
     Returns the values in the order of ``items``; ``on_result(index, value)`` is called as each arrives.
@@ -157,6 +176,8 @@ def _portable(setup: TableSetup) -> TableSetup:
     from newmarket_env import available_agents
 
     names = set(available_agents())  # a registered name wins over a file of that name, as in load_agent
-    entrants = tuple(dataclasses.replace(e, spec=os.path.abspath(e.spec))
-                     if e.spec not in names and os.path.isfile(e.spec) else e for e in setup.entrants)
+    entrants = tuple(
+        dataclasses.replace(e, spec=os.path.abspath(e.spec)) if e.spec not in names and os.path.isfile(e.spec) else e
+        for e in setup.entrants
+    )
     return dataclasses.replace(setup, entrants=entrants)

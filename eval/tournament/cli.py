@@ -37,41 +37,85 @@ from newmarket_env.eval.tournament.config import (
 )
 
 PROG = "python -m newmarket_env.eval.tournament"
-DESCRIPTION = ("Duplicate tournament: the same seeded deals replayed with every agent in every seat; leaderboard "
-               "with bootstrap intervals.")
+DESCRIPTION = (
+    "Duplicate tournament: the same seeded deals replayed with every agent in every seat; leaderboard "
+    "with bootstrap intervals."
+)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
     """Give ``parser`` the tournament's description and options (``newmarket tournament``, ``main``)."""
     parser.description = DESCRIPTION
     add = parser.add_argument
-    add("--agents", default="", help="comma-separated agent names or saved-agent paths; repeats allowed "
-        "(e.g. greedy,random,random,random). Default: every non-oracle agent")
+    add(
+        "--agents",
+        default="",
+        help="comma-separated agent names or saved-agent paths; repeats allowed "
+        "(e.g. greedy,random,random,random). Default: every non-oracle agent",
+    )
     add("--variant", default=DEFAULT_VARIANT, help=f"rules preset (default {DEFAULT_VARIANT})")
     add("--players", type=int, default=DEFAULT_PLAYERS, help=f"seats at the table (default {DEFAULT_PLAYERS})")
     add("--blocks", type=int, default=DEFAULT_BLOCKS, help=f"deal blocks (seeded sessions, default {DEFAULT_BLOCKS})")
     add("--seed", type=int, default=0, help="master seed (default 0)")
-    add("--workers", type=int, default=DEFAULT_WORKERS, help=f"worker processes; 1 = this process "
-        f"(default {DEFAULT_WORKERS}); figures do not depend on it")
-    add("--backend", default=DEFAULT_BACKEND, choices=BACKENDS, help="where sessions are played: local (this "
+    add(
+        "--workers",
+        type=int,
+        default=DEFAULT_WORKERS,
+        help=f"worker processes; 1 = this process (default {DEFAULT_WORKERS}); figures do not depend on it",
+    )
+    add(
+        "--backend",
+        default=DEFAULT_BACKEND,
+        choices=BACKENDS,
+        help="where sessions are played: local (this "
         "process or --workers processes) or ray (one Ray task per deal block; needs the ray extra); figures do "
-        f"not depend on it (default {DEFAULT_BACKEND})")
-    add("--address", default=None, metavar="ADDR", help="with --backend ray: 'auto' or HOST:PORT joins a running "
-        "cluster (ray start --head / ray start --address); default: start a local Ray with --workers CPUs")
-    add("--out", default=None, help="output folder, checked before any game (default "
-        "results/tournament-VARIANT-Np-AGENTS-seedS, AGENTS = the --agents list or 'all')")
-    add("--overwrite", action="store_true", help="replace the results already in the output folder (without it, "
-        "an existing results folder is an error)")
-    add("--set", action="append", default=[], metavar="KEY=VALUE", help="rules override, repeatable "
-        "(e.g. --set widow=dealer_buy --set boodles=AS,KS,QS,JS)")
-    add("--permutations", action="store_true", help="seat each line-up in every order (up to 4 seats), "
-        "not just its rotations")
-    add("--agent-option", action="append", default=[], metavar="AGENT:KEY=VALUE",
+        f"not depend on it (default {DEFAULT_BACKEND})",
+    )
+    add(
+        "--address",
+        default=None,
+        metavar="ADDR",
+        help="with --backend ray: 'auto' or HOST:PORT joins a running "
+        "cluster (ray start --head / ray start --address); default: start a local Ray with --workers CPUs",
+    )
+    add(
+        "--out",
+        default=None,
+        help="output folder, checked before any game (default "
+        "results/tournament-VARIANT-Np-AGENTS-seedS, AGENTS = the --agents list or 'all')",
+    )
+    add(
+        "--overwrite",
+        action="store_true",
+        help="replace the results already in the output folder (without it, an existing results folder is an error)",
+    )
+    add(
+        "--set",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="rules override, repeatable (e.g. --set widow=dealer_buy --set boodles=AS,KS,QS,JS)",
+    )
+    add(
+        "--permutations",
+        action="store_true",
+        help="seat each line-up in every order (up to 4 seats), not just its rotations",
+    )
+    add(
+        "--agent-option",
+        action="append",
+        default=[],
+        metavar="AGENT:KEY=VALUE",
         help="keyword option for one agent, repeatable (e.g. search:budget=50); defaults: "
-        + (", ".join(f"{a}:{k}={v}" for a, o in SLOW_AGENT_OPTIONS.items() for k, v in o.items()) or "none"))
+        + (", ".join(f"{a}:{k}={v}" for a, o in SLOW_AGENT_OPTIONS.items() for k, v in o.items()) or "none"),
+    )
     add("--resamples", type=int, default=DEFAULT_RESAMPLES, help="bootstrap resamples")
-    add("--save-records", action="store_true", help="also write every session's record to OUT/records.jsonl.gz "
-        "(replay session K with: newmarket replay OUT/records.jsonl.gz --game K, or in newmarket serve)")
+    add(
+        "--save-records",
+        action="store_true",
+        help="also write every session's record to OUT/records.jsonl.gz "
+        "(replay session K with: newmarket replay OUT/records.jsonl.gz --game K, or in newmarket serve)",
+    )
     add("--quiet", action="store_true", help="no progress bar and no table; just write the files")
     return parser
 
@@ -84,20 +128,40 @@ def build_parser(prog: str = PROG) -> argparse.ArgumentParser:
 def config_from_args(args: argparse.Namespace) -> TournamentConfig:
     """A :class:`TournamentConfig` from parsed arguments (ValueError on a bad --set or --agent-option)."""
     agents = tuple(name.strip() for name in args.agents.split(",")) if args.agents.strip() else ()
-    return TournamentConfig(agents=agents, variant=args.variant, players=args.players,
-                            rules=parse_set_options(args.set), blocks=args.blocks, seed=args.seed,
-                            workers=args.workers, permutations=args.permutations,
-                            agent_options=parse_agent_options(args.agent_option), resamples=args.resamples,
-                            save_records=args.save_records,
-                            backend=args.backend, address=args.address)
+    return TournamentConfig(
+        agents=agents,
+        variant=args.variant,
+        players=args.players,
+        rules=parse_set_options(args.set),
+        blocks=args.blocks,
+        seed=args.seed,
+        workers=args.workers,
+        permutations=args.permutations,
+        agent_options=parse_agent_options(args.agent_option),
+        resamples=args.resamples,
+        save_records=args.save_records,
+        backend=args.backend,
+        address=args.address,
+    )
 
 
 def reproduce_command(plan: Plan) -> str:
     """The explicit command that replays this plan (every default spelled out)."""
     cfg = plan.config
-    words = ["newmarket", "tournament", "--agents", ",".join(e.spec for e in plan.setup.entrants),
-             "--variant", cfg.variant, "--players", str(plan.setup.players), "--blocks", str(cfg.blocks),
-             "--seed", str(cfg.seed)]
+    words = [
+        "newmarket",
+        "tournament",
+        "--agents",
+        ",".join(e.spec for e in plan.setup.entrants),
+        "--variant",
+        cfg.variant,
+        "--players",
+        str(plan.setup.players),
+        "--blocks",
+        str(cfg.blocks),
+        "--seed",
+        str(cfg.seed),
+    ]
     for key, value in dict(cfg.rules).items():
         text = ",".join(value) if isinstance(value, tuple) else str(value)
         words += ["--set", f"{key}={text}"]
@@ -157,8 +221,10 @@ def _cap_workers(config: TournamentConfig, args: argparse.Namespace, prog: str) 
     """More local worker processes than cores only thrash the machine: use the cores, and say so."""
     cores = available_cores()
     if isinstance(config.workers, int) and config.workers > cores and getattr(args, "address", None) is None:
-        print(f"{prog}: note: --workers {config.workers} is more than the {cores} CPU cores here; using {cores}",
-              file=sys.stderr)
+        print(
+            f"{prog}: note: --workers {config.workers} is more than the {cores} CPU cores here; using {cores}",
+            file=sys.stderr,
+        )
         config.workers = cores
 
 
@@ -166,8 +232,11 @@ def _note_small_run(plan: Plan, prog: str) -> None:
     from newmarket_env.eval.tournament.leaderboard import MIN_BLOCKS_FOR_INTERVALS
 
     if plan.config.blocks < MIN_BLOCKS_FOR_INTERVALS:
-        print(f"{prog}: note: only {plan.config.blocks} deal block(s): the 95% intervals are rough guesses; "
-              f"use --blocks {MIN_BLOCKS_FOR_INTERVALS} or more for figures to rely on", file=sys.stderr)
+        print(
+            f"{prog}: note: only {plan.config.blocks} deal block(s): the 95% intervals are rough guesses; "
+            f"use --blocks {MIN_BLOCKS_FOR_INTERVALS} or more for figures to rely on",
+            file=sys.stderr,
+        )
 
 
 def _run_with_progress(plan: Plan, quiet: bool) -> TournamentResult:
@@ -175,8 +244,13 @@ def _run_with_progress(plan: Plan, quiet: bool) -> TournamentResult:
         return run_tournament(plan.config, plan=plan)
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn, TimeRemainingColumn
 
-    columns = ("[progress.description]{task.description}", BarColumn(), MofNCompleteColumn(),
-               TimeElapsedColumn(), TimeRemainingColumn())
+    columns = (
+        "[progress.description]{task.description}",
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        TimeRemainingColumn(),
+    )
     with Progress(*columns, transient=True) as bar:
         task = bar.add_task(f"{plan.config.variant}: sessions", total=len(plan.specs))
         return run_tournament(plan.config, progress=lambda _: bar.advance(task), plan=plan)

@@ -100,8 +100,9 @@ def parse_set_options(items: list[str] | tuple[str, ...]) -> dict[str, Any]:
     for item in items:
         key, sep, value = item.partition("=")
         if not sep or not key.strip() or not value.strip():
-            raise ValueError(f"--set {item!r} is not key=value, e.g. --set widow=dealer_buy "
-                             "or --set boodles=AS,KS,QS,JS")
+            raise ValueError(
+                f"--set {item!r} is not key=value, e.g. --set widow=dealer_buy or --set boodles=AS,KS,QS,JS"
+            )
         out[key.strip()] = parse_set_value(value)
     return out
 

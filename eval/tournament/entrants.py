@@ -94,8 +94,10 @@ def check_entrant(entrant: Entrant, env: Any) -> None:
         if unknown is None:
             raise ValueError(f"agent {spec!r} could not be loaded (TypeError: {_one_line(str(err))})") from None
         allowed = agent_option_names(spec)
-        raise ValueError(f"agent option {unknown.group(1)!r} is unknown for {spec!r}; allowed: "
-                         f"{', '.join(allowed) if allowed else 'none (it takes no options)'}") from None
+        raise ValueError(
+            f"agent option {unknown.group(1)!r} is unknown for {spec!r}; allowed: "
+            f"{', '.join(allowed) if allowed else 'none (it takes no options)'}"
+        ) from None
     except Exception as err:  # a broken file or a bad option: say which agent, on one line
         raise ValueError(f"agent {spec!r} could not be loaded ({type(err).__name__}: {_one_line(str(err))})") from None
 
@@ -110,8 +112,12 @@ def agent_option_names(spec: str) -> list[str]:
         parameters = inspect.signature(factory).parameters.values()
     except (TypeError, ValueError):
         return []
-    return [p.name for p in parameters if p.name not in ("self", "rules", "seed", "path", "env")
-            and p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)]
+    return [
+        p.name
+        for p in parameters
+        if p.name not in ("self", "rules", "seed", "path", "env")
+        and p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)
+    ]
 
 
 def _looks_like_path(spec: str) -> bool:

@@ -6,8 +6,19 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-HEADERS = ("#", "agent", "chips/deal [95% CI]", "won %", "boodles", "pot", "cards", "stakes", "other",
-           "mu ± sigma", "decisions/s")
+HEADERS = (
+    "#",
+    "agent",
+    "chips/deal [95% CI]",
+    "won %",
+    "boodles",
+    "pot",
+    "cards",
+    "stakes",
+    "other",
+    "mu ± sigma",
+    "decisions/s",
+)
 #: What the "won %" column counts, said wherever the column is shown.
 WON_DEFINITION = "won %: the share of the deals it played that it won by going out first (blocked deals have no winner)"
 #: Fewer deal blocks than this: the bootstrap intervals are too rough to rely on, and the outputs say so.
@@ -18,8 +29,10 @@ def small_run_note(blocks: int) -> str | None:
     """The warning for a run too small for its intervals, or None."""
     if blocks >= MIN_BLOCKS_FOR_INTERVALS:
         return None
-    return (f"Only {blocks} deal block(s): the 95% intervals are rough guesses, not figures to rely on "
-            f"(use {MIN_BLOCKS_FOR_INTERVALS} or more blocks).")
+    return (
+        f"Only {blocks} deal block(s): the 95% intervals are rough guesses, not figures to rely on "
+        f"(use {MIN_BLOCKS_FOR_INTERVALS} or more blocks)."
+    )
 
 
 def not_entered_line(name: str, why: str) -> str:
@@ -30,8 +43,10 @@ def not_entered_line(name: str, why: str) -> str:
     """
     trained = re.search(r"was trained for '([^']+)' with other rules", why)
     if trained:
-        return (f"not entered: {name} (made for the {trained.group(1)} rules; a trained agent plays only the rules "
-                "it learned)")
+        return (
+            f"not entered: {name} (made for the {trained.group(1)} rules; a trained agent plays only the rules "
+            "it learned)"
+        )
     return f"not entered: {name} ({short_reason(why)})"
 
 
@@ -59,14 +74,21 @@ def leaderboard_rows(standings: list[dict[str, Any]], speed: Mapping[str, Any]) 
     for rank, row in enumerate(standings, start=1):
         parts = row["parts_per_deal"]
         rate = speed["agents"][row["agent"]]["decisions_per_second"]
-        rows.append((
-            str(rank), row["agent"], interval_text(row["chips_per_deal"]),
-            f"{100 * row['won_share']['mean']:.1f}",
-            signed(parts["boodles"]), signed(parts["pot"]), signed(parts["cards"]), signed(parts["stakes"]),
-            signed(parts["widow"] + parts["leftover"]),
-            f"{row['rating']['mu']:.1f}±{row['rating']['sigma']:.1f}",
-            "-" if rate is None else f"{rate:,.0f}",
-        ))
+        rows.append(
+            (
+                str(rank),
+                row["agent"],
+                interval_text(row["chips_per_deal"]),
+                f"{100 * row['won_share']['mean']:.1f}",
+                signed(parts["boodles"]),
+                signed(parts["pot"]),
+                signed(parts["cards"]),
+                signed(parts["stakes"]),
+                signed(parts["widow"] + parts["leftover"]),
+                f"{row['rating']['mu']:.1f}±{row['rating']['sigma']:.1f}",
+                "-" if rate is None else f"{rate:,.0f}",
+            )
+        )
     return rows
 
 

@@ -50,8 +50,9 @@ class OutputFolder:
         if os.path.exists(self.folder) and not os.path.isdir(self.folder):
             raise ValueError(f"--out {folder}: it is a file, not a folder")
         if os.path.isdir(self.folder) and os.listdir(self.folder) and not overwrite:
-            raise ValueError(f"--out {folder} already holds results; give another --out, or --overwrite to "
-                             "replace them")
+            raise ValueError(
+                f"--out {folder} already holds results; give another --out, or --overwrite to replace them"
+            )
         parent = os.path.dirname(os.path.abspath(self.folder))
         try:
             os.makedirs(parent, exist_ok=True)
@@ -68,10 +69,13 @@ class OutputFolder:
         old = None
         if os.path.isdir(self.folder):
             if not self.overwrite and os.listdir(self.folder):  # appeared while the tournament ran
-                raise FileExistsError(f"{self.folder} was made by someone else while the tournament ran; "
-                                      f"the results are in {self.staging}")
-            old = tempfile.mkdtemp(prefix=f".{os.path.basename(self.folder)}.old-",
-                                   dir=os.path.dirname(os.path.abspath(self.folder)))
+                raise FileExistsError(
+                    f"{self.folder} was made by someone else while the tournament ran; "
+                    f"the results are in {self.staging}"
+                )
+            old = tempfile.mkdtemp(
+                prefix=f".{os.path.basename(self.folder)}.old-", dir=os.path.dirname(os.path.abspath(self.folder))
+            )
             os.replace(self.folder, os.path.join(old, "results"))
         os.replace(self.staging, self.folder)
         if old is not None:

@@ -55,8 +55,13 @@ def block_deals(rules: Rules, seed: int) -> list[dict[str, Any]]:
     deals = []
     for index in range(rules.num_deals):
         dealt = shuffled_deal(rules, index % rules.num_players, rng)
-        deals.append({"dealer": dealt.dealer, "hands": [cards_to_text(h) for h in dealt.hands],
-                      "dead": cards_to_text(dealt.dead)})
+        deals.append(
+            {
+                "dealer": dealt.dealer,
+                "hands": [cards_to_text(h) for h in dealt.hands],
+                "dead": cards_to_text(dealt.dead),
+            }
+        )
     return deals
 
 
@@ -97,8 +102,10 @@ class TablePlayer:
                 env.step(int(action))
             except Exception as err:  # name the agent and the session, so the failure can be replayed
                 label = self.setup.entrants[spec.seats[seat]].label
-                raise RuntimeError(f"agent {label!r} failed at seat {seat} (block {spec.block}, line-up "
-                                   f"{spec.lineup}, seating {spec.seating}): {type(err).__name__}: {err}") from err
+                raise RuntimeError(
+                    f"agent {label!r} failed at seat {seat} (block {spec.block}, line-up "
+                    f"{spec.lineup}, seating {spec.seating}): {type(err).__name__}: {err}"
+                ) from err
             decisions[seat] += 1
         return decisions, think
 
@@ -109,5 +116,6 @@ class TablePlayer:
         record = self.env.record()
         parts, outs = chip_parts(record)
         check_parts(parts, chips)
-        return GameResult(spec, len(game.deals), chips, parts, outs, decisions, think,
-                          record if self.setup.keep_records else None)
+        return GameResult(
+            spec, len(game.deals), chips, parts, outs, decisions, think, record if self.setup.keep_records else None
+        )

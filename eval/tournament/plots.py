@@ -58,11 +58,13 @@ def pairwise_figure(standings: list[dict[str, Any]], pairwise: list[dict[str, An
     for (i, j), value in np.ndenumerate(grid):
         if i != j:
             colour = "white" if abs(value) > 0.6 * span else "black"  # readable on the dark ends of the map
-            ax.text(j, i, f"{value:+.2f}" + ("*" if stars[i, j] else ""), ha="center", va="center", fontsize=8,
-                    color=colour)
+            ax.text(
+                j, i, f"{value:+.2f}" + ("*" if stars[i, j] else ""), ha="center", va="center", fontsize=8, color=colour
+            )
     fig.colorbar(image, ax=ax, label="row minus column, chips per deal", shrink=0.8)
-    fig.suptitle("Pairwise differences (* = 95% paired interval excludes 0)" + (f"\n{about}" if about else ""),
-                 fontsize=10)
+    fig.suptitle(
+        "Pairwise differences (* = 95% paired interval excludes 0)" + (f"\n{about}" if about else ""), fontsize=10
+    )
     return fig
 
 

@@ -18,9 +18,15 @@ Progress = Callable[[GameResult], None]
 _worker_player: TablePlayer | None = None
 
 
-def play_schedule(setup: TableSetup, specs: Sequence[GameSpec], workers: int = 1,
-                  progress: Progress | None = None, start_method: str = "spawn", backend: str = "local",
-                  address: str | None = None) -> list[GameResult]:
+def play_schedule(
+    setup: TableSetup,
+    specs: Sequence[GameSpec],
+    workers: int = 1,
+    progress: Progress | None = None,
+    start_method: str = "spawn",
+    backend: str = "local",
+    address: str | None = None,
+) -> list[GameResult]:
     """Play every session of ``specs``; ``progress`` is called after each one.
 
     ``backend="ray"`` plays them as Ray tasks (see :mod:`~newmarket_env.eval.tournament.backends`).
@@ -46,8 +52,9 @@ def _play_here(setup: TableSetup, specs: Sequence[GameSpec], progress: Progress 
     return results
 
 
-def _play_on_pool(setup: TableSetup, specs: Sequence[GameSpec], workers: int, progress: Progress | None,
-                  start_method: str) -> list[GameResult]:
+def _play_on_pool(
+    setup: TableSetup, specs: Sequence[GameSpec], workers: int, progress: Progress | None, start_method: str
+) -> list[GameResult]:
     context = multiprocessing.get_context(start_method)
     # Small chunks keep the progress bar moving and the load even; sessions are milliseconds each.
     chunk = max(1, min(16, len(specs) // (workers * 8)))

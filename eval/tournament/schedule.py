@@ -69,8 +69,10 @@ def seatings(players: int, permutations: bool = False) -> list[tuple[int, ...]]:
 def lineups(entrants: int, players: int, max_lineups: int) -> list[tuple[int, ...]]:
     """Tables of ``players`` entrants: all combinations, or a cyclic design when there are too many."""
     if entrants < players:
-        raise ValueError(f"{players} seats need at least {players} agents; got {entrants} "
-                         f"(repeat a name to seat it more than once, e.g. --agents greedy,random,random,random)")
+        raise ValueError(
+            f"{players} seats need at least {players} agents; got {entrants} "
+            f"(repeat a name to seat it more than once, e.g. --agents greedy,random,random,random)"
+        )
     combos = list(itertools.combinations(range(entrants), players))
     if len(combos) <= max_lineups:
         return combos
@@ -123,8 +125,9 @@ def meetings(tables: list[tuple[int, ...]], entrants: int) -> np.ndarray:
     return count
 
 
-def build_schedule(entrants: int, players: int, blocks: int, seed: int, permutations: bool = False,
-                   max_lineups: int = MAX_LINEUPS) -> tuple[list[tuple[int, ...]], list[GameSpec]]:
+def build_schedule(
+    entrants: int, players: int, blocks: int, seed: int, permutations: bool = False, max_lineups: int = MAX_LINEUPS
+) -> tuple[list[tuple[int, ...]], list[GameSpec]]:
     """The line-ups and every session to play, ordered by block, line-up and seating."""
     tables = lineups(entrants, players, max_lineups)
     orders = seatings(players, permutations)

@@ -44,8 +44,12 @@ def block_totals(results: Sequence[GameResult], blocks: int, entrants: int) -> B
 
 def entrant_sums(results: Sequence[GameResult], entrants: int) -> dict[str, np.ndarray]:
     """Games, chip sources, decisions and thinking time summed per entrant."""
-    sums = {"games": np.zeros(entrants), "decisions": np.zeros(entrants), "think": np.zeros(entrants),
-            "parts": np.zeros((entrants, len(PARTS)))}
+    sums = {
+        "games": np.zeros(entrants),
+        "decisions": np.zeros(entrants),
+        "think": np.zeros(entrants),
+        "parts": np.zeros((entrants, len(PARTS))),
+    }
     for result in results:
         for seat, e in enumerate(result.spec.seats):
             sums["games"][e] += 1
@@ -55,8 +59,9 @@ def entrant_sums(results: Sequence[GameResult], entrants: int) -> dict[str, np.n
     return sums
 
 
-def standings(results: Sequence[GameResult], labels: Sequence[str], blocks: int, resamples: int,
-              seed: int) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+def standings(
+    results: Sequence[GameResult], labels: Sequence[str], blocks: int, resamples: int, seed: int
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """Per-entrant figures (best first) and every pairwise difference, with paired bootstrap intervals."""
     totals = block_totals(results, blocks, len(labels))
     sums = entrant_sums(results, len(labels))
@@ -68,8 +73,9 @@ def standings(results: Sequence[GameResult], labels: Sequence[str], blocks: int,
     return rows, pairs
 
 
-def _entrant_row(e: int, label: str, totals: BlockTotals, sums: dict[str, np.ndarray], indices: np.ndarray,
-                 rating: dict[str, float]) -> dict[str, Any]:
+def _entrant_row(
+    e: int, label: str, totals: BlockTotals, sums: dict[str, np.ndarray], indices: np.ndarray, rating: dict[str, float]
+) -> dict[str, Any]:
     deals = float(totals.deals[:, e].sum())
     return {
         "agent": label,
@@ -94,9 +100,15 @@ def speed(results: Sequence[GameResult], labels: Sequence[str], wall_seconds: fl
     """Decisions per second of each agent's own thinking time, and the run's throughput (varies by machine)."""
     sums = entrant_sums(results, len(labels))
     per_agent = {
-        label: {"decisions": int(sums["decisions"][e]), "think_seconds": float(sums["think"][e]),
-                "decisions_per_second": float(sums["decisions"][e] / sums["think"][e]) if sums["think"][e] else None}
+        label: {
+            "decisions": int(sums["decisions"][e]),
+            "think_seconds": float(sums["think"][e]),
+            "decisions_per_second": float(sums["decisions"][e] / sums["think"][e]) if sums["think"][e] else None,
+        }
         for e, label in enumerate(labels)
     }
-    return {"wall_seconds": wall_seconds, "sessions_per_second": len(results) / wall_seconds if wall_seconds else None,
-            "agents": per_agent}
+    return {
+        "wall_seconds": wall_seconds,
+        "sessions_per_second": len(results) / wall_seconds if wall_seconds else None,
+        "agents": per_agent,
+    }

@@ -17,8 +17,10 @@ MIN_PIPE_WIDTH = 130  # a log or a pipe gets at least this many columns
 WIDE_TABLE_WIDTH = 118  # narrower terminals get the chip sources in a second table
 MAIN_COLUMNS = (0, 1, 2, 3, 9, 10)  # rank, agent, chips/deal, won %, rating, decisions/s
 SOURCE_COLUMNS = (0, 1, 4, 5, 6, 7, 8)  # rank, agent and the chip sources
-CAPTION = ("chips per deal by source (other = widow, bids, lots); 95% bootstrap interval over deal blocks; "
-           "mu ± sigma: openskill Plackett-Luce")
+CAPTION = (
+    "chips per deal by source (other = widow, bids, lots); 95% bootstrap interval over deal blocks; "
+    "mu ± sigma: openskill Plackett-Luce"
+)
 
 
 def _table(title: str | None, rows: list[tuple[str, ...]], columns: Sequence[int], caption: str | None):
@@ -41,8 +43,10 @@ def print_leaderboard(result: TournamentResult, command: str | None = None) -> N
     if not console.is_terminal:  # a log or a pipe: do not squeeze the table into 80 columns
         console = Console(width=max(console.width, MIN_PIPE_WIDTH))
     plan = result.plan
-    title = (f"{plan.config.variant}, {plan.setup.players} players: {len(plan.specs)} sessions "
-             f"({plan.config.blocks} blocks x {len(plan.lineups)} line-ups x {plan.seatings} seatings)")
+    title = (
+        f"{plan.config.variant}, {plan.setup.players} players: {len(plan.specs)} sessions "
+        f"({plan.config.blocks} blocks x {len(plan.lineups)} line-ups x {plan.seatings} seatings)"
+    )
     rows = leaderboard_rows(result.standings, result.speed)
     if console.width >= WIDE_TABLE_WIDTH:
         console.print(_table(title, rows, range(len(HEADERS)), CAPTION))

@@ -44,7 +44,11 @@ class FastGame:
     ) -> None: ...
     @classmethod
     def at_position(
-        cls, position: Position, hands: Sequence[int], dead: int, seed: int | None = None,
+        cls,
+        position: Position,
+        hands: Sequence[int],
+        dead: int,
+        seed: int | None = None,
         plain_next_deal: bool = False,
     ) -> FastGame: ...
     @property
@@ -139,8 +143,14 @@ class CompiledSearch:
     def __init__(self, rules: Rules, seed: Any, rollout: str) -> None: ...
     def restart(self) -> None: ...
     def evaluate(
-        self, position: Position, hand: int, unseen: int, dead_known: int, card_counts: Sequence[int],
-        candidates: Sequence[int], budget: int,
+        self,
+        position: Position,
+        hand: int,
+        unseen: int,
+        dead_known: int,
+        card_counts: Sequence[int],
+        candidates: Sequence[int],
+        budget: int,
     ) -> NDArray[np.float64]: ...
 
 class TableBatch:

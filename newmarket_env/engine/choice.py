@@ -55,7 +55,7 @@ Encoder = Callable[[EngineGame, int, NDArray[np.float32]], NDArray[np.float32]]
 class Engine:
     """An engine: its game class and the encoder made for its games."""
 
-    name: str                # "python" or "compiled"
+    name: str  # "python" or "compiled"
     game_class: GameFactory
     encode: Encoder
 
@@ -79,8 +79,10 @@ def choose_engine(engine: str = "auto") -> Engine:
     if engine == "python" or (engine == "auto" and FastGame is None):
         return Engine("python", Game, encode_flat)
     if FastGame is None:
-        raise ValueError("engine='compiled' but the compiled engine is not built; reinstall with a C compiler "
-                         "present (pip install -e .), or use engine='python' or 'auto'")
+        raise ValueError(
+            "engine='compiled' but the compiled engine is not built; reinstall with a C compiler "
+            "present (pip install -e .), or use engine='python' or 'auto'"
+        )
     return Engine("compiled", FastGame, encode_compiled)
 
 
@@ -96,10 +98,23 @@ def table_batch(rules: Rules, num_tables: int, seed: int | None = 0, seat_polici
     per-table alternative (the AEC env).
     """
     if TableBatch is None:
-        raise RuntimeError("table_batch needs the compiled engine, which is not built; reinstall with a C compiler "
-                           "(pip install -e .) or play tables one by one with newmarket_env.env()")
+        raise RuntimeError(
+            "table_batch needs the compiled engine, which is not built; reinstall with a C compiler "
+            "(pip install -e .) or play tables one by one with newmarket_env.env()"
+        )
     return TableBatch(rules, num_tables, seed=seed, seat_policies=seat_policies)
 
 
-__all__ = ["ENGINES", "Encoder", "Engine", "FastGame", "Game", "TableBatch", "choose_engine", "compiled_available",
-           "encode_compiled", "engine_class", "table_batch"]
+__all__ = [
+    "ENGINES",
+    "Encoder",
+    "Engine",
+    "FastGame",
+    "Game",
+    "TableBatch",
+    "choose_engine",
+    "compiled_available",
+    "encode_compiled",
+    "engine_class",
+    "table_batch",
+]

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import functools
 import random
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Mapping
+from typing import Any
 
 from newmarket_env.cards import FULL_DECK, card_from_text, card_text, iter_cards, mask_from_cards
 from newmarket_env.rules import DeadHand, DeadHandPosition, Rules
@@ -30,13 +31,13 @@ def dealing_order(rules: Rules, dealer: int) -> list[int]:
         return seats
     position = rules.dead_hand_position
     if position is DeadHandPosition.FIRST:
-        return [DEAD_SLOT] + seats
+        return [DEAD_SLOT, *seats]
     if position is DeadHandPosition.BEFORE_DEALER:
-        return seats[:-1] + [DEAD_SLOT] + seats[-1:]
-    return seats + [DEAD_SLOT]
+        return [*seats[:-1], DEAD_SLOT, *seats[-1:]]
+    return [*seats, DEAD_SLOT]
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def sorted_deck(removed_mask: int) -> tuple[int, ...]:
     """The cards in play, lowest id first: the deck before each shuffle."""
     return tuple(iter_cards(FULL_DECK & ~removed_mask))
@@ -47,7 +48,7 @@ def shuffled_deal(rules: Rules, dealer: int, rng: random.Random) -> DealtCards:
     deck = list(sorted_deck(rules.removed_mask))
     rng.shuffle(deck)
     order = dealing_order(rules, dealer)
-    masks = {slot: mask_from_cards(deck[i::len(order)]) for i, slot in enumerate(order)}  # card i: slot i % len
+    masks = {slot: mask_from_cards(deck[i :: len(order)]) for i, slot in enumerate(order)}  # card i: slot i % len
     hands = tuple(masks[s] for s in range(rules.num_players))
     return DealtCards(dealer, hands, masks.get(DEAD_SLOT, 0))
 

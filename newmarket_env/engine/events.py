@@ -43,15 +43,17 @@ class Domain:
     allows: Callable[[Any, int | None], bool]  # (value, number of players or None) -> allowed?
 
 
-SEAT = Domain("seat", "a seat number, 0 to players - 1",
-              lambda v, n: v >= 0 and (n is None or v < n))
-CARD = Domain("card", "a card in text form: rank `A23456789TJQK` then suit `CDHS`, e.g. `\"TH\"`",
-              lambda v, n: v in CARD_TEXTS)
-BOODLE = Domain("boodle", "a boodle's index, 0-3, in the layout order of the rules' `boodles`",
-                lambda v, n: 0 <= v < 4)
+SEAT = Domain("seat", "a seat number, 0 to players - 1", lambda v, n: v >= 0 and (n is None or v < n))
+CARD = Domain(
+    "card", 'a card in text form: rank `A23456789TJQK` then suit `CDHS`, e.g. `"TH"`', lambda v, n: v in CARD_TEXTS
+)
+BOODLE = Domain("boodle", "a boodle's index, 0-3, in the layout order of the rules' `boodles`", lambda v, n: 0 <= v < 4)
 CHIPS = Domain("chips", "a number of chips, 0 or more", lambda v, n: v >= 0)
-ACTION = Domain("action id", f"the id of the action that made the event, 0-{NUM_ACTIONS - 1} (docs/actions.md)",
-                lambda v, n: 0 <= v < NUM_ACTIONS)
+ACTION = Domain(
+    "action id",
+    f"the id of the action that made the event, 0-{NUM_ACTIONS - 1} (docs/actions.md)",
+    lambda v, n: 0 <= v < NUM_ACTIONS,
+)
 DOMAINS = (SEAT, CARD, BOODLE, CHIPS, ACTION)
 
 Seat = Annotated[int, SEAT]
@@ -71,11 +73,11 @@ class StakeEvent(TypedDict):
     """Chips placed in the pot or on a boodle before the cards are dealt (docs/rules.md, step 1)."""
 
     type: Literal["stake"]
-    seat: Annotated[Seat | None, "who staked; `null` for the house (`stake_mode=\"house\"`)"]
+    seat: Annotated[Seat | None, 'who staked; `null` for the house (`stake_mode="house"`)']
     target: Annotated[StakeTarget, "where the chips went"]
-    boodle: NotRequired[Annotated[Boodle, "which boodle; only when `target` is `\"boodle\"`"]]
+    boodle: NotRequired[Annotated[Boodle, 'which boodle; only when `target` is `"boodle"`']]
     amount: Annotated[Chips, "how many chips"]
-    action: NotRequired[Annotated[ActionId, "only for a boodle the seat chose (`stake_mode=\"choose\"`)"]]
+    action: NotRequired[Annotated[ActionId, 'only for a boodle the seat chose (`stake_mode="choose"`)']]
 
 
 class DiscardEvent(TypedDict):
@@ -92,20 +94,29 @@ class WidowEvent(TypedDict):
 
     type: Literal["widow"]
     seat: Annotated[Seat, "who decided, or who takes the widow after winning the auction"]
-    choice: Annotated[WidowChoice, "`keep` or `exchange` (`dealer_or_auction`; `keep` opens the auction), "
-                                   "`buy` or `decline` (`dealer_buy`); `exchange` without `action`: the "
-                                   "auction winner takes the widow"]
+    choice: Annotated[
+        WidowChoice,
+        "`keep` or `exchange` (`dealer_or_auction`; `keep` opens the auction), "
+        "`buy` or `decline` (`dealer_buy`); `exchange` without `action`: the "
+        "auction winner takes the widow",
+    ]
     action: NotRequired[Annotated[ActionId, "the decision's action; absent for the auction winner's exchange"]]
 
 
-PaymentEvent = TypedDict("PaymentEvent", {
-    "type": Literal["payment"],
-    "from": Annotated[Seat, "who pays"],
-    "to": Annotated[Seat | Literal["pot"], "who is paid, or `\"pot\"`"],
-    "amount": Annotated[Chips, "how many chips"],
-    "reason": Annotated[PaymentReason, "`widow_fee`: the dealer buys the dead hand; `bid`: the auction winner "
-                                       "pays the dealer; `cards`: a loser pays the winner for its cards left"],
-})
+PaymentEvent = TypedDict(
+    "PaymentEvent",
+    {
+        "type": Literal["payment"],
+        "from": Annotated[Seat, "who pays"],
+        "to": Annotated[Seat | Literal["pot"], 'who is paid, or `"pot"`'],
+        "amount": Annotated[Chips, "how many chips"],
+        "reason": Annotated[
+            PaymentReason,
+            "`widow_fee`: the dealer buys the dead hand; `bid`: the auction winner "
+            "pays the dealer; `cards`: a loser pays the winner for its cards left",
+        ],
+    },
+)
 PaymentEvent.__doc__ = "Chips from one seat to another seat or to the pot."
 
 
@@ -141,8 +152,13 @@ class PlayEvent(TypedDict):
     seat: Annotated[Seat, "who played it"]
     card: Annotated[Card, "the card"]
     lead: Annotated[bool, "`true` for the first card of a run, `false` for a follow"]
-    action: NotRequired[Annotated[ActionId, "only when the lead was a decision (never for a follow, nor for "
-                                            "the automatic first lead of `first_lead=\"lowest_club\"`)"]]
+    action: NotRequired[
+        Annotated[
+            ActionId,
+            "only when the lead was a decision (never for a follow, nor for "
+            'the automatic first lead of `first_lead="lowest_club"`)',
+        ]
+    ]
 
 
 class BoodleEvent(TypedDict):
@@ -162,8 +178,11 @@ class StopEvent(TypedDict):
     seat: Annotated[Seat, "who played the last card of the run"]
     card: Annotated[Card, "the last card played"]
     next: Annotated[Card | None, "the card that would have followed; `null` when `card` is the top of its suit"]
-    cause: Annotated[StopCauseText, "`top`: no higher card; `dead`: the next card is in the dead hand; "
-                                    "`removed`: out of the pack; `played`: played already"]
+    cause: Annotated[
+        StopCauseText,
+        "`top`: no higher card; `dead`: the next card is in the dead hand; "
+        "`removed`: out of the pack; `played`: played already",
+    ]
 
 
 class BlockedEvent(TypedDict):
@@ -195,12 +214,24 @@ class LeftoverEvent(TypedDict):
     stack: Annotated[StakeTarget, "where the chips were"]
     seat: Annotated[Seat | None, "who won them by lot; `null` when they vanish"]
     amount: Annotated[Chips, "how many chips"]
-    boodle: NotRequired[Annotated[Boodle, "which boodle; only when `stack` is `\"boodle\"`"]]
+    boodle: NotRequired[Annotated[Boodle, 'which boodle; only when `stack` is `"boodle"`']]
 
 
 Event = (
-    StakeEvent | DiscardEvent | WidowEvent | PaymentEvent | PassEvent | BidEvent | AuctionEndEvent
-    | PlayEvent | BoodleEvent | StopEvent | BlockedEvent | OutEvent | PotEvent | LeftoverEvent
+    StakeEvent
+    | DiscardEvent
+    | WidowEvent
+    | PaymentEvent
+    | PassEvent
+    | BidEvent
+    | AuctionEndEvent
+    | PlayEvent
+    | BoodleEvent
+    | StopEvent
+    | BlockedEvent
+    | OutEvent
+    | PotEvent
+    | LeftoverEvent
 )
 
 
@@ -290,7 +321,7 @@ def _spec(declaration: Any) -> EventSpec:
             continue
         meanings = [m for m in getattr(hint, "__metadata__", ()) if isinstance(m, str)]
         if len(meanings) != 1:
-            raise TypeError(f"{declaration.__name__}.{name} needs exactly one meaning: Annotated[type, \"...\"]")
+            raise TypeError(f'{declaration.__name__}.{name} needs exactly one meaning: Annotated[type, "..."]')
         fields.append(FieldSpec(name, _without_meaning(hint), name in declaration.__required_keys__, meanings[0]))
     return EventSpec(kind, " ".join((declaration.__doc__ or "").split()), tuple(fields), declaration)
 

@@ -20,7 +20,8 @@ from __future__ import annotations
 import copy
 import numbers
 import random
-from typing import Any, Mapping, Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 from newmarket_env import actions as A
 from newmarket_env.cards import CARD_TEXTS as CARD_TEXT
@@ -69,8 +70,10 @@ class Game:
         # ``rng`` (instead of ``seed``) continues a given generator: the compiled engine's replay uses it.
         self.rng = rng if rng is not None else random.Random(seed)
         if len(deals) > rules.num_deals:
-            raise ValueError(f"{len(deals)} deals given but the session has num_deals={rules.num_deals}; "
-                             f"give at most {rules.num_deals} (or raise num_deals)")
+            raise ValueError(
+                f"{len(deals)} deals given but the session has num_deals={rules.num_deals}; "
+                f"give at most {rules.num_deals} (or raise num_deals)"
+            )
         self._queued_deals = [d if isinstance(d, DealtCards) else parse_deal(rules, d, i) for i, d in enumerate(deals)]
         self._queued_lots = list(lots)
         self._next = next_table(rules.ace_high)
@@ -102,11 +105,23 @@ class Game:
         """Stake chips or discards ``seat`` still has to place in this deal."""
         return self._pending_stakes.count(seat) + self._pending_discards.count(seat)
 
-    def copy(self) -> "Game":
+    def copy(self) -> Game:
         """An independent copy (events are copied too when they are recorded)."""
         clone = copy.copy(self)
-        for name in ("balances", "boodle_stacks", "hands", "known_dead", "played_by", "owner", "legal",
-                     "in_auction", "_queued_deals", "_queued_lots", "_pending_stakes", "_pending_discards"):
+        for name in (
+            "balances",
+            "boodle_stacks",
+            "hands",
+            "known_dead",
+            "played_by",
+            "owner",
+            "legal",
+            "in_auction",
+            "_queued_deals",
+            "_queued_lots",
+            "_pending_stakes",
+            "_pending_discards",
+        ):
             setattr(clone, name, list(getattr(self, name)))
         clone.rng = random.Random()
         clone.rng.setstate(self.rng.getstate())
@@ -117,8 +132,9 @@ class Game:
 
     # ------------------------------------------------------------------ a position, rebuilt
     @classmethod
-    def at_position(cls, position: Any, hands: Sequence[int], dead: int, seed: int | None = None,
-                    plain_next_deal: bool = False) -> "Game":
+    def at_position(
+        cls, position: Any, hands: Sequence[int], dead: int, seed: int | None = None, plain_next_deal: bool = False
+    ) -> Game:
         """A game standing at ``position`` whose seats hold ``hands`` and whose dead hand is ``dead``.
 
         ``hands`` gives every seat's current cards (the viewer's own and guesses
@@ -139,7 +155,7 @@ class Game:
             game._queued_deals = [_placeholder_deal(game, position)]
         return game
 
-    def with_hidden_cards(self, position: Any, hands: Sequence[int], dead: int) -> "Game":
+    def with_hidden_cards(self, position: Any, hands: Sequence[int], dead: int) -> Game:
         """A copy of a game made by :meth:`at_position` with other hidden cards (cheaper than a new one)."""
         _check_partition(position, hands, dead)
         clone = self.copy()
@@ -208,7 +224,6 @@ class Game:
 
     # ------------------------------------------------------------------ a deal begins
     def _start_deal(self) -> None:
-        rules = self.rules
         if self._queued_deals:
             self._dealt = self._queued_deals.pop(0)
             self.dealer = self._dealt.dealer
@@ -242,8 +257,9 @@ class Game:
             self._log({"type": "stake", "seat": None, "target": "pot", "amount": rules.house_pot})
             for b in range(4):
                 self.boodle_stacks[b] += rules.house_boodle
-                self._log({"type": "stake", "seat": None, "target": "boodle", "boodle": b,
-                           "amount": rules.house_boodle})
+                self._log(
+                    {"type": "stake", "seat": None, "target": "boodle", "boodle": b, "amount": rules.house_boodle}
+                )
             return
         order = [(self.eldest + k) % self.n for k in range(self.n)]
         for seat in order:
@@ -471,9 +487,15 @@ class Game:
             # docs/rules.md: a stopping card not played is known dead (cause DEAD: ``following`` is that card)
             self.public_dead |= 1 << following  # type: ignore[operator]
         if self.record_events:
-            self.events.append({"type": "stop", "seat": seat, "card": CARD_TEXT[card],
-                                "next": None if following is None else CARD_TEXT[following],
-                                "cause": _CAUSE_TEXT[cause]})
+            self.events.append(
+                {
+                    "type": "stop",
+                    "seat": seat,
+                    "card": CARD_TEXT[card],
+                    "next": None if following is None else CARD_TEXT[following],
+                    "cause": _CAUSE_TEXT[cause],
+                }
+            )
         leader, options = options_after_stop(
             self.rules.lead_after_stop, self.hands, seat, card, self.rules.ace_high, self._boodle_mask
         )
@@ -533,15 +555,15 @@ class Game:
         self.pot = 0
 
 
-def _placeholder_deal(game: "Game", position: Any) -> DealtCards:
+def _placeholder_deal(game: Game, position: Any) -> DealtCards:
     """Some valid deal for the next dealer: every card not removed, in seat order."""
     rules = position.rules
     deck = [c for c in range(52) if not rules.removed_mask >> c & 1]
     share = len(deck) // (rules.num_players + 1)
-    hands = tuple(sum(1 << c for c in deck[i * share:(i + 1) * share]) for i in range(rules.num_players))
-    dead = sum(1 << c for c in deck[rules.num_players * share:]) if rules.dead_hand is DeadHand.DEALT else 0
+    hands = tuple(sum(1 << c for c in deck[i * share : (i + 1) * share]) for i in range(rules.num_players))
+    dead = sum(1 << c for c in deck[rules.num_players * share :]) if rules.dead_hand is DeadHand.DEALT else 0
     if not dead and len(deck) > rules.num_players * share:  # no dead hand: the rest to the last seat
-        hands = hands[:-1] + (hands[-1] | sum(1 << c for c in deck[rules.num_players * share:]),)
+        hands = (*hands[:-1], hands[-1] | sum(1 << c for c in deck[rules.num_players * share :]))
     return DealtCards((game.dealer + 1) % game.n, hands, dead)
 
 
@@ -562,7 +584,7 @@ def _check_partition(position: Any, hands: Sequence[int], dead: int) -> None:
         raise ValueError("hands, dead hand, played and removed cards must split the deck exactly once")
 
 
-def _set_position_table(game: "Game", position: Any) -> None:
+def _set_position_table(game: Game, position: Any) -> None:
     """Chips, dealer and deal number: the state around the cards."""
     game.balances = list(position.balances)
     game.boodle_stacks = list(position.boodle_stacks)
@@ -574,7 +596,7 @@ def _set_position_table(game: "Game", position: Any) -> None:
     game.events, game.deals = [], []
 
 
-def _set_position_cards(game: "Game", position: Any, hands: Sequence[int], dead: int) -> None:
+def _set_position_cards(game: Game, position: Any, hands: Sequence[int], dead: int) -> None:
     game.hands = list(hands)
     game.dead = dead
     game.played = position.played
@@ -588,7 +610,7 @@ def _set_position_cards(game: "Game", position: Any, hands: Sequence[int], dead:
         game._set_owner(hand, seat)
 
 
-def _set_position_decision(game: "Game", position: Any) -> None:
+def _set_position_decision(game: Game, position: Any) -> None:
     """The pending decision and the queues that say who decides after the viewer."""
     n, viewer = game.n, position.viewer
     game.phase = position.phase
@@ -609,13 +631,15 @@ def _set_position_decision(game: "Game", position: Any) -> None:
             game._pending_discards += [seat] * position.rules.discard_count
 
 
-def _seats_after(game: "Game", viewer: int) -> list[int]:
+def _seats_after(game: Game, viewer: int) -> list[int]:
     """Seats that decide after ``viewer`` in a round that goes eldest first, dealer last."""
     order = [(game.eldest + k) % game.n for k in range(game.n)]
-    return order[order.index(viewer) + 1:]
+    return order[order.index(viewer) + 1 :]
 
 
-_CAUSE_TEXT: dict[StopCause, StopCauseText] = {cause: cause.value for cause in StopCause}  # Enum .value is a slow descriptor
+_CAUSE_TEXT: dict[StopCause, StopCauseText] = {
+    cause: cause.value for cause in StopCause
+}  # Enum .value is a slow descriptor
 
 _HANDLERS = {
     Decision.STAKE: Game._on_stake,

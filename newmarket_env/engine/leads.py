@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 from newmarket_env.cards import CLUBS, cards_of, other_colour_mask, suit_of
 from newmarket_env.order import lowest_of_suit, lowest_per_suit
@@ -30,7 +30,11 @@ def options_after_stop(
         return stopper, lowest_any_suit(hand, ace_high)
     if rule is LeadRule.LOWEST_OTHER_SUIT:
         others = lowest_per_suit(hand, _OTHER_SUITS[suit], ace_high)
-        return stopper, others or [lowest_of_suit(hand, suit, ace_high)]
+        if others:
+            return stopper, others
+        lowest = lowest_of_suit(hand, suit, ace_high)
+        assert lowest is not None  # a stopper who played their last card went out: the hand is not empty
+        return stopper, [lowest]
     if rule is LeadRule.LOWEST_OPPOSITE_COLOUR:
         for seat in _seats_from(stopper, len(hands)):
             options = lowest_per_suit(hands[seat], _OPPOSITE_SUITS[suit], ace_high)

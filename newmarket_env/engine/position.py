@@ -14,8 +14,8 @@ shuffled from ``seed``.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 from newmarket_env.engine.game import NOBODY, Game
 from newmarket_env.engine.types import Decision, Phase
@@ -33,10 +33,10 @@ class Position:
     phase: Phase
     decision: Decision
     legal: tuple[int, ...]
-    played_by: tuple[int, ...]      # card -> seat that played it, or NOBODY (52 entries)
+    played_by: tuple[int, ...]  # card -> seat that played it, or NOBODY (52 entries)
     last_played: int | None
-    public_dead: int                # removed cards and public stops
-    viewer_known_dead: int          # the viewer's own discards and former hand
+    public_dead: int  # removed cards and public stops
+    viewer_known_dead: int  # the viewer's own discards and former hand
     balances: tuple[int, ...]
     boodle_stacks: tuple[int, ...]
     pot: int
@@ -44,15 +44,16 @@ class Position:
     high_bidder: int = NOBODY
     in_auction: tuple[bool, ...] = ()
     widow_taker: int = NOBODY
-    viewer_pending: int = 0         # stake chips or discards the viewer still has to place
+    viewer_pending: int = 0  # stake chips or discards the viewer still has to place
 
     @property
     def played(self) -> int:
         return sum(1 << card for card, seat in enumerate(self.played_by) if seat != NOBODY)
 
 
-def game_at(position: Position, hands: Sequence[int], dead: int, seed: int | None = None,
-            plain_next_deal: bool = False) -> Game:
+def game_at(
+    position: Position, hands: Sequence[int], dead: int, seed: int | None = None, plain_next_deal: bool = False
+) -> Game:
     """A game standing at ``position`` with these hidden cards: :meth:`Game.at_position`."""
     return Game.at_position(position, hands, dead, seed=seed, plain_next_deal=plain_next_deal)
 

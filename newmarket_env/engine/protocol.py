@@ -135,7 +135,11 @@ class GameFactory(Protocol):
     ) -> EngineGame: ...
 
     def at_position(
-        self, position: Position, hands: Sequence[int], dead: int, seed: int | None = None,
+        self,
+        position: Position,
+        hands: Sequence[int],
+        dead: int,
+        seed: int | None = None,
         plain_next_deal: bool = False,
     ) -> EngineGame: ...
 

@@ -43,9 +43,7 @@ def replay_steps(record: Mapping[str, Any]) -> Iterator[Game]:
         raise ValueError(f"record variant {variant!r} is unknown; allowed variants: {', '.join(VARIANTS)}")
     rules: Rules = rules_from_dict(record["rules"], VARIANTS[variant].players)
     # A deal still in its stake phase has no cards yet; it is re-dealt from nothing.
-    deals = [
-        {"dealer": d["dealer"], "hands": d["hands"], "dead": d["dead"]} for d in record["deals"] if d["hands"]
-    ]
+    deals = [{"dealer": d["dealer"], "hands": d["hands"], "dead": d["dead"]} for d in record["deals"] if d["hands"]]
     events = [e for d in record["deals"] for e in d["events"]]
     actions = [e["action"] for e in events if "action" in e]
     lots = [e["seat"] for e in events if e["type"] == "leftover" and e["seat"] is not None]

@@ -22,12 +22,12 @@ PHASE_ORDER = tuple(Phase)
 class Decision(str, Enum):
     """The kinds of choice a player can be asked to make."""
 
-    STAKE = "stake"      # place one chip on a boodle (stake_mode="choose")
+    STAKE = "stake"  # place one chip on a boodle (stake_mode="choose")
     DISCARD = "discard"  # put one card into the dead hand (Newbury)
-    WIDOW = "widow"      # dealer: keep the hand or take the widow (Michigan)
-    BUY = "buy"          # dealer: decline or buy the dead hand (dealer_buy)
-    BID = "bid"          # auction: pass or bid
-    LEAD = "lead"        # lead a card to start a sequence
+    WIDOW = "widow"  # dealer: keep the hand or take the widow (Michigan)
+    BUY = "buy"  # dealer: decline or buy the dead hand (dealer_buy)
+    BID = "bid"  # auction: pass or bid
+    LEAD = "lead"  # lead a card to start a sequence
 
 
 DECISION_ORDER = tuple(Decision)
@@ -38,7 +38,7 @@ class IllegalActionError(ValueError):
 
 
 class StopCause(str, Enum):
-    TOP = "top"          # the card played was the top rank
-    DEAD = "dead"        # the next card is in the dead hand
+    TOP = "top"  # the card played was the top rank
+    DEAD = "dead"  # the next card is in the dead hand
     REMOVED = "removed"  # the next card was removed from the deck
-    PLAYED = "played"    # the next card was already played
+    PLAYED = "played"  # the next card was already played

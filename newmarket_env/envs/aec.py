@@ -55,7 +55,10 @@ class raw_env(AECEnv):
     """
 
     metadata: ClassVar[dict[str, Any]] = {
-        "render_modes": ["human", "ansi", "rgb_array"], "name": ENV_NAME, "is_parallelizable": False, "render_fps": 2,
+        "render_modes": ["human", "ansi", "rgb_array"],
+        "name": ENV_NAME,
+        "is_parallelizable": False,
+        "render_fps": 2,
     }
 
     def __init__(
@@ -114,13 +117,16 @@ class raw_env(AECEnv):
         """Start a session; ``options={"deals": [...]}`` fixes the cards (docs/contract.md)."""
         seed = _check_seed(seed)
         if options is not None and not isinstance(options, Mapping):
-            raise ValueError(f"reset options={options!r} is not allowed; allowed: None or a dict such as "
-                             "{'deals': [...]}")
+            raise ValueError(
+                f"reset options={options!r} is not allowed; allowed: None or a dict such as {{'deals': [...]}}"
+            )
         # Like Gymnasium envs, other option keys are ignored (PettingZoo's api_test passes some).
         deals = (options or {}).get("deals") or ()
         if not isinstance(deals, (list, tuple)):
-            raise ValueError(f"reset option 'deals' must be a list of deals, e.g. [{{'dealer': 0, 'hands': ..., "
-                             f"'dead': ...}}]; got {deals!r}")
+            raise ValueError(
+                f"reset option 'deals' must be a list of deals, e.g. [{{'dealer': 0, 'hands': ..., "
+                f"'dead': ...}}]; got {deals!r}"
+            )
         # Build the new game first: a bad deal raises here and leaves the env as it was.
         game = self.engine.game_class(self.rules, seed=seed, deals=deals, present_forced=self.present_forced)
         self._game = game

@@ -30,7 +30,8 @@ True
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 import gymnasium as gym
 import numpy as np
@@ -56,7 +57,7 @@ class SingleAgentEnv(gym.Env):
     with ``info["illegal_action"]`` (Gymnasium's checkers send unmasked actions).
     """
 
-    metadata = {"render_modes": ["ansi", "rgb_array"], "render_fps": 2}
+    metadata = {"render_modes": ["ansi", "rgb_array"], "render_fps": 2}  # noqa: RUF012 (gymnasium.Env declares it an instance attribute)
 
     def __init__(
         self,
@@ -85,8 +86,11 @@ class SingleAgentEnv(gym.Env):
         self.reward_scale = float(reward_scale)
         self.render_mode = render_mode
         agent_space = self.aec.observation_space("player_0")
+        action_space = self.aec.action_space("player_0")
+        assert isinstance(agent_space, gym.spaces.Dict) and isinstance(action_space, gym.spaces.Discrete)
         self.observation_space = agent_space["observation"]
-        self.action_space = self.aec.action_space("player_0")
+        self.action_space = action_space
+        self._num_actions = int(action_space.n)
         self._agents: dict[tuple[str, int], Opponent] = {}
         self._sessions = 0
         self.learner = 0
@@ -170,12 +174,14 @@ class SingleAgentEnv(gym.Env):
         aec, game = self.aec, self.aec.game
         while not game.over and game.to_act != self.learner:
             seat = game.to_act
-            agent = self._agent(self.table[seat], seat)
+            spec = self.table[seat]
+            assert spec is not None  # only the learner's seat has no opponent
+            agent = self._agent(spec, seat)
             aec.step(int(agent.act(aec.observe(f"player_{seat}"))))
 
     def action_masks(self) -> np.ndarray:
         """Boolean mask of the learner's legal actions (sb3-contrib's MaskablePPO reads it)."""
-        mask = np.zeros(self.action_space.n, dtype=bool)
+        mask = np.zeros(self._num_actions, dtype=np.bool_)
         game = self.aec.game
         if game is not None and not game.over:
             mask[game.legal] = True
@@ -193,7 +199,7 @@ class SingleAgentEnv(gym.Env):
             info["opponents"] = [spec for spec in self.table if spec is not None]
         return info
 
-    def render(self) -> str | np.ndarray | None:
+    def render(self) -> str | np.ndarray | None:  # type: ignore[override]  # gymnasium types it with its RenderFrame TypeVar
         """The table from the learner's seat: text (``"ansi"``) or a picture (``"rgb_array"``;
         every hand with ``render_all_hands=True``, passed on to the AEC env)."""
         if self.render_mode == "rgb_array":

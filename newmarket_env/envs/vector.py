@@ -60,7 +60,8 @@ from __future__ import annotations
 import importlib
 import numbers
 import os
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 from gymnasium import spaces
@@ -75,7 +76,7 @@ from newmarket_env.observation.layout import CHIP_CLIP, FLAT_SIZE
 from newmarket_env.rules import make_rules
 
 SEAT_MODES = ("random", "rotate")
-LEARNER = -1   # seat_policies code: the caller decides (the learner)
+LEARNER = -1  # seat_policies code: the caller decides (the learner)
 EXTERNAL = -2  # seat_policies code: the caller decides (an opponent played here, e.g. a snapshot)
 _MAX_EMPTY_SESSIONS = 100  # sessions in a row without a learner decision before a table gives up
 
@@ -87,13 +88,17 @@ def compiled_batch():
     except ImportError:
         _fast = None
     if _fast is None:
-        raise RuntimeError("vector_env needs the compiled engine (newmarket_env.engine._fast), which is not built: "
-                           "reinstall with a C compiler present (pip install -e .), or use SingleAgentEnv "
-                           "(newmarket_env.envs.single_agent), which runs on any engine")
+        raise RuntimeError(
+            "vector_env needs the compiled engine (newmarket_env.engine._fast), which is not built: "
+            "reinstall with a C compiler present (pip install -e .), or use SingleAgentEnv "
+            "(newmarket_env.envs.single_agent), which runs on any engine"
+        )
     if not all(hasattr(getattr(_fast, "TableBatch", None), name) for name in ("restart", "seat_policies")):
-        raise RuntimeError("vector_env needs the compiled engine's TableBatch with seat_policies and restart; the "
-                           "built newmarket_env.engine._fast is older than its source: rebuild it (pip install -e .), "
-                           "or use SingleAgentEnv (newmarket_env.envs.single_agent)")
+        raise RuntimeError(
+            "vector_env needs the compiled engine's TableBatch with seat_policies and restart; the "
+            "built newmarket_env.engine._fast is older than its source: rebuild it (pip install -e .), "
+            "or use SingleAgentEnv (newmarket_env.envs.single_agent)"
+        )
     return _fast
 
 
@@ -113,7 +118,7 @@ class VectorEnv(GymVectorEnv):
     ``newmarket_env.load_agent``).
     """
 
-    metadata = {"autoreset_mode": AutoresetMode.SAME_STEP, "render_modes": []}
+    metadata = {"autoreset_mode": AutoresetMode.SAME_STEP, "render_modes": []}  # noqa: RUF012 (gymnasium.VectorEnv declares it an instance attribute)
 
     def __init__(
         self,
@@ -152,7 +157,7 @@ class VectorEnv(GymVectorEnv):
         # seats of a running session keep their agent when the snapshots change under it.
         self._spec_names: list[str] = []
         self._spec_codes = np.zeros(0, dtype=np.int8)
-        self._agents: dict[int, Any] = {}       # spec id -> agent with act_batch (one for all tables)
+        self._agents: dict[int, Any] = {}  # spec id -> agent with act_batch (one for all tables)
         self._seat_agents: dict[tuple[int, int, int], Any] = {}  # (spec id, table, seat) -> per-seat agent
         self._opponent_ids = np.array([self._register(spec) for spec in opponents], dtype=np.int64)
         self.opponents = [self._spec_names[i] for i in self._opponent_ids]
@@ -161,16 +166,17 @@ class VectorEnv(GymVectorEnv):
         self.set_snapshots(snapshots)
 
         n, tables = self.n, self.num_envs
-        self.learner = np.zeros(tables, dtype=np.int64)       # the learner's seat at each table
+        self.learner = np.zeros(tables, dtype=np.int64)  # the learner's seat at each table
         self.specs = np.full((tables, n), LEARNER, dtype=np.int64)  # spec id per seat (LEARNER at the learner's)
-        self._sessions = np.zeros(tables, dtype=np.int64)     # sessions started per table ("rotate")
-        self._pending = np.zeros(tables, dtype=np.int64)      # learner chips since its previous decision
-        self._decided = np.zeros(tables, dtype=bool)          # the learner decided in this session
-        self._skipped = np.zeros(tables, dtype=np.int64)      # sessions in a row without a learner decision
+        self._sessions = np.zeros(tables, dtype=np.int64)  # sessions started per table ("rotate")
+        self._pending = np.zeros(tables, dtype=np.int64)  # learner chips since its previous decision
+        self._decided = np.zeros(tables, dtype=bool)  # the learner decided in this session
+        self._skipped = np.zeros(tables, dtype=np.int64)  # sessions in a row without a learner decision
         self._rows = np.arange(tables)
         self._draw_tables(self._rows)
-        self.batch = fast.TableBatch(self.rules, tables, seed=self._batch_seed(None),
-                                     seat_policies=self._seat_codes(self._rows))
+        self.batch = fast.TableBatch(
+            self.rules, tables, seed=self._batch_seed(None), seat_policies=self._seat_codes(self._rows)
+        )
         self.batch.auto_restart = False
         self._started = False
 
@@ -239,7 +245,7 @@ class VectorEnv(GymVectorEnv):
         self.learner[tables] = learner
         self.specs[tables] = specs
         external = (specs != LEARNER) & (self._spec_codes[np.maximum(specs, 0)] == EXTERNAL)
-        for table, seat in zip(*np.nonzero(external)):  # rare: per-seat agents start a session
+        for table, seat in zip(*np.nonzero(external), strict=True):  # rare: per-seat agents start a session
             spec_id = int(specs[table, seat])
             if spec_id not in self._agents:
                 self._seat_agent(spec_id, int(tables[table]), int(seat)).reset()
@@ -272,8 +278,9 @@ class VectorEnv(GymVectorEnv):
         (``table_seed(seed, i)``). Returns the learner observations and ``{"seat": ...}``."""
         if seed is not None:
             if isinstance(seed, bool) or not isinstance(seed, numbers.Integral) or not 0 <= seed < 2**32:
-                raise ValueError(f"seed={seed!r} is out of range; allowed: an int 0..2**32-1 or None "
-                                 "(one seed seeds every table)")
+                raise ValueError(
+                    f"seed={seed!r} is out of range; allowed: an int 0..2**32-1 or None (one seed seeds every table)"
+                )
             self._np_random, self._np_random_seed = seeding.np_random(int(seed))
             self._sessions[:] = 0
             self._seat_agents = {}
@@ -295,8 +302,10 @@ class VectorEnv(GymVectorEnv):
             raise RuntimeError("step() called before reset()")
         chosen = np.asarray(actions)
         if chosen.shape != (self.num_envs,) or not np.issubdtype(chosen.dtype, np.integer):
-            raise ValueError(f"actions must be {self.num_envs} action ids (an int array of shape "
-                             f"({self.num_envs},)); got {chosen.dtype} of shape {chosen.shape}")
+            raise ValueError(
+                f"actions must be {self.num_envs} action ids (an int array of shape "
+                f"({self.num_envs},)); got {chosen.dtype} of shape {chosen.shape}"
+            )
         masks = self.batch.action_masks
         illegal = (chosen < 0) | (chosen >= NUM_ACTIONS)
         illegal[~illegal] = masks[self._rows[~illegal], chosen[~illegal]] == 0
@@ -312,8 +321,12 @@ class VectorEnv(GymVectorEnv):
         rewards = np.where(ends.ended, ends.reward, self._pending).astype(np.float64) * self.reward_scale
         self._pending[~ends.ended] = 0
         everywhere = np.ones(self.num_envs, dtype=bool)
-        infos: dict[str, Any] = {"seat": self.learner.copy(), "_seat": everywhere,
-                                 "illegal_action": illegal, "_illegal_action": everywhere.copy()}
+        infos: dict[str, Any] = {
+            "seat": self.learner.copy(),
+            "_seat": everywhere,
+            "illegal_action": illegal,
+            "_illegal_action": everywhere.copy(),
+        }
         if ends.ended.any():
             infos.update(self._final_infos(ends))
         return self._observations(), rewards, ends.ended, np.zeros(self.num_envs, dtype=bool), infos
@@ -368,10 +381,14 @@ class VectorEnv(GymVectorEnv):
             if agent is not None:
                 chosen[rows] = agent.act_batch(batch.observations[tables], batch.action_masks[tables])
             else:
-                for row, table in zip(rows, tables):
+                for row, table in zip(rows, tables, strict=True):
                     agent = self._seat_agent(int(spec_id), int(table), int(seats[row]))
-                    chosen[row] = agent.act({"observation": batch.observations[table].copy(),
-                                             "action_mask": batch.action_masks[table].copy()})
+                    chosen[row] = agent.act(
+                        {
+                            "observation": batch.observations[table].copy(),
+                            "action_mask": batch.action_masks[table].copy(),
+                        }
+                    )
         batch.step(chosen, tables=waiting)
         self._pending[waiting] += batch.rewards[waiting, self.learner[waiting]]
 
@@ -387,12 +404,17 @@ class VectorEnv(GymVectorEnv):
         ended = ends.ended
         final_obs = np.full(self.num_envs, None, dtype=object)
         for tables, rows in ends.chunks:
-            for table, row in zip(tables, rows):
+            for table, row in zip(tables, rows, strict=True):
                 final_obs[table] = row
         chips = np.where(ended, ends.results[self._rows, ends.seat], 0).astype(np.float64)
         names = np.array([*self._spec_names, None], dtype=object)  # LEARNER (-1) picks the final None
-        info = {"chips": chips, "deals": np.where(ended, self.rules.num_deals, 0), "seat": ends.seat,
-                "results": ends.results, "seat_specs": names[ends.specs]}
+        info = {
+            "chips": chips,
+            "deals": np.where(ended, self.rules.num_deals, 0),
+            "seat": ends.seat,
+            "results": ends.results,
+            "seat_specs": names[ends.specs],
+        }
         for key in list(info):
             info[f"_{key}"] = ended
         return {"final_obs": final_obs, "_final_obs": ended, "final_info": info, "_final_info": ended}
@@ -429,18 +451,19 @@ class _Ends:
 
 def _check_options(num_envs, opponents, seat, snapshots, fraction, scale, seed, players) -> None:
     """One-line ValueErrors naming the allowed values (the rules are checked by make_rules)."""
-    if isinstance(num_envs, bool) or not isinstance(num_envs, numbers.Integral) or num_envs < 1:
+    if isinstance(num_envs, bool) or not isinstance(num_envs, numbers.Integral) or int(num_envs) < 1:
         raise ValueError(f"num_envs={num_envs!r} is out of range; allowed: an int >= 1")
     if isinstance(opponents, str) or not opponents:
         raise ValueError(f"opponents={opponents!r} must be a non-empty list of agent names, e.g. ['control']")
-    if seat not in SEAT_MODES and not (isinstance(seat, numbers.Integral) and not isinstance(seat, bool)
-                                       and 0 <= seat < players):
+    if seat not in SEAT_MODES and not (
+        isinstance(seat, numbers.Integral) and not isinstance(seat, bool) and 0 <= int(seat) < players
+    ):
         raise ValueError(f"seat={seat!r} is unknown; allowed: {', '.join(SEAT_MODES)} or a seat 0..{players - 1}")
     if isinstance(snapshots, str):
         raise ValueError(f"snapshots={snapshots!r} must be a list of saved-agent paths, not one string")
-    if isinstance(fraction, bool) or not isinstance(fraction, numbers.Real) or not 0.0 <= fraction <= 1.0:
+    if isinstance(fraction, bool) or not isinstance(fraction, numbers.Real) or not 0.0 <= float(fraction) <= 1.0:
         raise ValueError(f"snapshot_fraction={fraction!r} is out of range; allowed: 0.0..1.0")
-    if isinstance(scale, bool) or not isinstance(scale, numbers.Real) or not scale > 0:
+    if isinstance(scale, bool) or not isinstance(scale, numbers.Real) or not float(scale) > 0:
         raise ValueError(f"reward_scale={scale!r} is out of range; allowed: a number > 0")
     if seed is not None and (isinstance(seed, bool) or not isinstance(seed, numbers.Integral) or seed < 0):
         raise ValueError(f"seed={seed!r} is not allowed; allowed: None or an int >= 0")

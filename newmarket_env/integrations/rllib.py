@@ -162,8 +162,10 @@ class MaskedPPOTorchRLModule(DefaultPPOTorchRLModule):
 
     def __init__(self, *, observation_space: gym.Space | None = None, **kwargs: Any) -> None:
         if not isinstance(observation_space, gym.spaces.Dict) or set(observation_space.spaces) != {OBS_KEY, MASK_KEY}:
-            raise ValueError(f"MaskedPPOTorchRLModule needs a Dict observation space with keys {OBS_KEY!r} and "
-                             f"{MASK_KEY!r}; got {observation_space}")
+            raise ValueError(
+                f"MaskedPPOTorchRLModule needs a Dict observation space with keys {OBS_KEY!r} and "
+                f"{MASK_KEY!r}; got {observation_space}"
+            )
         self.space_with_mask = observation_space
         super().__init__(observation_space=observation_space[OBS_KEY], **kwargs)
 
@@ -248,8 +250,9 @@ class SelfPlay(RLlibCallback):
         weights = algorithm.learner_group.get_weights(module_ids=[LEARNER])[LEARNER]
         algorithm.set_state({"learner_group": {"learner": {"rl_module": {OPPONENT: weights}}}})
 
-    def on_episode_end(self, *, episode: Any, prev_episode_chunks: list | None = None,
-                       metrics_logger: Any = None, **kwargs: Any) -> None:
+    def on_episode_end(
+        self, *, episode: Any, prev_episode_chunks: list | None = None, metrics_logger: Any = None, **kwargs: Any
+    ) -> None:
         checked = illegal = 0
         for chunk in [*(prev_episode_chunks or []), episode]:
             for single in chunk.agent_episodes.values():
@@ -272,10 +275,20 @@ def _masks_of(observations: Any) -> np.ndarray:
     return np.stack([np.asarray(obs[MASK_KEY]) for obs in observations])
 
 
-def self_play_config(variant: str = "newmarket", num_players: int = 4, rules: Mapping[str, Any] | None = None,
-                     reward_scale: float = 0.1, hidden: tuple[int, ...] = (128, 128), num_env_runners: int = 0,
-                     batch_size: int = 1024, minibatch_size: int = 256, num_epochs: int = 4, lr: float = 3e-4,
-                     refresh_every: int = 5, seed: int | None = 0) -> PPOConfig:
+def self_play_config(
+    variant: str = "newmarket",
+    num_players: int = 4,
+    rules: Mapping[str, Any] | None = None,
+    reward_scale: float = 0.1,
+    hidden: tuple[int, ...] = (128, 128),
+    num_env_runners: int = 0,
+    batch_size: int = 1024,
+    minibatch_size: int = 256,
+    num_epochs: int = 4,
+    lr: float = 3e-4,
+    refresh_every: int = 5,
+    seed: int | None = 0,
+) -> PPOConfig:
     """PPO self-play: the masked module as learner and frozen opponent; build with ``.build_algo()``.
 
     Sizes are small by default (a few iterations train on a laptop); raise ``num_env_runners`` and
@@ -290,12 +303,20 @@ def self_play_config(variant: str = "newmarket", num_players: int = 4, rules: Ma
         .environment(ENV_NAME, env_config=env_config, disable_env_checking=True)
         .env_runners(num_env_runners=num_env_runners, num_envs_per_env_runner=1, batch_mode="complete_episodes")
         .learners(num_learners=0)
-        .multi_agent(policies={LEARNER, OPPONENT}, policy_mapping_fn=SelfPlayMapping(players),
-                     policies_to_train=[LEARNER])
-        .rl_module(rl_module_spec=MultiRLModuleSpec(rl_module_specs={LEARNER: module, OPPONENT: module}),
-                   model_config=DefaultModelConfig(fcnet_hiddens=list(hidden), vf_share_layers=False))
-        .training(train_batch_size_per_learner=batch_size, minibatch_size=minibatch_size,
-                  num_epochs=num_epochs, lr=lr, gamma=1.0)
+        .multi_agent(
+            policies={LEARNER, OPPONENT}, policy_mapping_fn=SelfPlayMapping(players), policies_to_train=[LEARNER]
+        )
+        .rl_module(
+            rl_module_spec=MultiRLModuleSpec(rl_module_specs={LEARNER: module, OPPONENT: module}),
+            model_config=DefaultModelConfig(fcnet_hiddens=list(hidden), vf_share_layers=False),
+        )
+        .training(
+            train_batch_size_per_learner=batch_size,
+            minibatch_size=minibatch_size,
+            num_epochs=num_epochs,
+            lr=lr,
+            gamma=1.0,
+        )
         # RLlib calls what it is given with no arguments: a partial works though its hint says a class
         .callbacks(functools.partial(SelfPlay, refresh_every=refresh_every))  # type: ignore[arg-type]
     )

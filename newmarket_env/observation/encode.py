@@ -59,14 +59,15 @@ def static_part(rules: Rules) -> FloatVector:
         layout[b, card] = 1.0
     vec[SLOTS["seat_present"]][: rules.num_players] = 1.0
     vec[SLOTS["rule_ace_high"]] = float(rules.ace_high)
-    for name, enum, value in (("rule_lead", LeadRule, rules.lead_after_stop),
-                              ("rule_stake_mode", StakeMode, rules.stake_mode),
-                              ("rule_dead_hand", DeadHand, rules.dead_hand),
-                              ("rule_widow", Widow, rules.widow),
-                              ("rule_first_lead", FirstLead, rules.first_lead)):
+    for name, enum, value in (
+        ("rule_lead", LeadRule, rules.lead_after_stop),
+        ("rule_stake_mode", StakeMode, rules.stake_mode),
+        ("rule_dead_hand", DeadHand, rules.dead_hand),
+        ("rule_widow", Widow, rules.widow),
+        ("rule_first_lead", FirstLead, rules.first_lead),
+    ):
         vec[SLOTS[name]][list(enum).index(value)] = 1.0
-    vec[SLOTS["rule_payments"]] = [_chips(rules.per_card_payment), _chips(rules.pot_ante),
-                                   _chips(rules.boodle_stake)]
+    vec[SLOTS["rule_payments"]] = [_chips(rules.per_card_payment), _chips(rules.pot_ante), _chips(rules.boodle_stake)]
     vec[SLOTS["rule_dealer_multiplier"]] = rules.dealer_stake_multiplier / 4.0
     vec[SLOTS["rule_players"]][rules.num_players - MIN_PLAYERS] = 1.0
     return vec
@@ -154,7 +155,7 @@ def flat_to_planes(flat: FloatVector) -> FloatVector:
     # Filling one preallocated array is cheaper than np.concatenate over a np.broadcast_to view.
     planes = np.empty(PLANES_SHAPE, dtype=flat.dtype)
     planes[:NUM_CARD_PLANES] = flat[: NUM_CARD_PLANES * 52].reshape(NUM_CARD_PLANES, 4, 13)
-    planes[NUM_CARD_PLANES:] = flat[NUM_CARD_PLANES * 52:, None, None]
+    planes[NUM_CARD_PLANES:] = flat[NUM_CARD_PLANES * 52 :, None, None]
     return planes
 
 

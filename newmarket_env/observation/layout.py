@@ -15,8 +15,8 @@ from newmarket_env.engine.types import DECISION_ORDER, PHASE_ORDER
 from newmarket_env.rules import MAX_PLAYERS, MIN_PLAYERS, DeadHand, FirstLead, LeadRule, StakeMode, Widow
 
 MAX_SEATS = MAX_PLAYERS
-CHIP_SCALE = 40.0   # chip amounts are divided by this ...
-CHIP_CLIP = 8.0     # ... and clipped to [-8, 8] so the Box is bounded
+CHIP_SCALE = 40.0  # chip amounts are divided by this ...
+CHIP_CLIP = 8.0  # ... and clipped to [-8, 8] so the Box is bounded
 
 
 @dataclass(frozen=True)
@@ -40,8 +40,13 @@ def _names(values) -> str:
 CARD_PIECES = (
     Piece("hand", 1, True, "the viewer's own hand"),
     Piece("played_by", MAX_SEATS, True, "plane k: cards played this deal by relative seat k"),
-    Piece("known_dead", 1, True, "cards the viewer knows are out of play: removed cards, public stops, "
-          "own discards, own former hand after an exchange"),
+    Piece(
+        "known_dead",
+        1,
+        True,
+        "cards the viewer knows are out of play: removed cards, public stops, "
+        "own discards, own former hand after an exchange",
+    ),
     Piece("last_card", 1, True, "the last card played this deal (the run in progress, or the card that stopped)"),
     Piece("boodle_layout", 4, True, "plane b: the card of boodle b (layout order)"),
     Piece("boodle_value", 1, True, "chips on the boodle each card would take (chip-scaled)"),

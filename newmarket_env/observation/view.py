@@ -40,25 +40,25 @@ class ObservationView:
     """What one seat sees, by name. Seat lists are relative to the viewer and ``num_players`` long."""
 
     num_players: int
-    hand: int                       # own cards (mask)
-    played_by: list[int]            # cards played this deal by each relative seat (masks)
-    known_dead: int                 # removed, public stops, own discards, own former hand
-    last_card: int | None           # the last card played this deal
-    boodle_cards: tuple[int, ...]   # layout order
-    boodle_stacks: list[int]        # chips on each boodle, layout order
+    hand: int  # own cards (mask)
+    played_by: list[int]  # cards played this deal by each relative seat (masks)
+    known_dead: int  # removed, public stops, own discards, own former hand
+    last_card: int | None  # the last card played this deal
+    boodle_cards: tuple[int, ...]  # layout order
+    boodle_stacks: list[int]  # chips on each boodle, layout order
     pot: int
     card_counts: list[int]
     balances: list[int]
-    dealer: int                     # relative seat
+    dealer: int  # relative seat
     phase: Phase
-    decision: Decision | None       # the decision asked of the viewer, None when not its turn
+    decision: Decision | None  # the decision asked of the viewer, None when not its turn
     standing_bid: int
-    high_bidder: int | None         # relative seat, None without a bid
+    high_bidder: int | None  # relative seat, None without a bid
     in_auction: list[bool]
-    widow_taker: int | None         # relative seat that exchanged with the widow this deal
-    dead_count: int                 # cards in the dead hand
-    own_pending: int                # stake chips or discards still to place
-    deals_left_fraction: float      # deals left after this one, / num_deals (float32 precision)
+    widow_taker: int | None  # relative seat that exchanged with the widow this deal
+    dead_count: int  # cards in the dead hand
+    own_pending: int  # stake chips or discards still to place
+    deals_left_fraction: float  # deals left after this one, / num_deals (float32 precision)
     ace_high: bool
     lead_rule: LeadRule
     stake_mode: StakeMode
@@ -90,8 +90,9 @@ class ObservationView:
 # ---------------------------------------------------------------------- decoding a vector
 _CARD_END = NUM_CARD_PLANES * 52  # the card planes come first in the flat vector, the scalars after them
 _PLANE = {name: piece.start // 52 for name, piece in SLOTS.items() if piece.stop <= _CARD_END}
-_SCALAR = {name: (piece.start - _CARD_END, piece.stop - _CARD_END)
-           for name, piece in SLOTS.items() if piece.start >= _CARD_END}
+_SCALAR = {
+    name: (piece.start - _CARD_END, piece.stop - _CARD_END) for name, piece in SLOTS.items() if piece.start >= _CARD_END
+}
 
 
 def as_flat(observation: Any) -> FloatVector:
@@ -175,10 +176,10 @@ def _decode_flat(vec: FloatVector, legal: list[int]) -> ObservationView:
     return ObservationView(
         num_players=n,
         hand=masks[_HAND],
-        played_by=masks[_PLAYED_BY:_PLAYED_BY + n],
+        played_by=masks[_PLAYED_BY : _PLAYED_BY + n],
         known_dead=masks[_KNOWN_DEAD],
         last_card=_lowest_card(masks[_LAST_CARD]),
-        boodle_cards=tuple(_lowest_card(mask) or 0 for mask in masks[_LAYOUT:_LAYOUT + 4]),
+        boodle_cards=tuple(_lowest_card(mask) or 0 for mask in masks[_LAYOUT : _LAYOUT + 4]),
         boodle_stacks=[_chips(x) for x in scalars.piece("boodle_stacks")],
         pot=_chips(scalars.first("pot")),
         card_counts=[round(x * 13) for x in scalars.piece("card_counts")[:n]],

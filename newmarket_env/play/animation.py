@@ -37,8 +37,9 @@ def write_gif(record: Mapping[str, Any], path: str, frame_ms: int = 700, only_de
     try:
         # The last frame stays up longer, so the final balances can be read before the loop restarts.
         durations = [frame_ms] * (len(frames) - 1) + [frame_ms * 5]
-        frames[0].save(temporary, format="GIF", save_all=True, append_images=frames[1:], duration=durations, loop=0,
-                       optimize=False)
+        frames[0].save(
+            temporary, format="GIF", save_all=True, append_images=frames[1:], duration=durations, loop=0, optimize=False
+        )
         os.replace(temporary, path)
     finally:
         if os.path.exists(temporary):

@@ -62,66 +62,149 @@ def _describe(parser: argparse.ArgumentParser, description: str, epilog: str) ->
 
 
 def add_play_arguments(parser: argparse.ArgumentParser) -> None:
-    _describe(parser, "Play a session of a stops game in the terminal against agents.\nThe environment "
-                      "(newmarket_env.env) runs the rules, exactly as agents play them.",
-              PLAY_EPILOG.format(params=textwrap.fill(
-                  ", ".join(p for p in PARAMETER_NAMES if p != "num_players"), width=100, subsequent_indent="  ")))
-    parser.add_argument("--variant", default="newmarket", choices=list(VARIANTS), metavar="NAME",
-                        help=f"the rules preset: {', '.join(VARIANTS)} (default: newmarket)")
-    parser.add_argument("--players", type=int, default=None, metavar="N",
-                        help="number of players, 3-8 (newbury: 4); default: the variant's default, 4")
-    parser.add_argument("--seat", type=int, default=0, metavar="K",
-                        help="your seat, 0..N-1; seat 0 deals first (default: 0)")
-    parser.add_argument("--seed", type=int, default=None, metavar="S",
-                        help="seed of the shuffles and the agents; the same seed and answers give the same "
-                             "session (default: a fresh seed, printed at the start)")
-    parser.add_argument("--agents", default="random", metavar="LIST",
-                        help="the other players: one agent name for every other seat, or one name per other "
-                             f"seat in seat order, comma-separated (default: random; known: {_known_agents()})")
-    parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", dest="settings",
-                        help="override a rules parameter of the preset, e.g. num_deals=1, widow=dealer_buy, "
-                             "boodles=AS,KS,QS,JS, ace_high=yes; repeat for several")
-    parser.add_argument("--save", default=None, metavar="FILE",
-                        help="write the session record (JSON) to FILE at the end, for 'newmarket replay FILE'")
+    _describe(
+        parser,
+        "Play a session of a stops game in the terminal against agents.\nThe environment "
+        "(newmarket_env.env) runs the rules, exactly as agents play them.",
+        PLAY_EPILOG.format(
+            params=textwrap.fill(
+                ", ".join(p for p in PARAMETER_NAMES if p != "num_players"), width=100, subsequent_indent="  "
+            )
+        ),
+    )
+    parser.add_argument(
+        "--variant",
+        default="newmarket",
+        choices=list(VARIANTS),
+        metavar="NAME",
+        help=f"the rules preset: {', '.join(VARIANTS)} (default: newmarket)",
+    )
+    parser.add_argument(
+        "--players",
+        type=int,
+        default=None,
+        metavar="N",
+        help="number of players, 3-8 (newbury: 4); default: the variant's default, 4",
+    )
+    parser.add_argument(
+        "--seat", type=int, default=0, metavar="K", help="your seat, 0..N-1; seat 0 deals first (default: 0)"
+    )
+    parser.add_argument(
+        "--seed",
+        type=int,
+        default=None,
+        metavar="S",
+        help="seed of the shuffles and the agents; the same seed and answers give the same "
+        "session (default: a fresh seed, printed at the start)",
+    )
+    parser.add_argument(
+        "--agents",
+        default="random",
+        metavar="LIST",
+        help="the other players: one agent name for every other seat, or one name per other "
+        f"seat in seat order, comma-separated (default: random; known: {_known_agents()})",
+    )
+    parser.add_argument(
+        "--set",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        dest="settings",
+        help="override a rules parameter of the preset, e.g. num_deals=1, widow=dealer_buy, "
+        "boodles=AS,KS,QS,JS, ace_high=yes; repeat for several",
+    )
+    parser.add_argument(
+        "--save",
+        default=None,
+        metavar="FILE",
+        help="write the session record (JSON) to FILE at the end, for 'newmarket replay FILE'",
+    )
 
 
 def add_replay_arguments(parser: argparse.ArgumentParser) -> None:
-    _describe(parser, "Show a saved session record (from 'newmarket play --save FILE' or\n"
-                      "newmarket_env.engine.record.save_record) deal by deal: every hand as dealt, the dead hand,\n"
-                      "every event in words and the chips after each deal. Press Enter for the next deal.",
-              REPLAY_EPILOG)
-    parser.add_argument("file", metavar="FILE", help="the session record: a JSON file, gzipped or not, or a "
-                        "tournament's records.jsonl.gz (pick a session with --game)")
-    parser.add_argument("--game", type=int, default=None, metavar="K",
-                        help="the K-th record of a file of several (counted from 1)")
-    parser.add_argument("--gif", default=None, metavar="OUT",
-                        help="write an animation of the session (every hand shown; only deal K with --deal) "
-                             "to OUT instead of printing it")
+    _describe(
+        parser,
+        "Show a saved session record (from 'newmarket play --save FILE' or\n"
+        "newmarket_env.engine.record.save_record) deal by deal: every hand as dealt, the dead hand,\n"
+        "every event in words and the chips after each deal. Press Enter for the next deal.",
+        REPLAY_EPILOG,
+    )
+    parser.add_argument(
+        "file",
+        metavar="FILE",
+        help="the session record: a JSON file, gzipped or not, or a "
+        "tournament's records.jsonl.gz (pick a session with --game)",
+    )
+    parser.add_argument(
+        "--game", type=int, default=None, metavar="K", help="the K-th record of a file of several (counted from 1)"
+    )
+    parser.add_argument(
+        "--gif",
+        default=None,
+        metavar="OUT",
+        help="write an animation of the session (every hand shown; only deal K with --deal) "
+        "to OUT instead of printing it",
+    )
     parser.add_argument("--all", action="store_true", help="print every deal at once, without waiting for Enter")
-    parser.add_argument("--deal", type=int, default=None, metavar="K",
-                        help="show only deal K (counted from 1)")
-    parser.add_argument("--verify", action="store_true",
-                        help="first check that replaying the record's decisions through the engine gives back "
-                             "the same record")
+    parser.add_argument("--deal", type=int, default=None, metavar="K", help="show only deal K (counted from 1)")
+    parser.add_argument(
+        "--verify",
+        action="store_true",
+        help="first check that replaying the record's decisions through the engine gives back the same record",
+    )
 
 
 def add_watch_arguments(parser: argparse.ArgumentParser) -> None:
-    _describe(parser, "Agents against agents: the session told in the terminal as it is played, every hand shown\n"
-                      "or from one seat's view.", WATCH_EPILOG)
-    parser.add_argument("--variant", default="newmarket", choices=list(VARIANTS), metavar="NAME",
-                        help=f"the rules preset: {', '.join(VARIANTS)} (default: newmarket)")
-    parser.add_argument("--players", type=int, default=None, metavar="N",
-                        help="number of players, 3-8 (newbury: 4); default: the variant's default, 4")
-    parser.add_argument("--agents", default="random", metavar="LIST",
-                        help="one agent name for every seat, or one per seat in seat order, comma-separated "
-                             f"(default: random; known: {_known_agents()})")
+    _describe(
+        parser,
+        "Agents against agents: the session told in the terminal as it is played, every hand shown\n"
+        "or from one seat's view.",
+        WATCH_EPILOG,
+    )
+    parser.add_argument(
+        "--variant",
+        default="newmarket",
+        choices=list(VARIANTS),
+        metavar="NAME",
+        help=f"the rules preset: {', '.join(VARIANTS)} (default: newmarket)",
+    )
+    parser.add_argument(
+        "--players",
+        type=int,
+        default=None,
+        metavar="N",
+        help="number of players, 3-8 (newbury: 4); default: the variant's default, 4",
+    )
+    parser.add_argument(
+        "--agents",
+        default="random",
+        metavar="LIST",
+        help="one agent name for every seat, or one per seat in seat order, comma-separated "
+        f"(default: random; known: {_known_agents()})",
+    )
     parser.add_argument("--seed", type=int, default=None, metavar="S", help="seed of the shuffles and the agents")
-    parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", dest="settings",
-                        help="override a rules parameter of the preset (as for newmarket play); repeat for several")
-    parser.add_argument("--seat", type=int, default=None, metavar="K",
-                        help="tell the session from seat K's view (its hand only); default: every hand shown")
-    parser.add_argument("--delay", type=float, default=0.0, metavar="SECONDS",
-                        help="pause after each decision, to follow at reading speed (default: 0)")
+    parser.add_argument(
+        "--set",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        dest="settings",
+        help="override a rules parameter of the preset (as for newmarket play); repeat for several",
+    )
+    parser.add_argument(
+        "--seat",
+        type=int,
+        default=None,
+        metavar="K",
+        help="tell the session from seat K's view (its hand only); default: every hand shown",
+    )
+    parser.add_argument(
+        "--delay",
+        type=float,
+        default=0.0,
+        metavar="SECONDS",
+        help="pause after each decision, to follow at reading speed (default: 0)",
+    )
     parser.add_argument("--table", action="store_true", help="draw the table before every decision")
     parser.add_argument("--save", default=None, metavar="FILE", help="write the session record (JSON) to FILE")
 
@@ -136,9 +219,15 @@ def run_play(args: argparse.Namespace) -> int:
     from newmarket_env.play.session import PlayOptions, play, prepare
 
     try:
-        options = PlayOptions(variant=args.variant, num_players=args.players, seat=args.seat, seed=args.seed,
-                              agents=parse_agents(args.agents), overrides=parse_settings(args.settings),
-                              save=args.save)
+        options = PlayOptions(
+            variant=args.variant,
+            num_players=args.players,
+            seat=args.seat,
+            seed=args.seed,
+            agents=parse_agents(args.agents),
+            overrides=parse_settings(args.settings),
+            save=args.save,
+        )
         table = prepare(options)
     except ValueError as err:
         return _error("play", str(err))
@@ -160,10 +249,13 @@ def run_replay(args: argparse.Namespace) -> int:
         if args.verify:
             difference = first_difference(record)
             if difference:
-                raise ValueError(f"{args.file}: replaying its decisions does not give back the same record; "
-                                 f"first difference at {difference}")
-            print(f"verified: replaying the {count_decisions(record)} decisions of {args.file} gives back "
-                  "the same record")
+                raise ValueError(
+                    f"{args.file}: replaying its decisions does not give back the same record; "
+                    f"first difference at {difference}"
+                )
+            print(
+                f"verified: replaying the {count_decisions(record)} decisions of {args.file} gives back the same record"
+            )
     except RecursionError:  # json nests as deep as the file does: a record is a few levels deep
         return _error("replay", f"{args.file}: not a session record (nested too deeply)")
     except (ValueError, KeyError, TypeError) as err:
@@ -196,9 +288,17 @@ def run_watch(args: argparse.Namespace) -> int:
     from newmarket_env.play.watch import WatchOptions, WatchTable, watch
 
     try:
-        options = WatchOptions(variant=args.variant, num_players=args.players, agents=parse_agents(args.agents),
-                               seed=args.seed, overrides=parse_settings(args.settings), seat=args.seat,
-                               delay=args.delay, table=args.table, save=args.save)
+        options = WatchOptions(
+            variant=args.variant,
+            num_players=args.players,
+            agents=parse_agents(args.agents),
+            seed=args.seed,
+            overrides=parse_settings(args.settings),
+            seat=args.seat,
+            delay=args.delay,
+            table=args.table,
+            save=args.save,
+        )
         table = WatchTable(options)
     except ValueError as err:
         return _error("watch", str(err))

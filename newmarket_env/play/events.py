@@ -176,8 +176,12 @@ def _discards_line(discards: Sequence[DiscardEvent], names: Names, reveal: bool)
 
 
 def _widow(event: WidowEvent, rules: Rules, names: Names, reveal: bool) -> str:
-    said = {"keep": ("keeps", "the hand"), "exchange": ("takes", "the widow"),
-            "buy": ("buys", "the dead hand"), "decline": ("declines", "the dead hand")}
+    said = {
+        "keep": ("keeps", "the hand"),
+        "exchange": ("takes", "the widow"),
+        "buy": ("buys", "the dead hand"),
+        "decline": ("declines", "the dead hand"),
+    }
     verb, what = said[event["choice"]]
     return f"{names.says(event['seat'], verb)} {what}"
 

@@ -12,8 +12,7 @@ from newmarket_env.rules import Rules
 
 def deal_header(index: int, deal: Mapping[str, Any], rules: Rules, names: Names) -> str:
     eldest = (deal["dealer"] + 1) % rules.num_players
-    return (f"==== deal {index + 1} of {rules.num_deals} ==== dealer: {names(deal['dealer'])}, "
-            f"eldest: {names(eldest)}")
+    return f"==== deal {index + 1} of {rules.num_deals} ==== dealer: {names(deal['dealer'])}, eldest: {names(eldest)}"
 
 
 def deal_footer(index: int, chips: Sequence[int], before: Sequence[int], names: Names) -> str:
@@ -50,7 +49,7 @@ class RecordFeed:
 
     def _deal_events(self, deal: Mapping[str, Any]) -> list[str]:
         """New events of ``deal``; the viewer's hand goes in after the stakes, when it is dealt."""
-        events = deal["events"][self._event:]
+        events = deal["events"][self._event :]
         self._event += len(events)
         viewer = self.names.viewer
         if (viewer is None and not self.reveal) or self._hand_told or not deal["hands"]:
@@ -65,5 +64,8 @@ class RecordFeed:
                 hands.append(f"dead hand {hand_text(deal['dead'], self.rules.ace_high)}")
         else:
             hands = ["your hand as dealt: " + hand_text(deal["hands"][viewer], self.rules.ace_high)]
-        return (describe_events(events[:stakes], self.rules, self.names, self.reveal) + hands
-                + describe_events(events[stakes:], self.rules, self.names, self.reveal))
+        return (
+            describe_events(events[:stakes], self.rules, self.names, self.reveal)
+            + hands
+            + describe_events(events[stakes:], self.rules, self.names, self.reveal)
+        )

@@ -97,8 +97,10 @@ class Choices:
             if card not in self.hand:
                 return f"{answer!r}: you do not hold {card_text(card)}; type the number of a choice or its words"
             if self.decision is Decision.LEAD:
-                return (f"{answer!r}: {card_text(card)} is in your hand but is not a lead allowed now "
-                        "(the lead rule is above the choices)")
+                return (
+                    f"{answer!r}: {card_text(card)} is in your hand but is not a lead allowed now "
+                    "(the lead rule is above the choices)"
+                )
             return f"{answer!r}: {card_text(card)} may not be the {verb} now"
         return f"{answer!r} is not one of the choices; type its number (1-{count}) or its words"
 
@@ -115,8 +117,9 @@ def _card_of(words: list[str]) -> int | None:
         return None
 
 
-def ask(choices: Choices, show_table: Callable[[], None], read: Callable[[str], str],
-        write: Callable[[str], None]) -> int:
+def ask(
+    choices: Choices, show_table: Callable[[], None], read: Callable[[str], str], write: Callable[[str], None]
+) -> int:
     """Read answers until one names a choice; ``q`` raises :class:`QuitSession`."""
     prompt = f"your choice (1-{len(choices.actions)}, ? for the table, q to quit)> "
     while True:

@@ -76,8 +76,10 @@ def read_records(data: bytes, source: str) -> list[tuple[str, dict[str, Any]]]:
 def check_record(record: Any, path: str) -> Rules:
     """The rules of ``record``; ``ValueError`` naming what is wrong (``path`` names the source in it)."""
     if not isinstance(record, dict) or not {"variant", "rules", "deals"} <= set(record):
-        raise ValueError(f"{path} is not a session record: it needs 'variant', 'rules' and 'deals' "
-                         "(save one with newmarket play --save FILE)")
+        raise ValueError(
+            f"{path} is not a session record: it needs 'variant', 'rules' and 'deals' "
+            "(save one with newmarket play --save FILE)"
+        )
     if record["variant"] not in VARIANTS:
         raise ValueError(f"{path}: variant {record['variant']!r} is unknown; allowed: {', '.join(VARIANTS)}")
     if not isinstance(record["rules"], dict):
@@ -109,8 +111,9 @@ def first_difference(record: Mapping[str, Any]) -> str | None:
 
 def _first_illegal_decision(record: Mapping[str, Any]) -> str:
     """Where the first recorded decision that cannot be taken sits; a bisection over replayed prefixes."""
-    places = [(d, k) for d, deal in enumerate(record["deals"]) for k, event in enumerate(deal["events"])
-              if "action" in event]
+    places = [
+        (d, k) for d, deal in enumerate(record["deals"]) for k, event in enumerate(deal["events"]) if "action" in event
+    ]
     low, high = 0, len(places) - 1  # the decisions before ``low`` replay; the one at ``high`` does not
     while low < high:
         middle = (low + high) // 2
@@ -124,8 +127,10 @@ def _first_illegal_decision(record: Mapping[str, Any]) -> str:
 
 def _replays_up_to(record: Mapping[str, Any], place: tuple[int, int]) -> bool:
     """Whether the record's decisions up to the one at ``place`` (deal, event) can all be taken."""
-    deals = [{**deal, "events": [e for k, e in enumerate(deal["events"]) if "action" not in e or (d, k) <= place]}
-             for d, deal in enumerate(record["deals"][:place[0] + 1])]
+    deals = [
+        {**deal, "events": [e for k, e in enumerate(deal["events"]) if "action" not in e or (d, k) <= place]}
+        for d, deal in enumerate(record["deals"][: place[0] + 1])
+    ]
     try:
         rebuild_game({**record, "deals": deals})
     except IllegalActionError:
@@ -194,12 +199,20 @@ class _Pager:
             return True
 
 
-def show_record(record: Mapping[str, Any], rules: Rules, step: bool, read: Callable[[str], str],
-                write: Callable[[str], None], only: int | None = None) -> None:
+def show_record(
+    record: Mapping[str, Any],
+    rules: Rules,
+    step: bool,
+    read: Callable[[str], str],
+    write: Callable[[str], None],
+    only: int | None = None,
+) -> None:
     """Write every deal (or deal number ``only``); with ``step``, wait for Enter between deals."""
-    write(f"session record: variant {record['variant']}, {rules.num_players} players, "
-          f"{len(record['deals'])} of {rules.num_deals} deal(s), aces {'high' if rules.ace_high else 'low'}, "
-          f"boodles {' '.join(rules.boodles)}")
+    write(
+        f"session record: variant {record['variant']}, {rules.num_players} players, "
+        f"{len(record['deals'])} of {rules.num_deals} deal(s), aces {'high' if rules.ace_high else 'low'}, "
+        f"boodles {' '.join(rules.boodles)}"
+    )
     pager, shown = _Pager(step, read, write), 0
     before = [rules.starting_chips] * rules.num_players
     for index, deal in enumerate(record["deals"]):
@@ -213,5 +226,7 @@ def show_record(record: Mapping[str, Any], rules: Rules, step: bool, read: Calla
     final = record["deals"][-1]["chips"] if record["deals"] else []
     if final and only is None:
         start = [rules.starting_chips] * rules.num_players
-        write(f"final balances (each started with {rules.starting_chips}): "
-              f"{chips_line(final, start, Names(rules.num_players))}")
+        write(
+            f"final balances (each started with {rules.starting_chips}): "
+            f"{chips_line(final, start, Names(rules.num_players))}"
+        )

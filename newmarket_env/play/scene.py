@@ -35,8 +35,13 @@ from newmarket_env.play.table import _in_order, _last_stop
 from newmarket_env.play.words import Names, stop_reason
 
 
-def scene(game: Game, viewer: int | None = None, reveal: bool = False, labels: Mapping[int, str] | None = None,
-          ask: bool = True) -> dict[str, Any]:
+def scene(
+    game: Game,
+    viewer: int | None = None,
+    reveal: bool = False,
+    labels: Mapping[int, str] | None = None,
+    ask: bool = True,
+) -> dict[str, Any]:
     """The table of ``game`` as seen by ``viewer`` (``None``: nobody's hand unless ``reveal``).
 
     ``ask`` adds the pending decision (its question and choices in words) when
@@ -57,13 +62,18 @@ def scene(game: Game, viewer: int | None = None, reveal: bool = False, labels: M
         "reveal": bool(reveal),
         "to_act": None if to_act == NOBODY else to_act,
         "seats": [_seat(game, s, names, s in seen, to_act) for s in range(game.n)],
-        "layout": {"boodles": [{"card": card, "chips": chips} for card, chips in zip(rules.boodles, game.boodle_stacks, strict=True)],
-                   "pot": game.pot},
+        "layout": {
+            "boodles": [
+                {"card": card, "chips": chips} for card, chips in zip(rules.boodles, game.boodle_stacks, strict=True)
+            ],
+            "pot": game.pot,
+        },
         "played": _played(game),
         "last": _last(game, names),
         "dead": _in_order(game.dead, rules.ace_high) if reveal else None,
-        "known_dead": _in_order(game.public_dead | (game.known_dead[viewer] if viewer is not None else 0),
-                                rules.ace_high),
+        "known_dead": _in_order(
+            game.public_dead | (game.known_dead[viewer] if viewer is not None else 0), rules.ace_high
+        ),
         "auction": _auction(game, names),
         "log": session_log(game.deals, rules, names, reveal),
         "decision": None,
@@ -85,8 +95,10 @@ def decision(game: Game, names: Names) -> dict[str, Any]:
         "who": names(game.to_act),
         "kind": game.decision.value,
         "question": question_text(game, game.to_act),
-        "choices": [{"action": a, "text": text, "short": A.action_text(a), "card": card_text(a) if A.is_card(a) else None}
-                    for a, text in zip(choices.actions, choices.texts, strict=True)],
+        "choices": [
+            {"action": a, "text": text, "short": A.action_text(a), "card": card_text(a) if A.is_card(a) else None}
+            for a, text in zip(choices.actions, choices.texts, strict=True)
+        ],
     }
 
 
@@ -119,7 +131,9 @@ def _seat(game: Game, seat: int, names: Names, shown: bool, to_act: int) -> dict
 def _played(game: Game) -> list[dict[str, Any]]:
     """The cards played this deal, one row per suit, in playing order."""
     played = _in_order(game.played, game.rules.ace_high)
-    return [{"suit": name, "cards": [c for c in played if c[1] == "CDHS"[suit]]} for suit, name in enumerate(SUIT_NAMES)]
+    return [
+        {"suit": name, "cards": [c for c in played if c[1] == "CDHS"[suit]]} for suit, name in enumerate(SUIT_NAMES)
+    ]
 
 
 def _last(game: Game, names: Names) -> dict[str, Any] | None:
@@ -137,4 +151,3 @@ def _auction(game: Game, names: Names) -> dict[str, Any] | None:
     if game.phase is not Phase.AUCTION or game.high_bidder == NOBODY:
         return None
     return {"bid": game.high_bid, "by": names(game.high_bidder)}
-

@@ -11,8 +11,9 @@ from __future__ import annotations
 import os
 import random
 import tempfile
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 from newmarket_env.agent_factory import AgentFactory, check_agent_factory
 from newmarket_env.cards import iter_cards
@@ -36,11 +37,11 @@ class PlayOptions:
 
     variant: str = "newmarket"
     num_players: int | None = None
-    seat: int = 0                                   # the person's seat
-    seed: int | None = None                         # None: a fresh seed, printed so the table can be replayed
+    seat: int = 0  # the person's seat
+    seed: int | None = None  # None: a fresh seed, printed so the table can be replayed
     agents: list[str] = field(default_factory=lambda: ["random"])  # one name for all, or one per other seat
-    overrides: dict[str, Any] = field(default_factory=dict)       # rules parameters (docs/rules.md names)
-    save: str | None = None                         # where to write the session record
+    overrides: dict[str, Any] = field(default_factory=dict)  # rules parameters (docs/rules.md names)
+    save: str | None = None  # where to write the session record
 
 
 class Table:
@@ -55,8 +56,9 @@ class Table:
         make_agent = check_agent_factory(agent_factory)
         # The reference engine: its record grows in place, and the table reads it after every move
         # (speed does not matter at human pace).
-        self.env = make_env(variant=options.variant, num_players=options.num_players, engine="python",
-                            **options.overrides)
+        self.env = make_env(
+            variant=options.variant, num_players=options.num_players, engine="python", **options.overrides
+        )
         self.rules = self.env.unwrapped.rules
         n = self.rules.num_players
         if not 0 <= options.seat < n:
@@ -65,8 +67,10 @@ class Table:
         self.seed = random.randrange(10**6) if options.seed is None else options.seed
         others = [s for s in range(n) if s != self.seat]
         names = _agent_names(options.agents, len(others))
-        self.opponents = {s: make_agent(name, env=self.env, seed=self.seed + 1 + s) for s, name in zip(others, names)}
-        self.labels = {s: f"player_{s} ({name})" for s, name in zip(others, names)}
+        self.opponents = {
+            s: make_agent(name, env=self.env, seed=self.seed + 1 + s) for s, name in zip(others, names, strict=True)
+        }
+        self.labels = {s: f"player_{s} ({name})" for s, name in zip(others, names, strict=True)}
 
     def start(self) -> None:
         for agent in self.opponents.values():
@@ -78,8 +82,10 @@ def _agent_names(agents: list[str], others: int) -> list[str]:
     if len(agents) == 1:
         return agents * others
     if len(agents) != others:
-        raise ValueError(f"--agents names {len(agents)} agents; give 1 (for every other seat) or {others} "
-                         f"(one per other seat, in seat order)")
+        raise ValueError(
+            f"--agents names {len(agents)} agents; give 1 (for every other seat) or {others} "
+            f"(one per other seat, in seat order)"
+        )
     return list(agents)
 
 
@@ -163,8 +169,10 @@ def question_text(game, seat: int) -> str:
         Decision.STAKE: f"Place a stake chip on a boodle ({left} to place).",
         Decision.DISCARD: f"Discard a card face down into the dead hand ({left} to discard).",
         Decision.WIDOW: "You are the dealer: keep your hand, or take the widow unseen.",
-        Decision.BUY: ("You are the dealer: keep your hand, or buy the dead hand unseen for "
-                       f"{count_text(rules.widow_fee, 'chip')}."),
+        Decision.BUY: (
+            "You are the dealer: keep your hand, or buy the dead hand unseen for "
+            f"{count_text(rules.widow_fee, 'chip')}."
+        ),
         Decision.BID: "Auction for the widow: bid, or pass and be out of the auction.",
         Decision.LEAD: f"Your lead: {_lead_rule(game)}.",
     }
@@ -188,13 +196,19 @@ def _lead_rule(game) -> str:
 
 def _intro(table: Table, names: Names, options: PlayOptions, write: Write) -> None:
     rules = table.rules
-    write(f"newmarket play -- variant {options.variant}, {rules.num_players} players, {rules.num_deals} deal(s), "
-          f"seed {table.seed}")
-    write("you are player_{0}; the others: {1}".format(table.seat, ", ".join(table.labels.values())))
-    write("cards are rank + suit: TH is the ten of hearts, AS the ace of spades; "
-          f"aces are {'high' if rules.ace_high else 'low'}")
-    write(f"boodles (pay cards): {' '.join(rules.boodles)}; every player starts with "
-          f"{count_text(rules.starting_chips, 'chip')}")
+    write(
+        f"newmarket play -- variant {options.variant}, {rules.num_players} players, {rules.num_deals} deal(s), "
+        f"seed {table.seed}"
+    )
+    write("you are player_{}; the others: {}".format(table.seat, ", ".join(table.labels.values())))
+    write(
+        "cards are rank + suit: TH is the ten of hearts, AS the ace of spades; "
+        f"aces are {'high' if rules.ace_high else 'low'}"
+    )
+    write(
+        f"boodles (pay cards): {' '.join(rules.boodles)}; every player starts with "
+        f"{count_text(rules.starting_chips, 'chip')}"
+    )
     write("")
 
 

@@ -15,12 +15,13 @@ from newmarket_env.engine.types import Phase
 from newmarket_env.order import order_key
 from newmarket_env.play.words import Names, hand_lines, stop_reason
 
+
 def table_lines(game: EngineGame, viewer: int, names: Names) -> list[str]:
     """Everything ``viewer`` may see of the table, one fact per line."""
     rules = game.rules
     deal = min(game.deal_index + 1, rules.num_deals)
     lines = [f"-- deal {deal} of {rules.num_deals} -- dealer: {names(game.dealer)} -- you are player_{viewer} --"]
-    stacks = "  ".join(f"{card}: {chips}" for card, chips in zip(rules.boodles, game.boodle_stacks))
+    stacks = "  ".join(f"{card}: {chips}" for card, chips in zip(rules.boodles, game.boodle_stacks, strict=True))
     lines.append(f"layout    {stacks}    pot: {game.pot}")
     lines.extend(_seat_lines(game, names))
     lines.extend(_play_lines(game, names))
@@ -40,8 +41,10 @@ def _seat_lines(game: EngineGame, names: Names) -> list[str]:
         mark = "  (dealer)" if seat == game.dealer else ""
         cards, chips = game.hands[seat].bit_count(), game.balances[seat]
         # "1 card " keeps the columns of "7 cards" aligned
-        lines.append(f"  {names(seat):<9} {cards:>2} {'card ' if cards == 1 else 'cards'}  {chips:>4} "
-                     f"{'chip ' if chips == 1 else 'chips'}{mark}".rstrip())
+        lines.append(
+            f"  {names(seat):<9} {cards:>2} {'card ' if cards == 1 else 'cards'}  {chips:>4} "
+            f"{'chip ' if chips == 1 else 'chips'}{mark}".rstrip()
+        )
     return lines
 
 
@@ -74,4 +77,3 @@ def _last_stop(game: EngineGame) -> StopEvent | None:
 
 def _in_order(mask: int, ace_high: bool) -> list[str]:
     return [card_text(c) for c in sorted(iter_cards(mask), key=lambda c: (c // 13, order_key(c, ace_high)))]
-

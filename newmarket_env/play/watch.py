@@ -36,9 +36,9 @@ class WatchOptions:
     agents: list[str] = field(default_factory=lambda: ["random"])  # one name for all, or one per seat
     seed: int | None = None
     overrides: dict[str, Any] = field(default_factory=dict)
-    seat: int | None = None        # tell the session from this seat; None: every hand shown
-    delay: float = 0.0             # seconds to wait after each decision that added lines
-    table: bool = False            # also draw the table (from ``seat``, or all hands) before each decision
+    seat: int | None = None  # tell the session from this seat; None: every hand shown
+    delay: float = 0.0  # seconds to wait after each decision that added lines
+    table: bool = False  # also draw the table (from ``seat``, or all hands) before each decision
     save: str | None = None
 
 
@@ -49,15 +49,18 @@ class WatchTable:
         make_agent = check_agent_factory(agent_factory)  # factory(name, env=..., seed=...); None: load_agent
         check_save_path(options.save)
         self.options = options
-        self.env = make_env(variant=options.variant, num_players=options.num_players, engine="python",
-                            **options.overrides)
+        self.env = make_env(
+            variant=options.variant, num_players=options.num_players, engine="python", **options.overrides
+        )
         self.rules = self.env.unwrapped.rules
         n = self.rules.num_players
         if options.seat is not None and not 0 <= options.seat < n:
             raise ValueError(f"--seat {options.seat} is not a seat of this {n}-player table; allowed: 0..{n - 1}")
         if len(options.agents) not in (1, n):
-            raise ValueError(f"--agents names {len(options.agents)} agents; give 1 (for every seat) or {n} "
-                             "(one per seat, in seat order)")
+            raise ValueError(
+                f"--agents names {len(options.agents)} agents; give 1 (for every seat) or {n} "
+                "(one per seat, in seat order)"
+            )
         if options.delay < 0:
             raise ValueError(f"--delay {options.delay} is out of range; allowed: 0 or more seconds")
         names = options.agents * n if len(options.agents) == 1 else list(options.agents)
@@ -75,8 +78,10 @@ def watch(table: WatchTable, write: Write = print, sleep: Callable[[float], None
     game = env.unwrapped.game
     names = Names(rules.num_players, options.seat, table.labels)
     view = "every hand shown" if options.seat is None else f"told from {names(options.seat)}'s seat"
-    write(f"newmarket watch -- variant {options.variant}, {rules.num_players} players, {rules.num_deals} deal(s), "
-          f"seed {table.seed}, {view}")
+    write(
+        f"newmarket watch -- variant {options.variant}, {rules.num_players} players, {rules.num_deals} deal(s), "
+        f"seed {table.seed}, {view}"
+    )
     write("the players: " + ", ".join(table.labels.values()))
     write("")
     feed = RecordFeed(game.deals, rules, names, reveal=options.seat is None)

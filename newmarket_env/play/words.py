@@ -57,8 +57,9 @@ def count_text(count: int, noun: str) -> str:
 
 def hand_lines(cards: Iterable[str | int], ace_high: bool) -> list[str]:
     """One line per suit, ranks in playing order (``T`` is the ten)."""
-    ids = sorted((c if isinstance(c, int) else card_from_text(c) for c in cards),
-                 key=lambda c: (c // 13, order_key(c, ace_high)))
+    ids = sorted(
+        (c if isinstance(c, int) else card_from_text(c) for c in cards), key=lambda c: (c // 13, order_key(c, ace_high))
+    )
     lines = []
     for suit, name in enumerate(SUIT_NAMES):
         ranks = [card_text(c)[0] for c in ids if c // 13 == suit]

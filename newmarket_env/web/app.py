@@ -83,10 +83,14 @@ def create_app(store: GameStore | None = None) -> FastAPI:
 
     @app.get("/api/options")
     def options() -> dict[str, Any]:
-        return {"variants": {name: {"players": list(v.players), "default_players": v.default_players}
-                             for name, v in VARIANTS.items()},
-                "agents": available_agents(), "parameters": [p for p in PARAMETER_NAMES if p != "num_players"],
-                "modes": list(MODES)}
+        return {
+            "variants": {
+                name: {"players": list(v.players), "default_players": v.default_players} for name, v in VARIANTS.items()
+            },
+            "agents": available_agents(),
+            "parameters": [p for p in PARAMETER_NAMES if p != "num_players"],
+            "modes": list(MODES),
+        }
 
     @app.post("/api/games")
     def new_game(form: NewGame) -> dict[str, Any]:
@@ -123,8 +127,10 @@ def create_app(store: GameStore | None = None) -> FastAPI:
     @app.post("/api/replays")
     def new_replay(data: bytes = Body(b"", media_type="application/octet-stream"), game: int = 1) -> dict[str, Any]:
         if not data:
-            raise BadInput("no record sent: choose a record file (from newmarket play --save, a tournament's "
-                           "records.jsonl.gz, or the env's record())")
+            raise BadInput(
+                "no record sent: choose a record file (from newmarket play --save, a tournament's "
+                "records.jsonl.gz, or the env's record())"
+            )
         if len(data) > MAX_RECORD_BYTES:
             raise BadInput(f"the file is {len(data)} bytes; the limit is {MAX_RECORD_BYTES}", 413)
         records = read_records_or_fail(data)

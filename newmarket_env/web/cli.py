@@ -23,11 +23,16 @@ DEFAULT_PORT = 8000
 
 def add_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
     """Give ``parser`` the description and options of ``newmarket serve``."""
-    parser.description = ("Play, watch and replay sessions in a web browser. The page needs no internet; "
-                          "the server listens on this machine only unless --host says otherwise.")
-    parser.add_argument("--host", default=DEFAULT_HOST,
-                        help=f"address to listen on (default {DEFAULT_HOST}: this machine only; 0.0.0.0 "
-                             "opens the app to the network, with no login)")
+    parser.description = (
+        "Play, watch and replay sessions in a web browser. The page needs no internet; "
+        "the server listens on this machine only unless --host says otherwise."
+    )
+    parser.add_argument(
+        "--host",
+        default=DEFAULT_HOST,
+        help=f"address to listen on (default {DEFAULT_HOST}: this machine only; 0.0.0.0 "
+        "opens the app to the network, with no login)",
+    )
     parser.add_argument("--port", type=int, default=DEFAULT_PORT, help=f"port (default {DEFAULT_PORT})")
     return parser
 

@@ -38,9 +38,16 @@ class BadInput(ValueError):
 class TableGame:
     """A session at a table: in ``play`` a person holds ``seat`` and agents the others; in ``watch``, agents all."""
 
-    def __init__(self, mode: str, variant: str = "newmarket", players: int | None = None,
-                 agents: Sequence[str] = ("random",), seat: int = 0, seed: int | None = None,
-                 rules: Mapping[str, Any] | None = None) -> None:
+    def __init__(
+        self,
+        mode: str,
+        variant: str = "newmarket",
+        players: int | None = None,
+        agents: Sequence[str] = ("random",),
+        seat: int = 0,
+        seed: int | None = None,
+        rules: Mapping[str, Any] | None = None,
+    ) -> None:
         if mode not in MODES:
             raise BadInput(f"mode {mode!r} is unknown; allowed: {', '.join(MODES)}")
         try:
@@ -55,7 +62,10 @@ class TableGame:
         self.seed = random.randrange(10**6) if seed is None else int(seed)
         robot_seats = [s for s in range(n) if s != self.human]
         names = _agent_names(agents, len(robot_seats))
-        self.agents = {s: load_agent(name, env=self.env, seed=self.seed + 1 + s) for s, name in zip(robot_seats, names, strict=True)}
+        self.agents = {
+            s: load_agent(name, env=self.env, seed=self.seed + 1 + s)
+            for s, name in zip(robot_seats, names, strict=True)
+        }
         self.labels = {s: f"player_{s} ({name})" for s, name in zip(robot_seats, names, strict=True)}
         for agent in self.agents.values():
             agent.reset()
@@ -188,6 +198,8 @@ class GameStore:
             game = self._games.get(key)
         if game is None or not isinstance(game, kind):
             what = "replay" if kind is ReplayGame else "game"
-            raise BadInput(f"{what} id {key!r} is unknown or expired (the server keeps the newest {self.limit}); "
-                           f"start a new one", 404)
+            raise BadInput(
+                f"{what} id {key!r} is unknown or expired (the server keeps the newest {self.limit}); start a new one",
+                404,
+            )
         return game

@@ -9,12 +9,15 @@ from newmarket_env.cards import FULL_DECK, cards_to_text, mask_from_texts
 from newmarket_env.observation.view import decode
 
 
-def play(variant: str, players: int, names: list[str], seed: int, kwargs: dict[str, Any] | None = None,
-         **overrides: Any) -> tuple[list[int], set[str]]:
+def play(
+    variant: str, players: int, names: list[str], seed: int, kwargs: dict[str, Any] | None = None, **overrides: Any
+) -> tuple[list[int], set[str]]:
     """One session with the wrapped env (illegal actions raise); final balances and decision kinds seen."""
     e = env(variant=variant, num_players=players, **overrides)
-    agents = [load_agent(name, env=e, seed=seed * 10 + s, **((kwargs or {}) if name == "search" else {}))
-              for s, name in enumerate(names)]
+    agents = [
+        load_agent(name, env=e, seed=seed * 10 + s, **((kwargs or {}) if name == "search" else {}))
+        for s, name in enumerate(names)
+    ]
     e.reset(seed=seed)
     for agent in agents:
         agent.reset()

@@ -150,10 +150,12 @@ def test_lowest_leads_its_first_legal_card():
     """arnold2011 (lead any suit's lowest): eldest holds 2H 3H 4H QC KC 7D 9D 6S 8S TS; the legal leads
     are the lowest of each suit (QC, 7D, 2H, 6S in card-id order); ``lowest`` takes the first, QC,
     ``greedy`` the longest run it holds low (2H-3H-4H), ``control`` QC-KC which ends on the top rank."""
-    hands = [["3S", "5S", "7S", "9S", "JS", "4D", "6D", "8D", "TD", "QD"],
-             ["2H", "3H", "4H", "QC", "KC", "7D", "9D", "6S", "8S", "TS"],
-             ["5C", "7C", "9C", "JC", "6H", "8H", "3D", "5D", "AH", "AS"],
-             ["6C", "8C", "TC", "3C", "5H", "7H", "9H", "2D", "KD", "2C"]]
+    hands = [
+        ["3S", "5S", "7S", "9S", "JS", "4D", "6D", "8D", "TD", "QD"],
+        ["2H", "3H", "4H", "QC", "KC", "7D", "9D", "6S", "8S", "TS"],
+        ["5C", "7C", "9C", "JC", "6H", "8H", "3D", "5D", "AH", "AS"],
+        ["6C", "8C", "TC", "3C", "5H", "7H", "9H", "2D", "KD", "2C"],
+    ]
     e = env(variant="arnold2011", num_players=4)
     obs = first_observation(e, [deal(0, hands)])
     assert decode(obs).legal == [C("QC"), C("7D"), C("2H"), C("6S")]

@@ -18,8 +18,10 @@ def test_an_unknown_name_raises_naming_the_known_agents():
         load_agent("grandmaster", env=e)
 
 
-@pytest.mark.parametrize("options,match", [({"budget": 0}, "budget"), ({"rollout": "oracle"}, "rollout"),
-                                           ({"max_candidates": 1}, "max_candidates")])
+@pytest.mark.parametrize(
+    "options,match",
+    [({"budget": 0}, "budget"), ({"rollout": "oracle"}, "rollout"), ({"max_candidates": 1}, "max_candidates")],
+)
 def test_bad_search_options_raise(options, match):
     with pytest.raises(ValueError, match=match):
         load_agent("search", env=env(variant="newmarket"), **options)
@@ -32,8 +34,10 @@ def test_baselines_take_no_options():
 
 @pytest.mark.parametrize("variant", ["michigan", "newbury"])
 def test_search_is_deterministic_for_a_seed(variant):
-    runs = [play(variant, 4, ["search", "control", "search", "greedy"], 3, kwargs={"budget": 2}, num_deals=1)
-            for _ in range(2)]
+    runs = [
+        play(variant, 4, ["search", "control", "search", "greedy"], 3, kwargs={"budget": 2}, num_deals=1)
+        for _ in range(2)
+    ]
     assert runs[0] == runs[1]
 
 
@@ -48,7 +52,7 @@ SEAT3 = ["6C", "8C", "TC", "QC", "3H", "5H", "7H", "9H", "2D", "KD"]
 def test_an_agent_never_sees_the_hidden_cards(name):
     e = env(variant="arnold2011", num_players=4)
     world_a = deal(0, [SEAT0, MINE, SEAT2, SEAT3])
-    world_b = deal(0, [SEAT0, MINE, SEAT3, SEAT2])           # two other hands swapped
+    world_b = deal(0, [SEAT0, MINE, SEAT3, SEAT2])  # two other hands swapped
     world_c = deal(0, [SEAT0, MINE, SEAT2[:5] + SEAT3[5:], SEAT3[:5] + SEAT2[5:]])  # mixed
     choices = []
     for world in (world_a, world_b, world_c):

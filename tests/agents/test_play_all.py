@@ -62,8 +62,13 @@ def test_agents_choose_the_same_from_the_planes_encoding(variant):
     choice a twin (same seed, same history) makes from the flat one."""
     names = ["control", "greedy", "lowest", "search"]
     e = env(variant=variant, num_players=4, num_deals=4)
-    twins = [(load_agent(n, env=e, seed=s, **({"budget": 2} if n == "search" else {})),
-              load_agent(n, env=e, seed=s, **({"budget": 2} if n == "search" else {}))) for s, n in enumerate(names)]
+    twins = [
+        (
+            load_agent(n, env=e, seed=s, **({"budget": 2} if n == "search" else {})),
+            load_agent(n, env=e, seed=s, **({"budget": 2} if n == "search" else {})),
+        )
+        for s, n in enumerate(names)
+    ]
     e.reset(seed=2)
     for flat_agent, planes_agent in twins:
         flat_agent.reset()

@@ -23,12 +23,25 @@ def _position(game: Game) -> Position:
     """Everything public at the current decision, plus the private knowledge of the seat to act."""
     seat = game.to_act
     return Position(
-        rules=game.rules, viewer=seat, dealer=game.dealer, deal_index=game.deal_index, phase=game.phase,
-        decision=game.decision, legal=tuple(game.legal), played_by=tuple(game.played_by),
-        last_played=game.last_played, public_dead=game.public_dead, viewer_known_dead=game.known_dead[seat],
-        balances=tuple(game.balances), boodle_stacks=tuple(game.boodle_stacks), pot=game.pot,
-        high_bid=game.high_bid, high_bidder=game.high_bidder, in_auction=tuple(game.in_auction),
-        widow_taker=game.widow_taker, viewer_pending=game.pending_for(seat),
+        rules=game.rules,
+        viewer=seat,
+        dealer=game.dealer,
+        deal_index=game.deal_index,
+        phase=game.phase,
+        decision=game.decision,
+        legal=tuple(game.legal),
+        played_by=tuple(game.played_by),
+        last_played=game.last_played,
+        public_dead=game.public_dead,
+        viewer_known_dead=game.known_dead[seat],
+        balances=tuple(game.balances),
+        boodle_stacks=tuple(game.boodle_stacks),
+        pot=game.pot,
+        high_bid=game.high_bid,
+        high_bidder=game.high_bidder,
+        in_auction=tuple(game.in_auction),
+        widow_taker=game.widow_taker,
+        viewer_pending=game.pending_for(seat),
     )
 
 

@@ -10,12 +10,15 @@ from newmarket_env.observation.view import decode
 from tests.agents.helpers import deal, first_observation
 
 # arnold2011: lowest_any_suit leads, boodles KH QS JD TC, nothing removed; dealer 0, eldest 1 leads first.
-CONTROL_DEAL = deal(0, [
-    ["3S", "5S", "7S", "9S", "JS", "4D", "6D", "8D", "TD", "QD"],
-    ["2H", "3H", "4H", "QC", "KC", "7D", "9D", "6S", "8S", "TS"],
-    ["5C", "7C", "9C", "JC", "6H", "8H", "3D", "5D", "AH", "AS"],
-    ["6C", "8C", "TC", "3C", "5H", "7H", "9H", "2D", "KD", "2C"],
-])
+CONTROL_DEAL = deal(
+    0,
+    [
+        ["3S", "5S", "7S", "9S", "JS", "4D", "6D", "8D", "TD", "QD"],
+        ["2H", "3H", "4H", "QC", "KC", "7D", "9D", "6S", "8S", "TS"],
+        ["5C", "7C", "9C", "JC", "6H", "8H", "3D", "5D", "AH", "AS"],
+        ["6C", "8C", "TC", "3C", "5H", "7H", "9H", "2D", "KD", "2C"],
+    ],
+)
 
 
 def test_control_leads_the_run_it_stops_itself():
@@ -29,10 +32,12 @@ def test_control_leads_the_run_it_stops_itself():
 
 def test_control_leads_a_run_ending_on_a_known_dead_card():
     """8S-9S-TS stops on JS once JS is known dead; then control leads it to keep the lead."""
-    hands = [["3S", "5S", "7S", "4D", "6D", "8D", "TD", "QD", "KS", "QS"],
-             ["2C", "3C", "4C", "8S", "9S", "TS", "7D", "9D", "5H", "7H"],
-             ["5C", "7C", "9C", "JC", "2H", "4H", "6H", "8H", "3D", "5D"],
-             ["6C", "8C", "TC", "QC", "3H", "9H", "2D", "KD", "6S", "TH"]]
+    hands = [
+        ["3S", "5S", "7S", "4D", "6D", "8D", "TD", "QD", "KS", "QS"],
+        ["2C", "3C", "4C", "8S", "9S", "TS", "7D", "9D", "5H", "7H"],
+        ["5C", "7C", "9C", "JC", "2H", "4H", "6H", "8H", "3D", "5D"],
+        ["6C", "8C", "TC", "QC", "3H", "9H", "2D", "KD", "6S", "TH"],
+    ]
     e = env(variant="arnold2011", num_players=4)
     obs = first_observation(e, [deal(0, hands)])
     view = decode(obs)
@@ -48,9 +53,11 @@ def test_control_leads_a_run_ending_on_a_known_dead_card():
 @pytest.mark.parametrize("name", ["greedy", "control"])
 def test_a_boodle_holder_steers_the_run_toward_it(name):
     """newmarket boodles AS KH QC JD: holding QC, lead clubs rather than a diamond of the same shape."""
-    hands = [["2C", "6C", "QC", "2D", "6D", "9D", "4H", "8H", "TH", "5S", "9S", "JS", "KS"],
-             ["3C", "7C", "JC", "3D", "7D", "TD", "5H", "9H", "JH", "2S", "6S", "TS", "KH"],
-             ["4C", "8C", "KC", "4D", "8D", "QD", "2H", "6H", "QH", "3S", "7S", "QS", "AS"]]
+    hands = [
+        ["2C", "6C", "QC", "2D", "6D", "9D", "4H", "8H", "TH", "5S", "9S", "JS", "KS"],
+        ["3C", "7C", "JC", "3D", "7D", "TD", "5H", "9H", "JH", "2S", "6S", "TS", "KH"],
+        ["4C", "8C", "KC", "4D", "8D", "QD", "2H", "6H", "QH", "3S", "7S", "QS", "AS"],
+    ]
     e = env(variant="newmarket", num_players=3)
     obs = first_observation(e, [deal(2, hands)])  # eldest is seat 0
     assert e.agent_selection == "player_0"
@@ -108,10 +115,12 @@ def test_control_discards_to_make_a_stop_above_its_own_card_and_keeps_its_horses
 
 def test_search_finds_the_lead_that_goes_out():
     """Hand JH QH KH 2C under lowest_any_suit: JH runs to the king, the lead comes back, 2C goes out."""
-    hands = [["3S", "5S", "7S", "9S", "JS", "4D", "6D", "8D", "TD", "QD", "AC", "AD"],
-             ["2C", "JH", "QH", "KH"],
-             ["5C", "7C", "9C", "JC", "2H", "4H", "6H", "8H", "3D", "5D", "AH", "AS"],
-             ["6C", "8C", "TC", "QC", "3H", "5H", "7H", "9H", "2D", "KD", "KC", "KS"]]
+    hands = [
+        ["3S", "5S", "7S", "9S", "JS", "4D", "6D", "8D", "TD", "QD", "AC", "AD"],
+        ["2C", "JH", "QH", "KH"],
+        ["5C", "7C", "9C", "JC", "2H", "4H", "6H", "8H", "3D", "5D", "AH", "AS"],
+        ["6C", "8C", "TC", "QC", "3H", "5H", "7H", "9H", "2D", "KD", "KC", "KS"],
+    ]
     e = env(variant="arnold2011", num_players=4)
     obs = first_observation(e, [deal(0, hands)])
     assert decode(obs).legal == [C("2C"), C("JH")]

@@ -53,9 +53,16 @@ def compare_session(variant: str, seed: int, rollout: str, budget: int = 3, **ov
     return seen
 
 
-@pytest.mark.parametrize("variant, rollout", [("newmarket", "control"), ("michigan", "control"),
-                                              ("newbury", "greedy"), ("hoyle1885", "lowest"),
-                                              ("arnold2011", "control")])
+@pytest.mark.parametrize(
+    "variant, rollout",
+    [
+        ("newmarket", "control"),
+        ("michigan", "control"),
+        ("newbury", "greedy"),
+        ("hoyle1885", "lowest"),
+        ("arnold2011", "control"),
+    ],
+)
 def test_compiled_search_means_equal_the_python_search(variant, rollout):
     for seed in range(2):
         compare_session(variant, seed, rollout, num_deals=2)
@@ -66,8 +73,9 @@ def test_every_searched_decision_kind_is_compared():
     for seed in range(3):
         seen |= compare_session("michigan", seed, "control", num_deals=2)
         seen |= compare_session("newbury", seed, "control", num_deals=1)
-        seen |= compare_session("newmarket", seed, "control", num_deals=1, widow="dealer_buy",
-                                lead_after_stop="any_opposite_colour")
+        seen |= compare_session(
+            "newmarket", seed, "control", num_deals=1, widow="dealer_buy", lead_after_stop="any_opposite_colour"
+        )
     assert {Decision.LEAD, Decision.WIDOW, Decision.BID, Decision.DISCARD, Decision.BUY} <= seen
 
 

@@ -81,8 +81,12 @@ def test_overrides_decide_alike(rules_variant, name, seed, present_forced):
 def test_every_decision_kind_is_compared():
     """The cases above must reach widows, purchases, auctions, discards, chosen stakes and leads."""
     seen: set[Decision] = set()
-    cases = [("michigan", {}), ("newbury", {}), ("newmarket", {"widow": "dealer_buy"}),
-             ("newmarket", {"stake_mode": "choose"})]
+    cases = [
+        ("michigan", {}),
+        ("newbury", {}),
+        ("newmarket", {"widow": "dealer_buy"}),
+        ("newmarket", {"stake_mode": "choose"}),
+    ]
     for variant, overrides in cases:
         rules = make_rules(variant, num_players=4, **overrides)
         for seed in range(20):

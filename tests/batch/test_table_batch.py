@@ -118,10 +118,13 @@ def test_illegal_action_is_refused_and_changes_nothing():
     batch.step([int(np.flatnonzero(m)[0]) for m in batch.action_masks])  # the tables still take legal actions
 
 
-@pytest.mark.parametrize("bad, message", [
-    (np.zeros(2, dtype=np.int64), r"actions must be 3 action ids"),
-    (np.zeros(3, dtype=np.float32), r"actions must be 3 action ids"),
-])
+@pytest.mark.parametrize(
+    "bad, message",
+    [
+        (np.zeros(2, dtype=np.int64), r"actions must be 3 action ids"),
+        (np.zeros(3, dtype=np.float32), r"actions must be 3 action ids"),
+    ],
+)
 def test_bad_action_arrays(bad, message):
     batch = TableBatch(make_rules("newmarket", num_players=4), 3, seed=0)
     with pytest.raises(ValueError, match=message):
@@ -159,11 +162,14 @@ def _reference_policy(name: str, rules, rng: random.Random):
     return policy.decide
 
 
-@pytest.mark.parametrize("variant, players, lineup", [
-    ("newmarket", 4, ["control", "random", "greedy"]),
-    ("michigan", 5, ["control", "control", "lowest", "random"]),
-    ("newbury", 4, ["greedy", "control", "control"]),
-])
+@pytest.mark.parametrize(
+    "variant, players, lineup",
+    [
+        ("newmarket", 4, ["control", "random", "greedy"]),
+        ("michigan", 5, ["control", "control", "lowest", "random"]),
+        ("newbury", 4, ["greedy", "control", "control"]),
+    ],
+)
 def test_compiled_seats_play_as_the_python_baselines(variant, players, lineup):
     """Seat 0 is the caller's; the others are compiled. The reference plays the same sessions with the
     Python classes reading decoded observations and drawing from the table's policy stream."""
@@ -231,9 +237,14 @@ def test_subsets_of_tables_and_manual_restart():
     assert batch.to_act[ended] >= 0 and batch.action_masks[ended].any()
 
 
-@pytest.mark.parametrize("tables, message", [
-    ([0, 0], "must not repeat"), ([5], r"table numbers 0..3"), ([[0]], "1-d int array"),
-])
+@pytest.mark.parametrize(
+    "tables, message",
+    [
+        ([0, 0], "must not repeat"),
+        ([5], r"table numbers 0..3"),
+        ([[0]], "1-d int array"),
+    ],
+)
 def test_bad_table_lists(tables, message):
     batch = TableBatch(make_rules("newmarket", num_players=4), 4, seed=0)
     with pytest.raises(ValueError, match=message):

@@ -36,8 +36,10 @@ def saved_agent_file(path, rules, variant, seed=0, hidden=32):
     from newmarket_env.agents.saved import save_policy
 
     rng = np.random.default_rng(seed)
-    layers = [(rng.normal(scale=0.3, size=(hidden, FLAT_SIZE)), rng.normal(scale=0.1, size=hidden)),
-              (rng.normal(scale=0.5, size=(NUM_ACTIONS, hidden)), np.zeros(NUM_ACTIONS))]
+    layers = [
+        (rng.normal(scale=0.3, size=(hidden, FLAT_SIZE)), rng.normal(scale=0.1, size=hidden)),
+        (rng.normal(scale=0.5, size=(NUM_ACTIONS, hidden)), np.zeros(NUM_ACTIONS)),
+    ]
     save_policy(path, layers, rules, variant, "tanh", {"steps": 0})
     return str(path)
 
@@ -110,8 +112,16 @@ def test_learner_sees_what_single_agent_semantics_give(tmp_path, variant, player
     rules = make_rules(variant, num_players=players)
     snapshot = saved_agent_file(tmp_path / "snap.npz", rules, variant)
     tables, seed, scale = 6, 21, 0.5
-    env = vector_env(variant=variant, num_players=players, num_envs=tables, opponents=["lowest", "greedy"],
-                     snapshots=[snapshot], snapshot_fraction=0.4, reward_scale=scale, seed=3)
+    env = vector_env(
+        variant=variant,
+        num_players=players,
+        num_envs=tables,
+        opponents=["lowest", "greedy"],
+        snapshots=[snapshot],
+        snapshot_fraction=0.4,
+        reward_scale=scale,
+        seed=3,
+    )
     obs, infos = env.reset(seed=seed)
     refs = [ReferenceLearnerTable(rules, seed, i) for i in range(tables)]
     for i, ref in enumerate(refs):
@@ -133,8 +143,9 @@ def test_learner_sees_what_single_agent_semantics_give(tmp_path, variant, player
             assert bool(terminated[i]) == ref.game.over, where
             if ref.game.over:
                 ended += 1
-                np.testing.assert_array_equal(infos["final_obs"][i], ref.observe(ref.learner)["observation"],
-                                              err_msg=where)
+                np.testing.assert_array_equal(
+                    infos["final_obs"][i], ref.observe(ref.learner)["observation"], err_msg=where
+                )
                 final = infos["final_info"]
                 result = [b - rules.starting_chips for b in ref.game.balances]
                 assert list(final["results"][i]) == result, where
@@ -152,8 +163,9 @@ def test_rewards_of_a_session_sum_to_its_result():
     from newmarket_env import vector_env
 
     scale = 0.1
-    env = vector_env(variant="michigan", num_players=4, num_envs=16, opponents=["control", "random"],
-                     reward_scale=scale, seed=0)
+    env = vector_env(
+        variant="michigan", num_players=4, num_envs=16, opponents=["control", "random"], reward_scale=scale, seed=0
+    )
     env.reset(seed=4)
     totals = np.zeros(16)
     rng = np.random.default_rng(0)
@@ -239,16 +251,18 @@ def test_seat_modes_and_the_snapshot_share(tmp_path):
     fixed = sessions(vector_env(num_envs=4, seat=2, opponents=["control"], seed=0), steps=60)
     assert {seat for _i, seat, _s in fixed} == {2}
     assert all(specs[2] is None and specs.count(None) == 1 for _i, _seat, specs in fixed)
-    drawn = sessions(vector_env(num_envs=8, opponents=["control", "random"], snapshots=[snap],
-                                snapshot_fraction=0.5, seed=0))
+    drawn = sessions(
+        vector_env(num_envs=8, opponents=["control", "random"], snapshots=[snap], snapshot_fraction=0.5, seed=0)
+    )
     opponents = [s for _i, _seat, specs in drawn for s in specs if s is not None]
     share = opponents.count(snap) / len(opponents)
     assert len(opponents) > 100 and 0.35 < share < 0.65
     assert {s for s in opponents if s != snap} == {"control", "random"}
     learners = [seat for _i, seat, _s in drawn]
     assert set(learners) == {0, 1, 2, 3}
-    never = sessions(vector_env(num_envs=4, opponents=["random"], snapshots=[snap], snapshot_fraction=0.0, seed=0),
-                     steps=60)
+    never = sessions(
+        vector_env(num_envs=4, opponents=["random"], snapshots=[snap], snapshot_fraction=0.0, seed=0), steps=60
+    )
     assert all(snap not in specs for _i, _seat, specs in never)
 
 

@@ -13,14 +13,20 @@ from newmarket_env.eval.bench.timing import measure
 TINY = dict(seconds=0.001, repeats=1, memory_envs=2)
 # The packages each peer workload needs (the bench extra); where they are installed the peer must be
 # measured, so a test cannot pass with every peer skipped.
-PEER_PACKAGES = {"texas_holdem_v4": ("rlcard", "pygame"), "texas_holdem_v4 4p": ("rlcard", "pygame"),
-                 "connect_four_v3": ("pygame",), "hearts": ("pyspiel",), "hearts+tensor": ("pyspiel",),
-                 "batch newmarket flat": ("newmarket_env.engine._fast",),
-                 "search budget 8": ("newmarket_env.engine._fast",), "search budget 64": ("newmarket_env.engine._fast",),
-                 "guided_search budget 8": ("newmarket_env.engine._fast",),
-                 "vector_env newmarket control": ("newmarket_env.engine._fast",),
-                 "ppo newmarket batch": ("newmarket_env.engine._fast", "sb3_contrib"),
-                 "ppo newmarket single_agent": ("sb3_contrib",)}
+PEER_PACKAGES = {
+    "texas_holdem_v4": ("rlcard", "pygame"),
+    "texas_holdem_v4 4p": ("rlcard", "pygame"),
+    "connect_four_v3": ("pygame",),
+    "hearts": ("pyspiel",),
+    "hearts+tensor": ("pyspiel",),
+    "batch newmarket flat": ("newmarket_env.engine._fast",),
+    "search budget 8": ("newmarket_env.engine._fast",),
+    "search budget 64": ("newmarket_env.engine._fast",),
+    "guided_search budget 8": ("newmarket_env.engine._fast",),
+    "vector_env newmarket control": ("newmarket_env.engine._fast",),
+    "ppo newmarket batch": ("newmarket_env.engine._fast", "sb3_contrib"),
+    "ppo newmarket single_agent": ("sb3_contrib",),
+}
 
 
 def installed(peer: str) -> bool:
@@ -31,13 +37,34 @@ def test_every_workload_gives_a_row_or_a_note():
     config = BenchConfig(presets=("newmarket", "newbury"), **TINY)
     result = run_benchmark(config)
     names = [r.name for r in result.rows]
-    assert names[:8] == ["engine newmarket", "engine newbury", "engine newmarket python", "aec newmarket flat",
-                         "aec newbury flat", "aec newmarket flat python", "aec newmarket planes", "aec newbury planes"]
-    expected = ["batch newmarket flat", "search budget 8", "search budget 8 python", "search budget 64",
-                "search budget 64 python", "guided_search budget 8", "single_agent newmarket",
-                "vector_env newmarket control",
-                "ppo newmarket batch", "ppo newmarket single_agent", "tournament baselines", "texas_holdem_v4",
-                "texas_holdem_v4 4p", "connect_four_v3", "hearts", "hearts+tensor"]
+    assert names[:8] == [
+        "engine newmarket",
+        "engine newbury",
+        "engine newmarket python",
+        "aec newmarket flat",
+        "aec newbury flat",
+        "aec newmarket flat python",
+        "aec newmarket planes",
+        "aec newbury planes",
+    ]
+    expected = [
+        "batch newmarket flat",
+        "search budget 8",
+        "search budget 8 python",
+        "search budget 64",
+        "search budget 64 python",
+        "guided_search budget 8",
+        "single_agent newmarket",
+        "vector_env newmarket control",
+        "ppo newmarket batch",
+        "ppo newmarket single_agent",
+        "tournament baselines",
+        "texas_holdem_v4",
+        "texas_holdem_v4 4p",
+        "connect_four_v3",
+        "hearts",
+        "hearts+tensor",
+    ]
     noted = [note.split(":")[0] for note in result.notes]
     assert sorted(names[8:] + noted) == sorted(expected)  # measured, or skipped with a note saying why
     # Skipped only for a missing package: ours always run, and a peer whose packages import is measured.
@@ -50,8 +77,11 @@ def test_every_workload_gives_a_row_or_a_note():
 
 
 def test_targets_and_tables_are_built_from_the_same_run():
-    result = run_benchmark(BenchConfig(presets=("newmarket",), planes=False, reference=False, extras=False,
-                                       peers=("connect_four_v3",), **TINY))
+    result = run_benchmark(
+        BenchConfig(
+            presets=("newmarket",), planes=False, reference=False, extras=False, peers=("connect_four_v3",), **TINY
+        )
+    )
     headers, rows = rate_rows(result)
     names = [r[0] for r in rows]
     assert ("connect_four_v3" in names) == installed("connect_four_v3")  # measured where pygame is installed
@@ -65,8 +95,25 @@ def test_targets_and_tables_are_built_from_the_same_run():
 
 def test_cli_prints_the_table_and_writes_json(tmp_path, capsys):
     out = tmp_path / "bench.json"
-    code = main(["--repeats", "1", "--seconds", "0.001", "--presets", "michigan", "--peers", "--no-planes",
-                 "--no-extras", "--memory-envs", "1", "--clock", "wall", "--json", str(out)])
+    code = main(
+        [
+            "--repeats",
+            "1",
+            "--seconds",
+            "0.001",
+            "--presets",
+            "michigan",
+            "--peers",
+            "--no-planes",
+            "--no-extras",
+            "--memory-envs",
+            "1",
+            "--clock",
+            "wall",
+            "--json",
+            str(out),
+        ]
+    )
     assert code == 0
     assert "engine michigan" in capsys.readouterr().out
     data = json.loads(out.read_text())

@@ -11,9 +11,11 @@ LONG = "AEC env (compiled engine), newmarket 4 players, flat observation, every 
 
 
 def test_a_piped_report_cuts_no_name(capsys):
-    result = BenchResult(BenchConfig(), rows=[Measurement(LONG, "aec", 123456.0, 4567.0, 27.0)],
-                         notes=["a note long enough to be wrapped at eighty columns, which a pipe never needs, "
-                                "so it stays on one line"])
+    result = BenchResult(
+        BenchConfig(),
+        rows=[Measurement(LONG, "aec", 123456.0, 4567.0, 27.0)],
+        notes=["a note long enough to be wrapped at eighty columns, which a pipe never needs, so it stays on one line"],
+    )
     print_report(result)  # capsys: stdout is not a terminal
     out = capsys.readouterr().out
     assert LONG in out and "123,456" in out and "…" not in out
@@ -21,9 +23,28 @@ def test_a_piped_report_cuts_no_name(capsys):
 
 
 def test_the_command_through_a_pipe_keeps_the_workload_names():
-    done = subprocess.run([sys.executable, "-m", "newmarket_env", "bench", "--repeats", "1", "--seconds", "0.05",
-                           "--presets", "newmarket", "--peers", "--no-planes", "--no-extras", "--memory-envs", "0"],
-                          capture_output=True, text=True, timeout=600)
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "newmarket_env",
+            "bench",
+            "--repeats",
+            "1",
+            "--seconds",
+            "0.05",
+            "--presets",
+            "newmarket",
+            "--peers",
+            "--no-planes",
+            "--no-extras",
+            "--memory-envs",
+            "0",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert done.returncode == 0, done.stderr
     assert "…" not in done.stdout
     assert "engine newmarket python" in done.stdout

@@ -48,9 +48,11 @@ def row(name, rates):
 
 def test_targets_are_the_median_ratio_of_rounds_and_the_vector_rate():
     result = BenchResult(BenchConfig(peers=()))
-    result.rows = [row("vector_env newmarket control", [90_000.0, 120_000.0, 130_000.0]),
-                   row("ppo newmarket batch", [3000.0, 2000.0, 2500.0]),
-                   row("ppo newmarket single_agent", [1000.0, 1000.0, 200.0])]
+    result.rows = [
+        row("vector_env newmarket control", [90_000.0, 120_000.0, 130_000.0]),
+        row("ppo newmarket batch", [3000.0, 2000.0, 2500.0]),
+        row("ppo newmarket single_agent", [1000.0, 1000.0, 200.0]),
+    ]
     vector, ppo = training.training_targets(result)
     assert vector.value == 120_000.0 and vector.met
     assert ppo.value == 3.0 and not ppo.met  # rounds: 3x, 2x, 12.5x -> median 3x

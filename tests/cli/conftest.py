@@ -28,9 +28,15 @@ class Terminal:
     def __init__(self, args: list[str]) -> None:
         master, slave = pty.openpty()
         # A new session with the pty as its controlling terminal, so Ctrl-C there is a real SIGINT.
-        self.proc = subprocess.Popen([sys.executable, "-m", "newmarket_env.cli", *args],
-                                     stdin=slave, stdout=slave, stderr=slave, close_fds=True,
-                                     start_new_session=True, preexec_fn=_take_terminal)
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "newmarket_env.cli", *args],
+            stdin=slave,
+            stdout=slave,
+            stderr=slave,
+            close_fds=True,
+            start_new_session=True,
+            preexec_fn=_take_terminal,
+        )
         os.close(slave)
         self.master = master
         self.screen = ""

@@ -27,15 +27,18 @@ def test_python_dash_m_newmarket_env_is_the_newmarket_command():
     assert done.returncode == 2 and done.stderr.startswith("newmarket play: error: ")
 
 
-@pytest.mark.parametrize("argv", [
-    ["tournament", "--agents", "greedy,nope", "--quiet"],
-    ["tournament", "--agents", "random,random,random,random", "--blocks", "0", "--quiet"],
-    ["train", "no/such/config.yaml"],
-    ["train"],
-    ["train", "configs/tiny_test.yaml", "--set", "ppo.learning_rate=.nan"],
-    ["play", "--set", "num_deals=two"],
-    ["replay", "no/such/record.json"],
-])
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["tournament", "--agents", "greedy,nope", "--quiet"],
+        ["tournament", "--agents", "random,random,random,random", "--blocks", "0", "--quiet"],
+        ["train", "no/such/config.yaml"],
+        ["train"],
+        ["train", "configs/tiny_test.yaml", "--set", "ppo.learning_rate=.nan"],
+        ["play", "--set", "num_deals=two"],
+        ["replay", "no/such/record.json"],
+    ],
+)
 def test_every_command_errs_with_the_same_prefix(argv, capsys, tmp_path):
     assert cli.main([*argv, *(["--out", str(tmp_path / "x")] if argv[0] == "tournament" else [])]) == 2
     err = capsys.readouterr().err
@@ -56,11 +59,14 @@ HIDE = (
 )
 
 
-@pytest.mark.parametrize("command,names,extra", [
-    ("tournament", ["rich", "openskill", "yaml"], "eval"),
-    ("train", ["yaml", "rich"], "train"),
-    ("bench", ["openskill"], "eval"),
-])
+@pytest.mark.parametrize(
+    "command,names,extra",
+    [
+        ("tournament", ["rich", "openskill", "yaml"], "eval"),
+        ("train", ["yaml", "rich"], "train"),
+        ("bench", ["openskill"], "eval"),
+    ],
+)
 def test_a_missing_extra_is_named_in_one_line(command, names, extra, tmp_path):
     argv = [command] + (["configs/tiny_test.yaml", "--out-dir", str(tmp_path / "run")] if command == "train" else [])
     argv += ["--out", str(tmp_path / "t")] if command == "tournament" else []

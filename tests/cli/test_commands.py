@@ -76,8 +76,9 @@ def test_a_missing_delegated_command_says_so_in_one_line(monkeypatch, capsys):
     monkeypatch.setitem(cli.DELEGATED, "bench", ("newmarket_env.eval.no_such_bench.cli", "summary", "eval"))
     assert cli.main(["bench"]) == cli.EXIT_NOT_AVAILABLE
     err = capsys.readouterr().err.strip().splitlines()
-    assert err == ["newmarket bench: error: not available in this installation "
-                   "(newmarket_env.eval.no_such_bench.cli is missing)"]
+    assert err == [
+        "newmarket bench: error: not available in this installation (newmarket_env.eval.no_such_bench.cli is missing)"
+    ]
 
 
 def test_the_console_script_runs():

@@ -9,8 +9,11 @@ from newmarket_env.actions import NUM_ACTIONS
 from newmarket_env.observation.layout import FLAT_SIZE, PIECES, offsets
 from newmarket_env.rules import VARIANTS
 
-GENERATED = [docs.REPO_ROOT / "docs" / "observation.md", docs.REPO_ROOT / "docs" / "actions.md",
-             docs.REPO_ROOT / "README.md"]
+GENERATED = [
+    docs.REPO_ROOT / "docs" / "observation.md",
+    docs.REPO_ROOT / "docs" / "actions.md",
+    docs.REPO_ROOT / "README.md",
+]
 
 
 def test_committed_docs_match_the_code():

@@ -23,18 +23,58 @@ OPTIONS = {
     "play": ["--variant", "--players", "--seat", "--seed", "--agents", "--set", "--save"],
     "replay": ["FILE", "--game", "--gif", "--all", "--deal", "--verify"],
     "watch": ["--variant", "--players", "--agents", "--seed", "--set", "--seat", "--delay", "--table", "--save"],
-    "tournament": ["--agents", "--variant", "--players", "--blocks", "--seed", "--workers", "--backend", "--address",
-                   "--out", "--overwrite", "--set", "--permutations", "--agent-option", "--resamples",
-                   "--save-records", "--quiet"],
-    "train": ["config", "--resume", "--overwrite", "--set", "--total-steps", "--max-minutes", "--out-dir", "--seed",
-              "--no-progress", "--describe"],
-    "bench": ["--repeats", "--seconds", "--presets", "--peers", "--no-planes", "--no-reference", "--no-extras",
-              "--memory-envs", "--clock", "--seed", "--json", "--markdown"],
+    "tournament": [
+        "--agents",
+        "--variant",
+        "--players",
+        "--blocks",
+        "--seed",
+        "--workers",
+        "--backend",
+        "--address",
+        "--out",
+        "--overwrite",
+        "--set",
+        "--permutations",
+        "--agent-option",
+        "--resamples",
+        "--save-records",
+        "--quiet",
+    ],
+    "train": [
+        "config",
+        "--resume",
+        "--overwrite",
+        "--set",
+        "--total-steps",
+        "--max-minutes",
+        "--out-dir",
+        "--seed",
+        "--no-progress",
+        "--describe",
+    ],
+    "bench": [
+        "--repeats",
+        "--seconds",
+        "--presets",
+        "--peers",
+        "--no-planes",
+        "--no-reference",
+        "--no-extras",
+        "--memory-envs",
+        "--clock",
+        "--seed",
+        "--json",
+        "--markdown",
+    ],
     "serve": ["--host", "--port"],
 }
 # The commands a module runs on its own too: python -m MODULE.
-STANDALONE = {"tournament": "newmarket_env.eval.tournament", "train": "newmarket_env.train",
-              "bench": "newmarket_env.eval.bench"}
+STANDALONE = {
+    "tournament": "newmarket_env.eval.tournament",
+    "train": "newmarket_env.train",
+    "bench": "newmarket_env.eval.bench",
+}
 
 
 def _run(*args: str) -> subprocess.CompletedProcess:
@@ -63,14 +103,16 @@ def test_an_unknown_option_is_one_line_naming_the_command(command, capsys):
     assert cli.main([command, *(["game.json"] if command == "replay" else []), "--no-such-option"]) == 2
     captured = capsys.readouterr()
     assert captured.out == ""
-    assert captured.err == (f"newmarket {command}: error: unrecognized arguments: --no-such-option "
-                            f"(see newmarket {command} --help)\n")
+    assert captured.err == (
+        f"newmarket {command}: error: unrecognized arguments: --no-such-option (see newmarket {command} --help)\n"
+    )
 
 
 def test_a_stray_word_after_play_is_play_s_error(capsys):
     assert cli.main(["play", "extra"]) == 2
-    assert capsys.readouterr().err == ("newmarket play: error: unrecognized arguments: extra "
-                                       "(see newmarket play --help)\n")
+    assert capsys.readouterr().err == (
+        "newmarket play: error: unrecognized arguments: extra (see newmarket play --help)\n"
+    )
 
 
 @pytest.mark.parametrize("argv", [["frobnicate"], ["--frobnicate"]])
@@ -159,24 +201,43 @@ def test_run_exit_codes_and_interruption_pass_through(monkeypatch, capsys):
 
 
 # Modules that only some commands need: none of them may be imported for another command.
-HEAVY = ("torch", "stable_baselines3", "sb3_contrib", "ray", "rich", "openskill", "yaml", "fastapi", "uvicorn",
-         "matplotlib", "tensorboard", "newmarket_env.eval.tournament.cli", "newmarket_env.train.cli",
-         "newmarket_env.eval.bench.cli", "newmarket_env.web.cli")
-IMPORTED = ("import contextlib, io, json, sys\nfrom newmarket_env.cli import main\n"
-            "with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):\n"
-            "    code = main({argv!r})\n"
-            "print(code, json.dumps(sorted(name for name in {heavy!r} if name in sys.modules)))")
+HEAVY = (
+    "torch",
+    "stable_baselines3",
+    "sb3_contrib",
+    "ray",
+    "rich",
+    "openskill",
+    "yaml",
+    "fastapi",
+    "uvicorn",
+    "matplotlib",
+    "tensorboard",
+    "newmarket_env.eval.tournament.cli",
+    "newmarket_env.train.cli",
+    "newmarket_env.eval.bench.cli",
+    "newmarket_env.web.cli",
+)
+IMPORTED = (
+    "import contextlib, io, json, sys\nfrom newmarket_env.cli import main\n"
+    "with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):\n"
+    "    code = main({argv!r})\n"
+    "print(code, json.dumps(sorted(name for name in {heavy!r} if name in sys.modules)))"
+)
 
 
-@pytest.mark.parametrize("argv,code,allowed", [
-    (["--help"], 0, ()),
-    (["play", "--help"], 0, ()),
-    (["play", "--players", "9"], 2, ()),
-    (["replay", "/no/such/record.json"], 2, ()),
-    (["watch", "--help"], 0, ()),
-    (["tournament", "--help"], 0, ("newmarket_env.eval.tournament.cli", "rich", "openskill", "yaml",
-                                   "matplotlib")),
-], ids=["help", "play help", "play bad seat count", "replay missing file", "watch help", "tournament help"])
+@pytest.mark.parametrize(
+    "argv,code,allowed",
+    [
+        (["--help"], 0, ()),
+        (["play", "--help"], 0, ()),
+        (["play", "--players", "9"], 2, ()),
+        (["replay", "/no/such/record.json"], 2, ()),
+        (["watch", "--help"], 0, ()),
+        (["tournament", "--help"], 0, ("newmarket_env.eval.tournament.cli", "rich", "openskill", "yaml", "matplotlib")),
+    ],
+    ids=["help", "play help", "play bad seat count", "replay missing file", "watch help", "tournament help"],
+)
 def test_a_command_imports_only_what_it_needs(argv, code, allowed):
     done = _run("-c", IMPORTED.format(argv=argv, heavy=HEAVY))
     assert done.returncode == 0, done.stderr
@@ -196,8 +257,9 @@ def test_python_dash_m_uses_the_same_options_and_one_line_errors(command):
         assert f"\n  {option}" in helped.stdout
     bad = _run("-m", module, "--no-such-option")
     assert bad.returncode == 2 and bad.stdout == ""
-    assert bad.stderr == (f"python -m {module}: error: unrecognized arguments: --no-such-option "
-                          f"(see python -m {module} --help)\n")
+    assert bad.stderr == (
+        f"python -m {module}: error: unrecognized arguments: --no-such-option (see python -m {module} --help)\n"
+    )
 
 
 def test_every_parser_is_the_one_line_parser():
@@ -214,8 +276,23 @@ def test_every_parser_is_the_one_line_parser():
 def test_train_records_a_command_that_parses_back_to_the_same_options():
     from newmarket_env.train.cli import build_parser, command_line
 
-    argv = ["configs/tiny_test.yaml", "--resume", "--set", "ppo.net_arch=[64, 64]", "--set", "run.note=it's",
-            "--total-steps", "512", "--max-minutes", "1.5", "--out-dir", "runs/a b", "--seed", "3", "--no-progress"]
+    argv = [
+        "configs/tiny_test.yaml",
+        "--resume",
+        "--set",
+        "ppo.net_arch=[64, 64]",
+        "--set",
+        "run.note=it's",
+        "--total-steps",
+        "512",
+        "--max-minutes",
+        "1.5",
+        "--out-dir",
+        "runs/a b",
+        "--seed",
+        "3",
+        "--no-progress",
+    ]
     args = build_parser().parse_args(argv)
     words = shlex.split(command_line(args))
     assert words[:3] == ["python", "-m", "newmarket_env.train"]

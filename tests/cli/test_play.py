@@ -63,14 +63,20 @@ def test_ctrl_c_stops_cleanly(terminal):
 
 
 def _play_through_pipe(args: list[str], answers: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "newmarket_env.cli", "play", *args], input=answers,
-                          capture_output=True, text=True, timeout=120)
+    return subprocess.run(
+        [sys.executable, "-m", "newmarket_env.cli", "play", *args],
+        input=answers,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
 
 
 def test_choices_are_named_for_every_kind_of_decision():
     """Chosen stakes, the widow and the auction, answered by words and numbers through a pipe."""
-    done = _play_through_pipe(["--seed", "2", "--variant", "michigan", "--set", "num_deals=2"], "keep your hand\n"
-                              + "1\n" * 200)
+    done = _play_through_pipe(
+        ["--seed", "2", "--variant", "michigan", "--set", "num_deals=2"], "keep your hand\n" + "1\n" * 200
+    )
     assert done.returncode == 0, done.stderr
     assert "2) take the widow" in done.stdout and "1) keep your hand" in done.stdout
     assert "you keep the hand" in done.stdout

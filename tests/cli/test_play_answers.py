@@ -22,20 +22,33 @@ def cards(*texts):
     return [card_from_text(t) for t in texts]
 
 
-@pytest.mark.parametrize("decision,legal,rules,answer,expected", [
-    (Decision.BUY, [A.KEEP, A.EXCHANGE], make_rules("newmarket", widow="dealer_buy"), "buy", A.EXCHANGE),
-    (Decision.BUY, [A.KEEP, A.EXCHANGE], make_rules("newmarket", widow="dealer_buy"), "keep", A.KEEP),
-    (Decision.WIDOW, [A.KEEP, A.EXCHANGE], make_rules("michigan"), "take", A.EXCHANGE),
-    (Decision.WIDOW, [A.KEEP, A.EXCHANGE], make_rules("michigan"), "Take", A.EXCHANGE),
-    (Decision.LEAD, cards("2C", "5D"), NEWMARKET, "lead 2C", card_from_text("2C")),
-    (Decision.LEAD, cards("2C", "5D"), NEWMARKET, "lead  5d", card_from_text("5D")),
-    (Decision.DISCARD, cards("2C", "5D"), make_rules("newbury"), "discard 5D", card_from_text("5D")),
-    (Decision.STAKE, [A.STAKE_BASE + b for b in range(4)], make_rules("newmarket", stake_mode="choose"), "stake KH",
-     A.STAKE_BASE + 1),
-    (Decision.STAKE, [A.STAKE_BASE + b for b in range(4)], make_rules("newmarket", stake_mode="choose"), "QC",
-     A.STAKE_BASE + 2),
-    (Decision.BID, [A.PASS, A.bid_action(3), A.bid_action(4)], make_rules("michigan"), "bid 4", A.bid_action(4)),
-])
+@pytest.mark.parametrize(
+    "decision,legal,rules,answer,expected",
+    [
+        (Decision.BUY, [A.KEEP, A.EXCHANGE], make_rules("newmarket", widow="dealer_buy"), "buy", A.EXCHANGE),
+        (Decision.BUY, [A.KEEP, A.EXCHANGE], make_rules("newmarket", widow="dealer_buy"), "keep", A.KEEP),
+        (Decision.WIDOW, [A.KEEP, A.EXCHANGE], make_rules("michigan"), "take", A.EXCHANGE),
+        (Decision.WIDOW, [A.KEEP, A.EXCHANGE], make_rules("michigan"), "Take", A.EXCHANGE),
+        (Decision.LEAD, cards("2C", "5D"), NEWMARKET, "lead 2C", card_from_text("2C")),
+        (Decision.LEAD, cards("2C", "5D"), NEWMARKET, "lead  5d", card_from_text("5D")),
+        (Decision.DISCARD, cards("2C", "5D"), make_rules("newbury"), "discard 5D", card_from_text("5D")),
+        (
+            Decision.STAKE,
+            [A.STAKE_BASE + b for b in range(4)],
+            make_rules("newmarket", stake_mode="choose"),
+            "stake KH",
+            A.STAKE_BASE + 1,
+        ),
+        (
+            Decision.STAKE,
+            [A.STAKE_BASE + b for b in range(4)],
+            make_rules("newmarket", stake_mode="choose"),
+            "QC",
+            A.STAKE_BASE + 2,
+        ),
+        (Decision.BID, [A.PASS, A.bid_action(3), A.bid_action(4)], make_rules("michigan"), "bid 4", A.bid_action(4)),
+    ],
+)
 def test_the_words_shown_are_accepted_as_answers(decision, legal, rules, answer, expected):
     assert Choices(legal, decision, rules).match(answer) == expected
 
@@ -45,15 +58,18 @@ def test_a_shared_first_word_is_not_a_guess():
     assert Choices(cards("2C", "5D"), Decision.LEAD, NEWMARKET).match("lead") is None
 
 
-@pytest.mark.parametrize("answer,reason", [
-    ("", "an empty answer chooses nothing; type the number of a choice (1-2) or its words"),
-    ("   ", "an empty answer chooses nothing"),
-    ("9H", "'9H': 9H is in your hand but is not a lead allowed now (the lead rule is above the choices)"),
-    ("lead 9h", "'lead 9h': 9H is in your hand but is not a lead allowed now"),
-    ("KS", "'KS': you do not hold KS"),
-    ("7", "'7' is not one of the choices; type its number (1-2) or its words"),
-    ("bid 3", "'bid 3': there is no bid to make now"),
-])
+@pytest.mark.parametrize(
+    "answer,reason",
+    [
+        ("", "an empty answer chooses nothing; type the number of a choice (1-2) or its words"),
+        ("   ", "an empty answer chooses nothing"),
+        ("9H", "'9H': 9H is in your hand but is not a lead allowed now (the lead rule is above the choices)"),
+        ("lead 9h", "'lead 9h': 9H is in your hand but is not a lead allowed now"),
+        ("KS", "'KS': you do not hold KS"),
+        ("7", "'7' is not one of the choices; type its number (1-2) or its words"),
+        ("bid 3", "'bid 3': there is no bid to make now"),
+    ],
+)
 def test_a_refused_lead_says_why(answer, reason):
     choices = Choices(cards("2C", "5D"), Decision.LEAD, NEWMARKET, hand=cards("2C", "3C", "5D", "9H"))
     assert choices.match(answer) is None
@@ -78,8 +94,13 @@ def test_counts_agree_with_their_nouns():
 
 
 def _play(args, answers):
-    return subprocess.run([sys.executable, "-m", "newmarket_env.cli", "play", *args], input=answers,
-                          capture_output=True, text=True, timeout=120)
+    return subprocess.run(
+        [sys.executable, "-m", "newmarket_env.cli", "play", *args],
+        input=answers,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
 
 
 def test_take_answers_the_widow_through_a_pipe():

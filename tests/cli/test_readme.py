@@ -16,6 +16,5 @@ def test_readme_python_examples_run():
     runnable = [b for b in blocks if b.startswith(("from ", "import "))]
     assert len(runnable) >= 4
     script = "\n\n".join(runnable)
-    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300,
-                          cwd=REPO_ROOT)
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300, cwd=REPO_ROOT)
     assert done.returncode == 0, done.stderr[-3000:]

@@ -40,8 +40,13 @@ def test_replay_all_prints_every_deal(record_file, capsys):
 
 
 def _replay_with_input(path, answers: str) -> str:
-    done = subprocess.run([sys.executable, "-m", "newmarket_env.cli", "replay", str(path)], input=answers,
-                          capture_output=True, text=True, timeout=120)
+    done = subprocess.run(
+        [sys.executable, "-m", "newmarket_env.cli", "replay", str(path)],
+        input=answers,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert done.returncode == 0, done.stderr
     return done.stdout
 
@@ -63,9 +68,16 @@ def test_replay_one_deal(record_file, capsys):
     assert "==== deal 2 of" in out and "==== deal 1 of" not in out
 
 
-@pytest.mark.parametrize("content", ["not json", "{}", '{"variant": "poker", "rules": {}, "deals": []}',
-                                     '{"variant": "newmarket", "rules": {"colour": 1}, "deals": []}',
-                                     '{"variant": "newmarket", "rules": {}, "deals": [{"dealer": 0}]}'])
+@pytest.mark.parametrize(
+    "content",
+    [
+        "not json",
+        "{}",
+        '{"variant": "poker", "rules": {}, "deals": []}',
+        '{"variant": "newmarket", "rules": {"colour": 1}, "deals": []}',
+        '{"variant": "newmarket", "rules": {}, "deals": [{"dealer": 0}]}',
+    ],
+)
 def test_a_broken_record_is_one_line_and_exit_2(tmp_path, content, capsys):
     path = tmp_path / "broken.json"
     path.write_text(content)

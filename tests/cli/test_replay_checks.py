@@ -41,9 +41,11 @@ def test_verify_names_the_first_difference(tmp_path, record, capsys):
     path = _write(tmp_path, record)
     assert cli.main(["replay", path, "--all", "--verify"]) == 2
     err = capsys.readouterr().err
-    assert err == (f"newmarket replay: error: {path}: replaying its decisions does not give back the same record; "
-                   f"first difference at deals[1].chips[2]: the record has {true_chips + 5}, "
-                   f"the replay gives {true_chips}\n")
+    assert err == (
+        f"newmarket replay: error: {path}: replaying its decisions does not give back the same record; "
+        f"first difference at deals[1].chips[2]: the record has {true_chips + 5}, "
+        f"the replay gives {true_chips}\n"
+    )
 
 
 def test_deeply_nested_brackets_are_one_line(tmp_path, capsys):

@@ -58,19 +58,24 @@ def test_json_lines_of_records_or_tournament_entries(tmp_path, records):
     assert read_records(lines.encode(), "f") == [("record 1", records[0]), ("record 2", records[1])]
     entries = [{"title": "block 0, line-up 1", "record": records[0]}, {"title": "", "record": records[1]}]
     text = "\n".join(json.dumps(e) for e in entries)
-    assert read_records(gzip.compress(text.encode()), "f") == [("block 0, line-up 1", records[0]),
-                                                               ("record 2", records[1])]
+    assert read_records(gzip.compress(text.encode()), "f") == [
+        ("block 0, line-up 1", records[0]),
+        ("record 2", records[1]),
+    ]
     path = tmp_path / "records.jsonl.gz"
     path.write_bytes(gzip.compress(text.encode()))
     assert load_session(str(path), 2)[0] == records[1]
     assert load_session(str(path), 1)[0] == records[0]
 
 
-@pytest.mark.parametrize("game, message", [
-    (None, "{path} holds 2 records; pick one with --game K (1..2)"),
-    (0, "--game 0: {path} holds records 1..2"),
-    (3, "--game 3: {path} holds records 1..2"),
-])
+@pytest.mark.parametrize(
+    "game, message",
+    [
+        (None, "{path} holds 2 records; pick one with --game K (1..2)"),
+        (0, "--game 0: {path} holds records 1..2"),
+        (3, "--game 3: {path} holds records 1..2"),
+    ],
+)
 def test_picking_a_record_of_many(tmp_path, records, game, message):
     path = tmp_path / "two.jsonl"
     path.write_text("\n".join(json.dumps(r) for r in records))
@@ -87,12 +92,15 @@ def test_a_single_record_may_be_picked_as_game_1(tmp_path, records):
         load_session(str(path), 2)
 
 
-@pytest.mark.parametrize("data, message", [
-    (b"\x1f\x8bnot really gzip", "f is neither a JSON session record nor a gzipped one: "),
-    (b"\xff\xfe\x00", "f is neither a JSON session record nor a gzipped one: "),
-    (b"{not json", "f is not a JSON session record: "),
-    (b'{"a": 1}\n{broken', "f is not a JSON session record: "),
-])
+@pytest.mark.parametrize(
+    "data, message",
+    [
+        (b"\x1f\x8bnot really gzip", "f is neither a JSON session record nor a gzipped one: "),
+        (b"\xff\xfe\x00", "f is neither a JSON session record nor a gzipped one: "),
+        (b"{not json", "f is not a JSON session record: "),
+        (b'{"a": 1}\n{broken', "f is not a JSON session record: "),
+    ],
+)
 def test_unreadable_data_is_named(data, message):
     with pytest.raises(ValueError) as err:
         read_records(data, "f")
@@ -104,17 +112,28 @@ def test_a_missing_file_is_named(tmp_path):
         load_session(str(tmp_path / "nothing.json"))
 
 
-@pytest.mark.parametrize("change, message", [
-    (lambda r: [1], "P is not a session record: it needs 'variant', 'rules' and 'deals' "
-                    "(save one with newmarket play --save FILE)"),
-    (lambda r: {k: v for k, v in r.items() if k != "deals"}, "P is not a session record: it needs 'variant', "
-                                                             "'rules' and 'deals' (save one with newmarket play --save FILE)"),
-    (lambda r: {**r, "variant": "poker"}, "P: variant 'poker' is unknown; allowed: newmarket, michigan, newbury, "),
-    (lambda r: {**r, "rules": [1]}, "P: 'rules' must be a mapping of rules parameters"),
-    (lambda r: {**r, "deals": {}}, "P: every deal needs dealer, hands, dead, events, chips"),
-    (lambda r: {**r, "deals": [{"dealer": 0, "hands": [], "dead": [], "events": []}]},
-     "P: every deal needs dealer, hands, dead, events, chips"),
-])
+@pytest.mark.parametrize(
+    "change, message",
+    [
+        (
+            lambda r: [1],
+            "P is not a session record: it needs 'variant', 'rules' and 'deals' "
+            "(save one with newmarket play --save FILE)",
+        ),
+        (
+            lambda r: {k: v for k, v in r.items() if k != "deals"},
+            "P is not a session record: it needs 'variant', "
+            "'rules' and 'deals' (save one with newmarket play --save FILE)",
+        ),
+        (lambda r: {**r, "variant": "poker"}, "P: variant 'poker' is unknown; allowed: newmarket, michigan, newbury, "),
+        (lambda r: {**r, "rules": [1]}, "P: 'rules' must be a mapping of rules parameters"),
+        (lambda r: {**r, "deals": {}}, "P: every deal needs dealer, hands, dead, events, chips"),
+        (
+            lambda r: {**r, "deals": [{"dealer": 0, "hands": [], "dead": [], "events": []}]},
+            "P: every deal needs dealer, hands, dead, events, chips",
+        ),
+    ],
+)
 def test_record_checks_name_the_problem(records, change, message):
     with pytest.raises(ValueError) as err:
         check_record(change(copy.deepcopy(records[0])), "P")
@@ -182,8 +201,9 @@ def _pager(answers, step=True):
     return _Pager(step, read, written.append), asked, written
 
 
-@pytest.mark.parametrize("answer, goes_on", [("", True), ("next", True), ("q", False), (" Q ", False),
-                                             ("quit", False), ("QUIT", False)])
+@pytest.mark.parametrize(
+    "answer, goes_on", [("", True), ("next", True), ("q", False), (" Q ", False), ("quit", False), ("QUIT", False)]
+)
 def test_the_pager_answers(answer, goes_on):
     pager, asked, written = _pager([answer])
     assert pager.go_on() is goes_on
@@ -237,16 +257,21 @@ def test_the_whole_record_is_shown(variant, aces):
     rules = rules_from_dict(record["rules"])
     out: list[str] = []
     show_record(record, rules, step=False, read=None, write=out.append)
-    assert out[0] == (f"session record: variant {variant}, {rules.num_players} players, 2 of 2 deal(s), "
-                      f"aces {aces}, boodles {' '.join(rules.boodles)}")
+    assert out[0] == (
+        f"session record: variant {variant}, {rules.num_players} players, 2 of 2 deal(s), "
+        f"aces {aces}, boodles {' '.join(rules.boodles)}"
+    )
     assert sum(line.startswith("==== deal ") for line in out) == 2
     start = rules.starting_chips
     final = record["deals"][-1]["chips"]
     assert out[-1].startswith(f"final balances (each started with {start}): ")
     # The second deal's footer counts from the first deal's chips, the final line from the start.
     second = next(line for line in out if line.startswith("chips after deal 2:"))
-    assert second == "chips after deal 2: " + deal_lines(1, record["deals"][1], rules,
-                                                         record["deals"][0]["chips"])[-2].split(": ", 1)[1]
+    assert (
+        second
+        == "chips after deal 2: "
+        + deal_lines(1, record["deals"][1], rules, record["deals"][0]["chips"])[-2].split(": ", 1)[1]
+    )
     assert all(str(c) in out[-1] for c in final)
 
 
@@ -256,7 +281,8 @@ def test_one_deal_alone_and_paging(records):
     out: list[str] = []
     show_record(record, rules, step=True, read=lambda prompt: "", write=out.append, only=2)
     assert [line for line in out if line.startswith("==== deal")] == [
-        deal_lines(1, record["deals"][1], rules, [0] * 4)[0]]
+        deal_lines(1, record["deals"][1], rules, [0] * 4)[0]
+    ]
     assert not any(line.startswith("final balances") for line in out)
     footer = deal_lines(1, record["deals"][1], rules, record["deals"][0]["chips"])[-2]
     assert footer in out  # counted from the first deal's chips, though that deal was not shown

@@ -65,8 +65,9 @@ def test_a_changed_payout_names_the_event_and_both_amounts(tmp_path, capsys, rec
     true = deal["events"][k]["amount"]
     deal["events"][k]["amount"] = true + 1
     line = _refused(tmp_path, capsys, tampered)
-    assert line.endswith(f"first difference at deals[{d}].events[{k}].amount: the record has {true + 1}, "
-                         f"the replay gives {true}")
+    assert line.endswith(
+        f"first difference at deals[{d}].events[{k}].amount: the record has {true + 1}, the replay gives {true}"
+    )
 
 
 def test_a_changed_rule_shows_in_the_payments_it_changes(tmp_path, capsys, record):
@@ -74,19 +75,28 @@ def test_a_changed_rule_shows_in_the_payments_it_changes(tmp_path, capsys, recor
     tampered = copy.deepcopy(record)
     assert tampered["rules"]["per_card_payment"] == 1
     tampered["rules"]["per_card_payment"] = 2
-    d, k = next((d, k) for d, deal in enumerate(record["deals"]) for k, e in enumerate(deal["events"])
-                if e["type"] == "payment" and e["reason"] == "cards")
+    d, k = next(
+        (d, k)
+        for d, deal in enumerate(record["deals"])
+        for k, e in enumerate(deal["events"])
+        if e["type"] == "payment" and e["reason"] == "cards"
+    )
     paid = record["deals"][d]["events"][k]["amount"]
     line = _refused(tmp_path, capsys, tampered)
-    assert line.endswith(f"first difference at deals[{d}].events[{k}].amount: the record has {paid}, "
-                         f"the replay gives {2 * paid}")
+    assert line.endswith(
+        f"first difference at deals[{d}].events[{k}].amount: the record has {paid}, the replay gives {2 * paid}"
+    )
 
 
 def test_a_changed_lot_shows_in_the_chips(tmp_path, capsys, record):
     """The leftover lot goes to another seat: the replay draws the lot the record says, so the chips differ."""
     tampered = copy.deepcopy(record)
-    d, k = next((d, k) for d, deal in enumerate(tampered["deals"]) for k, e in enumerate(deal["events"])
-                if e["type"] == "leftover" and e["seat"] is not None)
+    d, k = next(
+        (d, k)
+        for d, deal in enumerate(tampered["deals"])
+        for k, e in enumerate(deal["events"])
+        if e["type"] == "leftover" and e["seat"] is not None
+    )
     event = tampered["deals"][d]["events"][k]
     event["seat"] = (event["seat"] + 1) % PLAYERS
     line = _refused(tmp_path, capsys, tampered)
@@ -104,16 +114,25 @@ def test_a_missing_deal_is_counted(tmp_path, capsys, record):
 def test_a_replayed_card_is_refused_at_that_decision(tmp_path, capsys, record):
     """A decision edited to play the card the decision before it played: the refusal points at it."""
     tampered = copy.deepcopy(record)
-    decisions = [(d, k) for d, deal in enumerate(tampered["deals"]) for k, e in enumerate(deal["events"])
-                 if "action" in e]
-    j = next(j for j in range(1, len(decisions)) if decisions[j][0] == decisions[j - 1][0] == 0
-             and all(tampered["deals"][0]["events"][k]["action"] < 52 for _, k in decisions[j - 1:j + 1]))
+    decisions = [
+        (d, k) for d, deal in enumerate(tampered["deals"]) for k, e in enumerate(deal["events"]) if "action" in e
+    ]
+    j = next(
+        j
+        for j in range(1, len(decisions))
+        if decisions[j][0] == decisions[j - 1][0] == 0
+        and all(tampered["deals"][0]["events"][k]["action"] < 52 for _, k in decisions[j - 1 : j + 1])
+    )
     (_, before), (_, k) = decisions[j - 1], decisions[j]
     events = tampered["deals"][0]["events"]
     events[k]["action"] = events[before]["action"]
     line = _refused(tmp_path, capsys, tampered)
-    assert f"first difference at deals[0].events[{k}].action (decision {j + 1} of {len(decisions)}): " \
-           f"action {events[before]['action']} " in line and "is not legal" in line
+    assert (
+        f"first difference at deals[0].events[{k}].action (decision {j + 1} of {len(decisions)}): "
+        f"action {events[before]['action']} "
+        in line
+        and "is not legal" in line
+    )
 
 
 @pytest.mark.parametrize("edit", ["swap_cards", "dealer"])

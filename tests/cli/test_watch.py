@@ -27,8 +27,10 @@ def _direct_session(seed: int, deals: int):
 
 def test_watch_tells_the_whole_session_with_every_hand(capsys, tmp_path):
     saved = tmp_path / "watched.json"
-    assert cli.main(["watch", "--agents", ",".join(AGENTS), "--seed", "4", "--set", "num_deals=2",
-                     "--save", str(saved)]) == 0
+    assert (
+        cli.main(["watch", "--agents", ",".join(AGENTS), "--seed", "4", "--set", "num_deals=2", "--save", str(saved)])
+        == 0
+    )
     out = capsys.readouterr().out
     record = _direct_session(4, 2)
     assert json.loads(saved.read_text()) == record
@@ -51,14 +53,17 @@ def test_watch_from_one_seat_hides_the_other_hands(capsys):
             assert not re.search(r"\b[A2-9TJQK][CDHS]\b", line), line
 
 
-@pytest.mark.parametrize("args, words", [
-    (["--agents", "random,nobody"], "--agents names 2 agents; give 1 (for every seat) or 4"),
-    (["--agents", "nobody"], "unknown agent 'nobody'"),
-    (["--seat", "7"], "--seat 7 is not a seat of this 4-player table; allowed: 0..3"),
-    (["--delay", "-1"], "--delay -1.0 is out of range"),
-    (["--set", "widow=sometimes"], "widow"),
-    (["--save", "/no/such/folder/x.json"], "does not exist"),
-])
+@pytest.mark.parametrize(
+    "args, words",
+    [
+        (["--agents", "random,nobody"], "--agents names 2 agents; give 1 (for every seat) or 4"),
+        (["--agents", "nobody"], "unknown agent 'nobody'"),
+        (["--seat", "7"], "--seat 7 is not a seat of this 4-player table; allowed: 0..3"),
+        (["--delay", "-1"], "--delay -1.0 is out of range"),
+        (["--set", "widow=sometimes"], "widow"),
+        (["--save", "/no/such/folder/x.json"], "does not exist"),
+    ],
+)
 def test_watch_bad_input_is_one_line(capsys, args, words):
     assert cli.main(["watch", *args]) == 2
     err = capsys.readouterr().err.strip()

@@ -85,16 +85,20 @@ class Auditor:
             if r.stake_mode is StakeMode.CHOOSE:
                 rows += [(seat, "boodle", "any", self.mult(seat))] * r.boodle_stake
                 continue
-            split = [r.boodle_stake] * 4 if r.stake_mode is StakeMode.EACH else \
-                [r.boodle_stake // 4 + (b < r.boodle_stake % 4) for b in range(4)]
+            split = (
+                [r.boodle_stake] * 4
+                if r.stake_mode is StakeMode.EACH
+                else [r.boodle_stake // 4 + (b < r.boodle_stake % 4) for b in range(4)]
+            )
             rows += [(seat, "boodle", b, split[b] * self.mult(seat)) for b in range(4) if split[b]]
         return rows
 
     def check_stakes(self, stakes: list[StakeEvent]) -> None:
         got = [(e["seat"], e["target"], e.get("boodle"), e["amount"]) for e in stakes if e["amount"]]
         want = self.expected_stakes()
-        got = [g if w[2] != "any" else (g[0], g[1], "any", g[3])
-               for g, w in zip(got, want, strict=False)] + got[len(want):]
+        got = [g if w[2] != "any" else (g[0], g[1], "any", g[3]) for g, w in zip(got, want, strict=False)] + got[
+            len(want) :
+        ]
         assert got == want, f"stakes {got} != {want}"
 
     def on_stake(self, e: StakeEvent, _prev) -> None:
@@ -115,8 +119,12 @@ class Auditor:
         if choice in ("keep", "decline"):
             assert seat == self.dealer
             if choice == "keep":
-                self.auction = {"in": set(range(self.n)) - {seat}, "cursor": (seat + 1) % self.n,
-                                "high": 0, "bidder": None}
+                self.auction = {
+                    "in": set(range(self.n)) - {seat},
+                    "cursor": (seat + 1) % self.n,
+                    "high": 0,
+                    "bidder": None,
+                }
             return
         self.hands[seat], self.dead = self.dead, self.hands[seat]
 

@@ -7,7 +7,8 @@ and the expected play easy to write out.
 
 from __future__ import annotations
 
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 
 from newmarket_env import actions as A
 from newmarket_env.cards import FULL_DECK, card_from_text, card_text, iter_cards

@@ -34,8 +34,9 @@ def other_colour(suit: str) -> str:
     return "CS" if suit in RED else "DH"
 
 
-def lead_options(rule: str, hands: list[set[str]], stopper: int, card: str, ace_high: bool,
-                 boodles: set[str]) -> tuple[int | None, set[str]]:
+def lead_options(
+    rule: str, hands: list[set[str]], stopper: int, card: str, ace_high: bool, boodles: set[str]
+) -> tuple[int | None, set[str]]:
     """(leader, cards they may lead) after ``stopper`` stopped on ``card``; leader None: blocked."""
     n, suit = len(hands), card[1]
     if rule == "lowest_any_suit":
@@ -57,8 +58,9 @@ def lead_options(rule: str, hands: list[set[str]], stopper: int, card: str, ace_
     return None, set()
 
 
-def run(hands: list[set[str]], played: set[str], removed: set[str], seat: int, card: str,
-        ace_high: bool) -> tuple[list[tuple[int, str]], tuple]:
+def run(
+    hands: list[set[str]], played: set[str], removed: set[str], seat: int, card: str, ace_high: bool
+) -> tuple[list[tuple[int, str]], tuple]:
     """Plays of the run led by ``seat`` with ``card``, and ("out", seat) or ("stop", seat, card, next, cause)."""
     hands = [set(h) for h in hands]
     played = set(played)
@@ -112,11 +114,12 @@ def check_deal_play(deal: dict, rules) -> None:
     i = 0
     while i < len(events):
         lead = events[i]
-        assert lead["type"] == "play" and lead["lead"] and lead["seat"] == leader and lead["card"] in options, \
+        assert lead["type"] == "play" and lead["lead"] and lead["seat"] == leader and lead["card"] in options, (
             f"lead {lead} not allowed: {leader} may lead {sorted(options)}"
+        )
         plays, end = run(hands, played, set(rules.removed_cards), leader, lead["card"], rules.ace_high)
-        got = [(e["seat"], e["card"]) for e in events[i: i + len(plays)] if e["type"] == "play"]
-        assert got == plays and not any(e.get("lead") for e in events[i + 1: i + len(plays)])
+        got = [(e["seat"], e["card"]) for e in events[i : i + len(plays)] if e["type"] == "play"]
+        assert got == plays and not any(e.get("lead") for e in events[i + 1 : i + len(plays)])
         for seat, card in plays:
             hands[seat].discard(card)
             played.add(card)
@@ -124,10 +127,12 @@ def check_deal_play(deal: dict, rules) -> None:
         if end[0] == "out":
             assert finish == {"type": "out", "seat": end[1]} and i == len(events)
             return
-        assert tuple(finish.get(k) for k in ("type", "seat", "card", "next", "cause")) == end, \
+        assert tuple(finish.get(k) for k in ("type", "seat", "card", "next", "cause")) == end, (
             f"{finish} is not the rules' {end}"
-        leader, options = lead_options(rules.lead_after_stop.value, hands, end[1], end[2], rules.ace_high,
-                                       set(rules.boodles))
+        )
+        leader, options = lead_options(
+            rules.lead_after_stop.value, hands, end[1], end[2], rules.ace_high, set(rules.boodles)
+        )
         if leader is None:
             assert events[i:] == [{"type": "blocked", "seat": end[1]}]
             return

@@ -34,10 +34,12 @@ def first(record, kind):
 TAMPERING = {
     "stake amount": lambda r: first(r, "stake").update(amount=first(r, "stake")["amount"] + 1),
     "bid out of turn": lambda r: first(r, "bid").update(seat=(first(r, "bid")["seat"] + 1) % 4),
-    "bid payment": lambda r: [e for d in r["deals"] for e in d["events"] if e.get("reason") == "bid"][0]
-    .update(amount=0),
-    "card payment": lambda r: [e for d in r["deals"] for e in d["events"] if e.get("reason") == "cards"][0]
-    .update(amount=99),
+    "bid payment": lambda r: next(e for d in r["deals"] for e in d["events"] if e.get("reason") == "bid").update(
+        amount=0
+    ),
+    "card payment": lambda r: next(e for d in r["deals"] for e in d["events"] if e.get("reason") == "cards").update(
+        amount=99
+    ),
     "boodle amount": lambda r: first(r, "boodle").update(amount=99),
     "dealer order": lambda r: r["deals"][1].update(dealer=r["deals"][0]["dealer"]),
     "recorded chips": lambda r: r["deals"][0]["chips"].__setitem__(0, r["deals"][0]["chips"][0] + 1),

@@ -10,42 +10,45 @@ from newmarket_env.engine.record import session_record
 from .helpers import build_deal
 
 
-@pytest.mark.parametrize("kwargs,words", [
-    (dict(variant="boodle"), ["unknown variant 'boodle'", "newmarket", "michigan"]),
-    (dict(colour="red"), ["unknown rules parameter 'colour'", "allowed parameters", "ace_high"]),
-    (dict(num_players=2), ["num_players=2", "3..8"]),
-    (dict(num_players=9), ["num_players=9", "3..8"]),
-    (dict(num_players=True), ["num_players=True"]),
-    (dict(pot_ante=-1), ["pot_ante=-1", "0..10000"]),
-    (dict(boodle_stake=1.5), ["boodle_stake=1.5", "an int"]),
-    (dict(per_card_payment=-2), ["per_card_payment=-2"]),
-    (dict(widow_fee=-1), ["widow_fee=-1"]),
-    (dict(house_pot=-1), ["house_pot=-1"]),
-    (dict(dealer_stake_multiplier=0), ["dealer_stake_multiplier=0", "1..10"]),
-    (dict(discard_count=0), ["discard_count=0", ">= 1"]),
-    (dict(num_deals=0), ["num_deals=0", "1..1000"]),
-    (dict(starting_chips="40"), ["starting_chips='40'", "is not an int (got str)", "an int"]),
-    (dict(boodle_stake="4"), ["boodle_stake='4' is not an int", "allowed: an int 0..10000"]),
-    (dict(boodles=("AS", "KH", "QC", "8D"), removed_cards=("8D",)), ["boodles", "8D is in removed_cards"]),
-    (dict(min_bid=0), ["min_bid=0", "1..20"]),
-    (dict(max_bid=21), ["max_bid=21", "1..20"]),
-    (dict(min_bid=5, max_bid=4), ["max_bid=4", "5..20"]),
-    (dict(ace_high="yes"), ["ace_high='yes'", "True or False"]),
-    (dict(stake_mode="all"), ["stake_mode='all'", "spread, choose, each, house"]),
-    (dict(dead_hand="burnt"), ["dead_hand='burnt'", "dealt, discard, none"]),
-    (dict(dead_hand_position="middle"), ["dead_hand_position='middle'", "first, before_dealer, last"]),
-    (dict(widow="auction"), ["widow='auction'", "none, dealer_buy, dealer_or_auction"]),
-    (dict(first_lead="youngest"), ["first_lead='youngest'", "eldest, lowest_club"]),
-    (dict(lead_after_stop="any"), ["lead_after_stop='any'", "lowest_any_suit"]),
-    (dict(leftover="keep"), ["leftover='keep'", "lot, vanish"]),
-    (dict(boodles=("AS", "KH", "QC")), ["boodles", "4 distinct"]),
-    (dict(boodles=("AS", "AS", "QC", "JD")), ["boodles", "4 distinct"]),
-    (dict(boodles=("AS", "KH", "QC", "1D")), ["boodles", "'1D' is not a card"]),
-    (dict(boodles="AS KH QC JD"), ["boodles", "a tuple of card texts"]),
-    (dict(removed_cards=("8D", "8D")), ["removed_cards", "distinct"]),
-    (dict(widow="dealer_buy", dead_hand="none"), ["widow", "dead_hand='dealt'"]),
-    (dict(dead_hand="discard", discard_count=13), ["discard_count=13"]),
-])
+@pytest.mark.parametrize(
+    "kwargs,words",
+    [
+        (dict(variant="boodle"), ["unknown variant 'boodle'", "newmarket", "michigan"]),
+        (dict(colour="red"), ["unknown rules parameter 'colour'", "allowed parameters", "ace_high"]),
+        (dict(num_players=2), ["num_players=2", "3..8"]),
+        (dict(num_players=9), ["num_players=9", "3..8"]),
+        (dict(num_players=True), ["num_players=True"]),
+        (dict(pot_ante=-1), ["pot_ante=-1", "0..10000"]),
+        (dict(boodle_stake=1.5), ["boodle_stake=1.5", "an int"]),
+        (dict(per_card_payment=-2), ["per_card_payment=-2"]),
+        (dict(widow_fee=-1), ["widow_fee=-1"]),
+        (dict(house_pot=-1), ["house_pot=-1"]),
+        (dict(dealer_stake_multiplier=0), ["dealer_stake_multiplier=0", "1..10"]),
+        (dict(discard_count=0), ["discard_count=0", ">= 1"]),
+        (dict(num_deals=0), ["num_deals=0", "1..1000"]),
+        (dict(starting_chips="40"), ["starting_chips='40'", "is not an int (got str)", "an int"]),
+        (dict(boodle_stake="4"), ["boodle_stake='4' is not an int", "allowed: an int 0..10000"]),
+        (dict(boodles=("AS", "KH", "QC", "8D"), removed_cards=("8D",)), ["boodles", "8D is in removed_cards"]),
+        (dict(min_bid=0), ["min_bid=0", "1..20"]),
+        (dict(max_bid=21), ["max_bid=21", "1..20"]),
+        (dict(min_bid=5, max_bid=4), ["max_bid=4", "5..20"]),
+        (dict(ace_high="yes"), ["ace_high='yes'", "True or False"]),
+        (dict(stake_mode="all"), ["stake_mode='all'", "spread, choose, each, house"]),
+        (dict(dead_hand="burnt"), ["dead_hand='burnt'", "dealt, discard, none"]),
+        (dict(dead_hand_position="middle"), ["dead_hand_position='middle'", "first, before_dealer, last"]),
+        (dict(widow="auction"), ["widow='auction'", "none, dealer_buy, dealer_or_auction"]),
+        (dict(first_lead="youngest"), ["first_lead='youngest'", "eldest, lowest_club"]),
+        (dict(lead_after_stop="any"), ["lead_after_stop='any'", "lowest_any_suit"]),
+        (dict(leftover="keep"), ["leftover='keep'", "lot, vanish"]),
+        (dict(boodles=("AS", "KH", "QC")), ["boodles", "4 distinct"]),
+        (dict(boodles=("AS", "AS", "QC", "JD")), ["boodles", "4 distinct"]),
+        (dict(boodles=("AS", "KH", "QC", "1D")), ["boodles", "'1D' is not a card"]),
+        (dict(boodles="AS KH QC JD"), ["boodles", "a tuple of card texts"]),
+        (dict(removed_cards=("8D", "8D")), ["removed_cards", "distinct"]),
+        (dict(widow="dealer_buy", dead_hand="none"), ["widow", "dead_hand='dealt'"]),
+        (dict(dead_hand="discard", discard_count=13), ["discard_count=13"]),
+    ],
+)
 def test_bad_rules_raise_value_error_naming_the_problem(kwargs, words):
     for build in (lambda: env(**kwargs), lambda: make_rules(**kwargs)):
         with pytest.raises(ValueError) as info:
@@ -127,8 +130,17 @@ def test_bad_deal_on_reset_leaves_the_env_unchanged_and_usable():
 
 
 def snapshot(game):
-    return (session_record(game, "newmarket"), list(game.balances), list(game.hands), game.dead, game.pot,
-            list(game.boodle_stacks), game.to_act, list(game.legal), game.phase)
+    return (
+        session_record(game, "newmarket"),
+        list(game.balances),
+        list(game.hands),
+        game.dead,
+        game.pot,
+        list(game.boodle_stacks),
+        game.to_act,
+        list(game.legal),
+        game.phase,
+    )
 
 
 @pytest.mark.parametrize("action", [0, 52, 54, 60, 76, 79, -1, "2C", None, 1.5])

@@ -1,5 +1,7 @@
 """Dealing (docs/rules.md steps 2 and 3): dealing order, hand sizes, dead hand positions, discards."""
 
+import functools
+import operator
 import random
 
 import pytest
@@ -17,15 +19,18 @@ from .helpers import build_deal, events, play
 class UnshuffledRandom(random.Random):
     """A real ``random.Random`` whose shuffle keeps the deck in id order, to see the dealing order."""
 
-    def shuffle(self, x):  # noqa: D102 - keeps the order on purpose
+    def shuffle(self, x):
         return None
 
 
-@pytest.mark.parametrize("position,order", [
-    ("first", [DEAD_SLOT, 2, 3, 0, 1]),
-    ("before_dealer", [2, 3, 0, DEAD_SLOT, 1]),
-    ("last", [2, 3, 0, 1, DEAD_SLOT]),
-])
+@pytest.mark.parametrize(
+    "position,order",
+    [
+        ("first", [DEAD_SLOT, 2, 3, 0, 1]),
+        ("before_dealer", [2, 3, 0, DEAD_SLOT, 1]),
+        ("last", [2, 3, 0, 1, DEAD_SLOT]),
+    ],
+)
 def test_dealing_order_starts_at_eldest_with_dead_hand_in_place(position, order):
     rules = make_rules("newmarket", 4, dead_hand_position=position)
     assert dealing_order(rules, dealer=1) == order
@@ -53,20 +58,26 @@ def dealt_sizes(variant, players, seed=5, **overrides):
     return [len(h) for h in deal["hands"]], len(deal["dead"])
 
 
-@pytest.mark.parametrize("position,sizes,dead", [
-    ("first", [8, 9, 9, 9, 8], 9),          # 52 over 6 places: dead, 1, 2, 3 get the extra card
-    ("before_dealer", [8, 9, 9, 9, 9], 8),  # order 1 2 3 4 dead 0
-    ("last", [8, 9, 9, 9, 9], 8),           # order 1 2 3 4 0 dead
-])
+@pytest.mark.parametrize(
+    "position,sizes,dead",
+    [
+        ("first", [8, 9, 9, 9, 8], 9),  # 52 over 6 places: dead, 1, 2, 3 get the extra card
+        ("before_dealer", [8, 9, 9, 9, 9], 8),  # order 1 2 3 4 dead 0
+        ("last", [8, 9, 9, 9, 9], 8),  # order 1 2 3 4 0 dead
+    ],
+)
 def test_hand_sizes_follow_the_dealing_order_five_players(position, sizes, dead):
     assert dealt_sizes("newmarket", 5, dead_hand_position=position) == (sizes, dead)
 
 
-@pytest.mark.parametrize("position,sizes,dead", [
-    ("before_dealer", [9, 10, 10, 10], 10),  # 49 cards: 1 2 3 dead get 10, the dealer 9
-    ("last", [10, 10, 10, 10], 9),           # 1 2 3 0 get 10, the dead hand 9
-    ("first", [9, 10, 10, 10], 10),          # dead 1 2 3 get 10
-])
+@pytest.mark.parametrize(
+    "position,sizes,dead",
+    [
+        ("before_dealer", [9, 10, 10, 10], 10),  # 49 cards: 1 2 3 dead get 10, the dealer 9
+        ("last", [10, 10, 10, 10], 9),  # 1 2 3 0 get 10, the dead hand 9
+        ("first", [9, 10, 10, 10], 10),  # dead 1 2 3 get 10
+    ],
+)
 def test_before_dealer_and_last_differ_on_a_49_card_deck(position, sizes, dead):
     removed = ("2D", "3D", "4D")
     assert dealt_sizes("newmarket", 4, removed_cards=removed, dead_hand_position=position) == (sizes, dead)
@@ -76,7 +87,7 @@ def test_hoyle1885_deals_51_cards_eldest_holds_eleven():
     sizes, dead = dealt_sizes("hoyle1885", 4)
     assert (sizes, dead) == ([10, 11, 10, 10], 10)
     game = Game(make_rules("hoyle1885", 4), seed=5)
-    assert "8D" not in sum(game.deals[0]["hands"], []) + game.deals[0]["dead"]
+    assert "8D" not in functools.reduce(operator.iadd, game.deals[0]["hands"], []) + game.deals[0]["dead"]
 
 
 def test_michigan_dead_first_three_players():
@@ -107,8 +118,7 @@ def test_newbury_discards_eldest_first_three_each_and_private():
     game = Game(make_rules("newbury", num_deals=1), deals=[newbury_deal()])
     assert game.phase is Phase.DISCARD and game.decision is Decision.DISCARD
     assert [game.pending_for(s) for s in range(4)] == [3, 3, 3, 3]
-    play(game, (1, "2H"), (1, "3H"), (1, "4H"), (2, "2D"), (2, "3D"), (2, "4D"),
-         (3, "2C"), (3, "3C"), (3, "4C"))
+    play(game, (1, "2H"), (1, "3H"), (1, "4H"), (2, "2D"), (2, "3D"), (2, "4D"), (3, "2C"), (3, "3C"), (3, "4C"))
     assert game.to_act == 0 and game.pending_for(0) == 3
     play(game, (0, "2S"), (0, "3S"))
     # Each seat knows only its own discards; nothing is public yet.

@@ -7,8 +7,7 @@ import random
 import pytest
 
 from newmarket_env import env as make_env
-from newmarket_env.engine import Game
-from newmarket_env.engine import choice
+from newmarket_env.engine import Game, choice
 
 
 def test_unknown_engine_names_the_allowed_ones():
@@ -27,7 +26,7 @@ def test_without_the_compiled_engine_auto_falls_back_and_compiled_is_refused(mon
     e.reset(seed=2)
     assert type(e.unwrapped.game) is Game
     rng = random.Random(2)
-    for agent in e.agent_iter():
+    for _agent in e.agent_iter():
         obs, _, done, truncated, _ = e.last()
         e.step(None if done or truncated else rng.choice([a for a, ok in enumerate(obs["action_mask"]) if ok]))
     assert e.unwrapped.game.over

@@ -6,11 +6,14 @@ import pytest
 from newmarket_env import env
 
 
-@pytest.mark.parametrize("options,words", [
-    ([{"deals": []}], "reset options=[{'deals': []}] is not allowed; allowed: None or a dict"),
-    ("x", "reset options='x' is not allowed"),
-    ({"deals": 5}, "reset option 'deals' must be a list of deals"),
-])
+@pytest.mark.parametrize(
+    "options,words",
+    [
+        ([{"deals": []}], "reset options=[{'deals': []}] is not allowed; allowed: None or a dict"),
+        ("x", "reset options='x' is not allowed"),
+        ({"deals": 5}, "reset option 'deals' must be a list of deals"),
+    ],
+)
 def test_bad_reset_options_raise_value_error_and_change_nothing(options, words):
     e = env(num_deals=1)
     e.reset(seed=1)

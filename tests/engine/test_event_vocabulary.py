@@ -44,16 +44,25 @@ from .audit import Auditor
 # first leads (no action), blocked deals, removed cards (stop cause "removed"), leftovers by lot or vanishing.
 OPTIONS = [
     {},
-    {"stake_mode": "spread"}, {"stake_mode": "choose"}, {"stake_mode": "each", "dealer_stake_multiplier": 2},
-    {"stake_mode": "house", "house_pot": 0}, {"pot_ante": 0, "boodle_stake": 0},
-    {"dead_hand": "dealt"}, {"dead_hand": "discard"}, {"dead_hand": "none"},
+    {"stake_mode": "spread"},
+    {"stake_mode": "choose"},
+    {"stake_mode": "each", "dealer_stake_multiplier": 2},
+    {"stake_mode": "house", "house_pot": 0},
+    {"pot_ante": 0, "boodle_stake": 0},
+    {"dead_hand": "dealt"},
+    {"dead_hand": "discard"},
+    {"dead_hand": "none"},
     {"dead_hand": "dealt", "widow": "dealer_buy", "widow_fee": 0},
     {"dead_hand": "dealt", "widow": "dealer_or_auction"},
-    {"first_lead": "lowest_club"}, {"first_lead": "eldest"},
-    {"lead_after_stop": "lowest_any_suit"}, {"lead_after_stop": "lowest_opposite_colour"},
+    {"first_lead": "lowest_club"},
+    {"first_lead": "eldest"},
+    {"lead_after_stop": "lowest_any_suit"},
+    {"lead_after_stop": "lowest_opposite_colour"},
     {"lead_after_stop": "any_opposite_colour"},
-    {"removed_cards": ("8D", "2S")}, {"per_card_payment": 0},
-    {"leftover": "vanish", "num_deals": 1}, {"leftover": "lot", "num_deals": 1},
+    {"removed_cards": ("8D", "2S")},
+    {"per_card_payment": 0},
+    {"leftover": "vanish", "num_deals": 1},
+    {"leftover": "lot", "num_deals": 1},
 ]
 SEEDS = range(2)
 
@@ -118,8 +127,9 @@ def test_every_event_the_engine_logs_is_exactly_as_declared():
         assert seen_fields[spec.type] == {"type"} | {f.name for f in spec.fields}, spec.type
         for field in spec.fields:
             allowed = _literal_values(field.hint)
-            assert allowed <= seen_values[spec.type, field.name], \
+            assert allowed <= seen_values[spec.type, field.name], (
                 f"{spec.type}.{field.name}: declared {allowed}, logged {seen_values[spec.type, field.name]}"
+            )
 
 
 def test_the_readers_of_records_take_every_logged_event():
@@ -135,7 +145,7 @@ def test_the_readers_of_records_take_every_logged_event():
 
 
 def test_the_auditor_has_one_handler_per_declared_type():
-    handlers = {name[len("on_"):] for name in vars(Auditor) if name.startswith("on_")}
+    handlers = {name[len("on_") :] for name in vars(Auditor) if name.startswith("on_")}
     assert handlers == set(EVENT_TYPES)
 
 
@@ -155,8 +165,10 @@ WRONG = [
     ({"type": "pot", "seat": 1, "amount": 2.0}, "pot: field 'amount' is 2.0, not chips"),
     ({"type": "play", "seat": 1, "card": "1C", "lead": True}, "play: field 'card' is '1C', not card"),
     ({"type": "play", "seat": 1, "card": "5C", "lead": 1}, "play: field 'lead' is 1, not bool"),
-    ({"type": "play", "seat": 1, "card": "5C", "lead": False, "action": 79},
-     "play: field 'action' is 79, not action id"),
+    (
+        {"type": "play", "seat": 1, "card": "5C", "lead": False, "action": 79},
+        "play: field 'action' is 79, not action id",
+    ),
     ({"type": "stop", "seat": 1, "card": "KC", "next": None, "cause": "gone"}, "stop: field 'cause' is 'gone'"),
     ({"type": "stop", "seat": 1, "card": "KC", "cause": "top"}, "stop: required field 'next' is missing"),
     ({"type": "payment", "from": 0, "to": "dealer", "amount": 1, "reason": "bid"}, "payment: field 'to' is 'dealer'"),

@@ -32,8 +32,9 @@ pytestmark = pytest.mark.skipif(FastGame is None, reason="the compiled engine is
 
 # The state both engines must agree on after every action: the data members of the engine contract
 # (engine/protocol.py), read from the protocol itself so a member added there is compared here too.
-ATTRIBUTES = tuple(sorted(name for name in get_protocol_members(GameState)
-                          if isinstance(getattr(GameState, name), property)))
+ATTRIBUTES = tuple(
+    sorted(name for name in get_protocol_members(GameState) if isinstance(getattr(GameState, name), property))
+)
 
 
 def assert_same_state(reference: Game, fast, static: np.ndarray, step: int) -> None:
@@ -92,10 +93,15 @@ def test_seeds_give_the_reference_shuffle(seed):
 
 def test_given_deals_and_lots_are_used_as_given():
     rules = make_rules("newmarket", 3, num_deals=2)
-    deal = {"dealer": 2, "hands": [["AS", "2S", "3S", "4S"] + [f"{r}C" for r in "A23456789"],
-                                   ["5S", "6S", "7S", "8S"] + [f"{r}D" for r in "A23456789"],
-                                   ["9S", "TS", "JS", "QS"] + [f"{r}H" for r in "A23456789"]],
-            "dead": ["KS"] + [f"{r}{s}" for s in "CDH" for r in "TJQK"]}
+    deal = {
+        "dealer": 2,
+        "hands": [
+            ["AS", "2S", "3S", "4S"] + [f"{r}C" for r in "A23456789"],
+            ["5S", "6S", "7S", "8S"] + [f"{r}D" for r in "A23456789"],
+            ["9S", "TS", "JS", "QS"] + [f"{r}H" for r in "A23456789"],
+        ],
+        "dead": ["KS"] + [f"{r}{s}" for s in "CDH" for r in "TJQK"],
+    }
     reference, fast = play_both(rules, 4, deals=[deal], lots=[1, 1, 0, 2, 1])
     assert fast.deals[0]["dealer"] == 2 and fast.balances == reference.balances
 

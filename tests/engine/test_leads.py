@@ -17,6 +17,7 @@ def game3(deal_hands, dealer=0, rest="dead", variant="newmarket", **overrides):
 
 # --- the first lead ----------------------------------------------------------------
 
+
 def test_eldest_first_lead_is_lowest_of_any_suit():
     game = game3({1: "5C 9C 3D KH", 2: "2S", 0: "3S"})
     assert (game.to_act, game.decision) == (1, Decision.LEAD)
@@ -50,10 +51,23 @@ def test_lowest_club_takes_the_ace_last():
 
 def test_lowest_club_after_newbury_discards():
     hands = [[r + s for r in "A23456789TJQK"] for s in "SHDC"]
-    hands[0], hands[3] = hands[0][:-1] + ["2C"], hands[3][:1] + hands[3][2:] + ["KS"]  # 2C to seat 0
+    hands[0], hands[3] = [*hands[0][:-1], "2C"], hands[3][:1] + hands[3][2:] + ["KS"]  # 2C to seat 0
     game = Game(make_rules("newbury", num_deals=1), deals=[{"dealer": 0, "hands": hands, "dead": []}])
-    play(game, (1, "2H"), (1, "3H"), (1, "4H"), (2, "2D"), (2, "3D"), (2, "4D"),
-         (3, "3C"), (3, "4C"), (3, "5C"), (0, "2C"), (0, "2S"), (0, "3S"))
+    play(
+        game,
+        (1, "2H"),
+        (1, "3H"),
+        (1, "4H"),
+        (2, "2D"),
+        (2, "3D"),
+        (2, "4D"),
+        (3, "3C"),
+        (3, "4C"),
+        (3, "5C"),
+        (0, "2C"),
+        (0, "2S"),
+        (0, "3S"),
+    )
     # 2C, 3C, 4C and 5C were discarded: the lowest club still in play is 6C.
     assert plays(game)[0] == (3, "6C", True)
     assert stops(game)[0][:2] == (3, "KC")
@@ -70,12 +84,15 @@ def test_lowest_club_with_no_club_in_play_falls_back_to_eldest():
 STOPPER = {1: "2C 3C 5C 7D 8D 9H 4S", 2: "KH", 0: "QH"}  # eldest 1 leads 2C, runs 3C, stops (4C dead)
 
 
-@pytest.mark.parametrize("rule,legal", [
-    ("lowest_any_suit", ["4S", "5C", "7D", "9H"]),
-    ("lowest_other_suit", ["4S", "7D", "9H"]),
-    ("lowest_opposite_colour", ["7D", "9H"]),
-    ("any_opposite_colour", ["7D", "8D", "9H"]),
-])
+@pytest.mark.parametrize(
+    "rule,legal",
+    [
+        ("lowest_any_suit", ["4S", "5C", "7D", "9H"]),
+        ("lowest_other_suit", ["4S", "7D", "9H"]),
+        ("lowest_opposite_colour", ["7D", "9H"]),
+        ("any_opposite_colour", ["7D", "8D", "9H"]),
+    ],
+)
 def test_stopper_leads_by_each_rule(rule, legal):
     game = game3(STOPPER, lead_after_stop=rule)
     play(game, (1, "2C"))
@@ -140,5 +157,10 @@ def test_any_opposite_colour_blocked_deal_pays_nobody_and_carries_pot_and_boodle
     assert game.deals[0]["chips"] == [35, 35, 35]  # only the stakes were paid
     # Deal 2: eldest 2 goes out at once and takes both pots (3 + 3).
     assert events(game, 1, ["pot"]) == [{"type": "pot", "seat": 2, "amount": 6}]
-    assert events(game, 1, ["leftover"])[0] == {"type": "leftover", "stack": "boodle", "seat": 0,
-                                                "amount": 6, "boodle": 0}
+    assert events(game, 1, ["leftover"])[0] == {
+        "type": "leftover",
+        "stack": "boodle",
+        "seat": 0,
+        "amount": 6,
+        "boodle": 0,
+    }

@@ -50,7 +50,8 @@ OVERRIDES = {
     "max_bid": st.integers(3, 20),
     "first_lead": st.sampled_from(["eldest", "lowest_club"]),
     "lead_after_stop": st.sampled_from(
-        ["lowest_any_suit", "lowest_other_suit", "lowest_opposite_colour", "any_opposite_colour"]),
+        ["lowest_any_suit", "lowest_other_suit", "lowest_opposite_colour", "any_opposite_colour"]
+    ),
     "per_card_payment": st.integers(0, 2),
     "leftover": st.sampled_from(["lot", "vanish"]),
     "num_deals": st.integers(1, 3),
@@ -78,7 +79,7 @@ def rule_sets(draw, overrides=True, chips_only=False):
 def check_cards(game: Game) -> None:
     """Every card is in exactly one of: a hand, the dead hand, played, removed."""
     removed = game.rules.removed_mask
-    places = list(game.hands) + [game.dead, game.played, removed]
+    places = [*list(game.hands), game.dead, game.played, removed]
     union = 0
     for mask in places:
         assert union & mask == 0, "a card is in two places"
@@ -118,8 +119,8 @@ def hidden_swap(game: Game, viewer: int, rng: random.Random) -> Game:
     places = [clone.hands[s] & ~known for s in others] + [clone.dead & ~known]
     pool = [c for mask in places for c in iter_cards(mask)]
     rng.shuffle(pool)
-    for k, seat in enumerate(others + [None]):
-        take, pool = pool[: places[k].bit_count()], pool[places[k].bit_count():]
+    for k, seat in enumerate([*others, None]):
+        take, pool = pool[: places[k].bit_count()], pool[places[k].bit_count() :]
         new = sum(1 << c for c in take)
         if seat is None:
             clone.dead = (clone.dead & known) | new
@@ -236,17 +237,24 @@ def check_lead_against_reference(game: Game) -> None:
         leader, options = game.eldest, reference.lowest_of(hands[game.eldest], "CDHS", rules.ace_high)
     else:
         last = stops[-1]
-        leader, options = reference.lead_options(rules.lead_after_stop.value, hands, last["seat"], last["card"],
-                                                 rules.ace_high, set(rules.boodles))
+        leader, options = reference.lead_options(
+            rules.lead_after_stop.value, hands, last["seat"], last["card"], rules.ace_high, set(rules.boodles)
+        )
     assert (game.to_act, {card_text(a) for a in game.legal}) == (leader, options)
 
 
 def check_run_against_reference(before: Game, after: Game, card: int) -> None:
     """The plays and the stop or out that follow a lead equal the reference model's run."""
     hands = [texts_of(h) for h in before.hands]
-    plays, end = reference.run(hands, texts_of(before.played), set(before.rules.removed_cards), before.to_act,
-                               card_text(card), before.rules.ace_high)
-    new = after.deals[len(before.deals) - 1]["events"][len(before.deals[-1]["events"]):]
+    plays, end = reference.run(
+        hands,
+        texts_of(before.played),
+        set(before.rules.removed_cards),
+        before.to_act,
+        card_text(card),
+        before.rules.ace_high,
+    )
+    new = after.deals[len(before.deals) - 1]["events"][len(before.deals[-1]["events"]) :]
     got_plays = [(e["seat"], e["card"]) for e in new if e["type"] == "play"][: len(plays)]
     assert got_plays == plays
     finish = next(e for e in new if e["type"] in ("stop", "out"))

@@ -34,8 +34,11 @@ ENGINE_CLASSES = [Game] + ([FastGame] if FastGame is not None else [])
 
 def protocol_methods(protocol: type) -> dict[str, inspect.Signature]:
     members = get_protocol_members(protocol)
-    return {name: inspect.signature(getattr(protocol, name)) for name in members
-            if inspect.isfunction(getattr(protocol, name, None))}
+    return {
+        name: inspect.signature(getattr(protocol, name))
+        for name in members
+        if inspect.isfunction(getattr(protocol, name, None))
+    }
 
 
 def parameter_names(signature: inspect.Signature) -> list[str]:
@@ -52,12 +55,16 @@ def test_each_engine_has_every_member_of_the_contract(klass):
         assert parameter_names(inspect.signature(getattr(klass, name))) == parameter_names(signature), name
     # the class side: made with every keyword of the protocol's __call__ (a compiled class does not show its
     # constructor's signature, so it is called), and at_position
-    keywords = {p.name: p.default for p in inspect.signature(GameFactory.__call__).parameters.values()
-                if p.default is not inspect.Parameter.empty}
+    keywords = {
+        p.name: p.default
+        for p in inspect.signature(GameFactory.__call__).parameters.values()
+        if p.default is not inspect.Parameter.empty
+    }
     assert set(keywords) == {"seed", "deals", "present_forced", "record_events", "lots"}
     assert klass(make_rules("michigan", 5), **{**keywords, "seed": 3}).hands == game.hands
     assert parameter_names(inspect.signature(klass.at_position)) == parameter_names(
-        inspect.signature(GameFactory.at_position))
+        inspect.signature(GameFactory.at_position)
+    )
 
 
 def test_the_contract_splits_into_state_and_the_rest():
@@ -65,8 +72,14 @@ def test_the_contract_splits_into_state_and_the_rest():
     state = get_protocol_members(GameState)
     assert state < get_protocol_members(EngineGame)
     assert {"hands", "legal", "to_act", "balances", "rules", "pending_for"} <= state
-    assert get_protocol_members(EngineGame) - state == {"apply", "copy", "deals", "events", "present_forced",
-                                                        "record_events"}
+    assert get_protocol_members(EngineGame) - state == {
+        "apply",
+        "copy",
+        "deals",
+        "events",
+        "present_forced",
+        "record_events",
+    }
 
 
 def _stub_classes() -> dict[str, set[str]]:
@@ -108,14 +121,29 @@ def test_stubtest_finds_the_stub_true_to_the_built_module(tmp_path):
     """
     pytest.importorskip("mypy")
     config = tmp_path / "mypy.ini"
-    config.write_text("[mypy]\nfollow_imports = silent\nignore_missing_imports = True\n"
-                      f"cache_dir = {tmp_path / 'cache'}\n")
+    config.write_text(
+        f"[mypy]\nfollow_imports = silent\nignore_missing_imports = True\ncache_dir = {tmp_path / 'cache'}\n"
+    )
     allow = tmp_path / "allow.txt"
     allow.write_text("newmarket_env\\.engine\\._fast\\.[A-Z][A-Z_]*\nnewmarket_env\\.engine\\._fast\\.__test__\n")
     result = subprocess.run(
-        [sys.executable, "-m", "mypy.stubtest", "newmarket_env.engine._fast", "--mypy-config-file", str(config),
-         "--ignore-disjoint-bases", "--ignore-missing-stub", "--allowlist", str(allow), "--ignore-unused-allowlist"],
-        capture_output=True, text=True, cwd=Path(choice.__file__).parents[2], timeout=900,
+        [
+            sys.executable,
+            "-m",
+            "mypy.stubtest",
+            "newmarket_env.engine._fast",
+            "--mypy-config-file",
+            str(config),
+            "--ignore-disjoint-bases",
+            "--ignore-missing-stub",
+            "--allowlist",
+            str(allow),
+            "--ignore-unused-allowlist",
+        ],
+        capture_output=True,
+        text=True,
+        cwd=Path(choice.__file__).parents[2],
+        timeout=900,
     )
     assert result.returncode == 0, result.stdout[-4000:] + result.stderr[-2000:]
 

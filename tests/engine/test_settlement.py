@@ -3,7 +3,6 @@
 import pytest
 
 from newmarket_env import env
-
 from newmarket_env.engine import Game
 from newmarket_env.rules import make_rules
 
@@ -14,8 +13,14 @@ from .helpers import build_deal, chip_total, events, out_at_once
 def test_per_card_payment(per_card):
     rules = make_rules("newmarket", 4, num_deals=1, per_card_payment=per_card)
     game = Game(rules, deals=[out_at_once(rules, 0)], lots=[0] * 5)
-    expected = [{"type": "payment", "from": s, "to": 1, "amount": per_card * c, "reason": "cards"}
-                for s, c in ((0, 3), (2, 2), (3, 1))] if per_card else []
+    expected = (
+        [
+            {"type": "payment", "from": s, "to": 1, "amount": per_card * c, "reason": "cards"}
+            for s, c in ((0, 3), (2, 2), (3, 1))
+        ]
+        if per_card
+        else []
+    )
     assert events(game, kinds=["payment"]) == expected
     assert game.balances[1] == 35 + 4 + per_card * 6
 
@@ -56,12 +61,15 @@ def test_leftover_vanish_loses_the_chips():
     assert chip_total(game) == 160 - 16
 
 
-@pytest.mark.parametrize("variant,players,deals,dealers", [
-    ("newmarket", 4, None, [0, 1, 2, 3]),
-    ("michigan", 3, 5, [0, 1, 2, 0, 1]),
-    ("newbury", 4, 6, [0, 1, 2, 3, 0, 1]),
-    ("hoyle1885", 5, None, [0, 1, 2, 3, 4]),
-])
+@pytest.mark.parametrize(
+    "variant,players,deals,dealers",
+    [
+        ("newmarket", 4, None, [0, 1, 2, 3]),
+        ("michigan", 3, 5, [0, 1, 2, 0, 1]),
+        ("newbury", 4, 6, [0, 1, 2, 3, 0, 1]),
+        ("hoyle1885", 5, None, [0, 1, 2, 3, 4]),
+    ],
+)
 def test_num_deals_and_the_deal_rotates_left(variant, players, deals, dealers):
     overrides = {} if deals is None else {"num_deals": deals}
     game = Game(make_rules(variant, players, **overrides), seed=1)

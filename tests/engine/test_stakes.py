@@ -26,8 +26,7 @@ def test_spread_even_with_pot_ante_three_players():
     ]
     # Each boodle holds 3 chips at the end; lots give them to seats 0, 1, 2, 0.
     assert events(game, kinds=["leftover"]) == [
-        {"type": "leftover", "stack": "boodle", "seat": s, "amount": 3, "boodle": b}
-        for b, s in enumerate([0, 1, 2, 0])
+        {"type": "leftover", "stack": "boodle", "seat": s, "amount": 3, "boodle": b} for b, s in enumerate([0, 1, 2, 0])
     ]
     assert game.balances == [34 + 3 + 3, 41 + 3, 33 + 3]
     assert game.deals[0]["chips"] == game.balances
@@ -46,10 +45,21 @@ def test_spread_dealer_multiplier_on_pot_and_every_boodle():
     game = Game(rules, deals=[out_at_once(rules, dealer=2)], lots=[0, 0, 0, 0])
     # Dealer 2, eldest 0: antes 2, 2, 6; boodles 2 2 1 1 each, tripled for the dealer.
     assert stake_events(game) == [
-        (0, "pot", None, 2), (1, "pot", None, 2), (2, "pot", None, 6),
-        (0, "boodle", 0, 2), (0, "boodle", 1, 2), (0, "boodle", 2, 1), (0, "boodle", 3, 1),
-        (1, "boodle", 0, 2), (1, "boodle", 1, 2), (1, "boodle", 2, 1), (1, "boodle", 3, 1),
-        (2, "boodle", 0, 6), (2, "boodle", 1, 6), (2, "boodle", 2, 3), (2, "boodle", 3, 3),
+        (0, "pot", None, 2),
+        (1, "pot", None, 2),
+        (2, "pot", None, 6),
+        (0, "boodle", 0, 2),
+        (0, "boodle", 1, 2),
+        (0, "boodle", 2, 1),
+        (0, "boodle", 3, 1),
+        (1, "boodle", 0, 2),
+        (1, "boodle", 1, 2),
+        (1, "boodle", 2, 1),
+        (1, "boodle", 3, 1),
+        (2, "boodle", 0, 6),
+        (2, "boodle", 1, 6),
+        (2, "boodle", 2, 3),
+        (2, "boodle", 3, 3),
     ]
     assert game.deals[0]["chips"][2] == 40 - 6 - 18 - 1  # pays one card (5S) to the winner, seat 0
 
@@ -73,8 +83,12 @@ def test_choose_a_decision_per_chip_eldest_first_dealer_last_after_antes():
     assert game.pending_for(0) == 1 and game.boodle_stacks == [1, 1, 2, 2]
     play(game, (0, "stake 2"))
     assert stake_events(game)[3:] == [
-        (1, "boodle", 3, 1), (1, "boodle", 3, 1), (2, "boodle", 0, 1), (2, "boodle", 1, 1),
-        (0, "boodle", 2, 2), (0, "boodle", 2, 2),
+        (1, "boodle", 3, 1),
+        (1, "boodle", 3, 1),
+        (2, "boodle", 0, 1),
+        (2, "boodle", 1, 1),
+        (0, "boodle", 2, 2),
+        (0, "boodle", 2, 2),
     ]
     assert game.over and game.boodle_stacks == [0, 0, 0, 0]  # session over: stacks drawn by lot
 
@@ -86,8 +100,16 @@ def test_choose_with_zero_stake_asks_nothing():
 
 
 def test_house_stakes_nobody_pays_and_multiplier_ignored():
-    rules = make_rules("newmarket", 3, num_deals=1, stake_mode="house", house_pot=5, house_boodle=2,
-                       dealer_stake_multiplier=3, leftover="vanish")
+    rules = make_rules(
+        "newmarket",
+        3,
+        num_deals=1,
+        stake_mode="house",
+        house_pot=5,
+        house_boodle=2,
+        dealer_stake_multiplier=3,
+        leftover="vanish",
+    )
     game = Game(rules, deals=[out_at_once(rules)])
     assert stake_events(game) == [(None, "pot", None, 5)] + [(None, "boodle", b, 2) for b in range(4)]
     # Seat 1 out: takes the house pot 5 and 2 + 1 card payments; boodles vanish.

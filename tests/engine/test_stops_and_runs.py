@@ -15,8 +15,7 @@ def one_deal(variant, hands, dealer=0, players=3, lots=(0, 0, 0, 0, 0), **overri
 def test_run_crosses_seats_out_of_turn_and_stops_on_the_king():
     game = one_deal("newmarket", {1: "9C TC QC 2D", 2: "JC 3D", 0: "KC 4D"})
     play(game, (1, "9C"))
-    assert plays(game)[:5] == [(1, "9C", True), (1, "TC", False), (2, "JC", False), (1, "QC", False),
-                               (0, "KC", False)]
+    assert plays(game)[:5] == [(1, "9C", True), (1, "TC", False), (2, "JC", False), (1, "QC", False), (0, "KC", False)]
     assert stops(game) == [(0, "KC", None, "top")]
     assert plays(game)[5:] == [(0, "4D", True)]  # 0 leads its only card (forced) and is out
 

@@ -49,8 +49,11 @@ def test_auction_with_several_raises_high_bidder_pays_dealer():
     play(game, (2, "pass"))  # only the high bidder is left in
     assert widow_events(game) == [
         {"type": "widow", "seat": 0, "choice": "keep"},
-        {"type": "bid", "seat": 1, "amount": 2}, {"type": "bid", "seat": 2, "amount": 3},
-        {"type": "pass", "seat": 3}, {"type": "bid", "seat": 1, "amount": 5}, {"type": "pass", "seat": 2},
+        {"type": "bid", "seat": 1, "amount": 2},
+        {"type": "bid", "seat": 2, "amount": 3},
+        {"type": "pass", "seat": 3},
+        {"type": "bid", "seat": 1, "amount": 5},
+        {"type": "pass", "seat": 2},
         {"type": "payment", "from": 1, "to": 0, "amount": 5, "reason": "bid"},
         {"type": "widow", "seat": 1, "choice": "exchange"},
     ]
@@ -78,7 +81,8 @@ def test_max_bid_forces_the_others_to_pass():
     play(game, (1, "bid 3"))
     # 2 and 3 cannot bid higher: their single legal action, pass, is taken for them and recorded.
     assert [e for e in game.deals[0]["events"] if e["type"] == "pass"] == [
-        {"type": "pass", "seat": 2, "action": 54}, {"type": "pass", "seat": 3, "action": 54},
+        {"type": "pass", "seat": 2, "action": 54},
+        {"type": "pass", "seat": 3, "action": 54},
     ]
     assert widow_events(game)[-2] == {"type": "payment", "from": 1, "to": 0, "amount": 3, "reason": "bid"}
 
@@ -115,7 +119,7 @@ def newmarket_buy():
 
 
 def test_dealer_buy_declines():
-    game, deal = newmarket_buy()
+    game, _deal = newmarket_buy()
     assert (game.decision, game.to_act, game.pot) == (Decision.BUY, 2, 3)
     assert legal_texts(game) == ["exchange", "keep"]
     play(game, (2, "keep"))

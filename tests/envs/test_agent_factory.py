@@ -56,8 +56,9 @@ def test_single_agent_env_builds_its_opponents_with_the_factory():
         assert env.table[0] is None and set(env.table[1:]) <= {"a", "b"}
     # One agent per (spec, seat) at most, built from the pool's specs for the AEC env the view plays in.
     assert 3 <= len(factory.calls) <= 6
-    assert all(spec in ("a", "b") and made_for is env.aec and isinstance(seed, int)
-               for spec, made_for, seed in factory.calls)
+    assert all(
+        spec in ("a", "b") and made_for is env.aec and isinstance(seed, int) for spec, made_for, seed in factory.calls
+    )
     assert all(agent.resets >= 1 for agent in factory.agents)
     assert sum(agent.moves for agent in factory.agents) > 0
 
@@ -80,8 +81,10 @@ def test_the_default_factory_is_the_package_facade():
 
 
 def test_a_factory_that_is_not_callable_is_refused_in_one_line():
-    message = ("agent_factory='random' is not callable; allowed: None (newmarket_env.load_agent) "
-               "or a callable factory(spec, env=..., seed=...) -> agent")
+    message = (
+        "agent_factory='random' is not callable; allowed: None (newmarket_env.load_agent) "
+        "or a callable factory(spec, env=..., seed=...) -> agent"
+    )
     with pytest.raises(ValueError) as err:
         SingleAgentEnv(agent_factory="random")
     assert str(err.value) == message

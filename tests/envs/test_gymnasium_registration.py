@@ -44,8 +44,7 @@ def test_the_id_carries_the_env_version():
 
 
 def test_make_passes_every_keyword_and_passes_the_checker():
-    env = gymnasium.make(GYM_ID, variant="michigan", num_players=5, opponents=["greedy", "random"], seat=2,
-                         num_deals=1)
+    env = gymnasium.make(GYM_ID, variant="michigan", num_players=5, opponents=["greedy", "random"], seat=2, num_deals=1)
     assert env.spec.id == GYM_ID
     single = env.unwrapped
     assert isinstance(single, SingleAgentEnv)
@@ -109,8 +108,10 @@ def test_registering_again_changes_nothing_and_warns_nothing():
 
 def test_gymnasiums_module_prefix_registers_on_import():
     """``gymnasium.make("newmarket_env:stops/Newmarket-v0")`` imports the package first: no import of ours needed."""
-    code = ("import gymnasium; e = gymnasium.make('newmarket_env:stops/Newmarket-v0', num_players=4); "
-            "o, i = e.reset(seed=0); print(type(e.unwrapped).__name__, o.shape)")
+    code = (
+        "import gymnasium; e = gymnasium.make('newmarket_env:stops/Newmarket-v0', num_players=4); "
+        "o, i = e.reset(seed=0); print(type(e.unwrapped).__name__, o.shape)"
+    )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=HANG_GUARD_S)
     assert done.returncode == 0, done.stderr
     assert done.stdout.split() == ["SingleAgentEnv", "(936,)"]

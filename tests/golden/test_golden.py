@@ -33,8 +33,9 @@ def first_difference(old: dict, new: dict) -> str:
 def test_golden_record_unchanged(case):
     saved = load_record(path_of(case))
     fresh = json.loads(json.dumps(build_record(case)))
-    assert fresh == saved, "golden record differs (run tests/golden/regenerate.py if intended): " + \
-        first_difference(saved, fresh)
+    assert fresh == saved, "golden record differs (run tests/golden/regenerate.py if intended): " + first_difference(
+        saved, fresh
+    )
 
 
 @pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])

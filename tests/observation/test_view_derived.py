@@ -36,11 +36,16 @@ CHIP_LIMIT = int(CHIP_CLIP * CHIP_SCALE)  # the largest chip amount an observati
 
 def clipped(view: ObservationView) -> ObservationView:
     """``view`` with its chip amounts clipped to what the encoding can carry (by hand, not by the encoder)."""
+
     def clip(x: int) -> int:
         return max(-CHIP_LIMIT, min(CHIP_LIMIT, x))
 
-    return dataclasses.replace(view, boodle_stacks=[clip(x) for x in view.boodle_stacks], pot=clip(view.pot),
-                               balances=[clip(x) for x in view.balances])
+    return dataclasses.replace(
+        view,
+        boodle_stacks=[clip(x) for x in view.boodle_stacks],
+        pot=clip(view.pot),
+        balances=[clip(x) for x in view.balances],
+    )
 
 
 def mask_of(game, seat: int) -> np.ndarray:

@@ -8,13 +8,16 @@ from newmarket_env.eval.tournament.cli import main
 AGENTS = ("random",) * 4
 
 
-@pytest.mark.parametrize("backend, address, words", [
-    ("cluster", None, "backend='cluster' is unknown; allowed: local, ray"),
-    ("local", "auto", "address='auto' needs backend='ray'"),
-    ("ray", "", "address='' is not allowed; allowed: None (start a local Ray), 'auto'"),
-    ("ray", "10.0.0.1: 6379", "is not allowed"),
-    ("ray", 6379, "address=6379 is not allowed"),
-])
+@pytest.mark.parametrize(
+    "backend, address, words",
+    [
+        ("cluster", None, "backend='cluster' is unknown; allowed: local, ray"),
+        ("local", "auto", "address='auto' needs backend='ray'"),
+        ("ray", "", "address='' is not allowed; allowed: None (start a local Ray), 'auto'"),
+        ("ray", "10.0.0.1: 6379", "is not allowed"),
+        ("ray", 6379, "address=6379 is not allowed"),
+    ],
+)
 def test_bad_backend_settings_are_refused_in_one_line(backend, address, words):
     with pytest.raises(ValueError) as err:
         plan_tournament(TournamentConfig(agents=AGENTS, blocks=1, backend=backend, address=address))
@@ -23,16 +26,22 @@ def test_bad_backend_settings_are_refused_in_one_line(backend, address, words):
 
 def test_ray_backend_without_ray_installed_says_how_to_install_it(monkeypatch):
     monkeypatch.setattr(backends, "ray_available", lambda: False)
-    with pytest.raises(ValueError, match=r"needs Ray, which is not installed; install it with pip install "
-                                         r"'newmarket-env\[ray\]'"):
+    with pytest.raises(
+        ValueError,
+        match=r"needs Ray, which is not installed; install it with pip install "
+        r"'newmarket-env\[ray\]'",
+    ):
         plan_tournament(TournamentConfig(agents=AGENTS, blocks=1, backend="ray"))
 
 
-@pytest.mark.parametrize("argv, words", [
-    (["--backend", "spark"], "invalid choice: 'spark'"),
-    (["--address", "auto"], "address='auto' needs backend='ray'"),
-    (["--backend", "ray", "--address", ""], "address='' is not allowed"),
-])
+@pytest.mark.parametrize(
+    "argv, words",
+    [
+        (["--backend", "spark"], "invalid choice: 'spark'"),
+        (["--address", "auto"], "address='auto' needs backend='ray'"),
+        (["--backend", "ray", "--address", ""], "address='' is not allowed"),
+    ],
+)
 def test_cli_refuses_bad_backend_options_with_exit_code_2(argv, words, capsys, tmp_path):
     code = main(["--agents", ",".join(AGENTS), "--blocks", "1", "--out", str(tmp_path / "out"), *argv])
     err = capsys.readouterr().err

@@ -22,12 +22,16 @@ def test_a_board_scores_the_same_alone_or_after_others():
     assert len({score for score, _ in together}) > 1  # random agents: the boards differ
 
 
-@pytest.mark.parametrize("tested, opponent, kwargs", [
-    ("greedy-lambda", "random", {"variant": "newbury", "num_players": 4, "reference": True}),
-    ("ppo-newmarket", "control", {"variant": "newmarket", "num_players": 4}),
-])
+@pytest.mark.parametrize(
+    "tested, opponent, kwargs",
+    [
+        ("greedy-lambda", "random", {"variant": "newbury", "num_players": 4, "reference": True}),
+        ("ppo-newmarket", "control", {"variant": "newmarket", "num_players": 4}),
+    ],
+)
 def test_ray_evaluation_equals_the_local_one(ray_cluster, tested, opponent, kwargs):
     if tested == "greedy-lambda":  # a closure: Ray pickles it by value
+
         def make(env, seed):
             return load_agent("greedy", env=env, seed=seed)
     else:  # an in-memory saved agent, as the training callback ships the learner
@@ -53,8 +57,9 @@ def test_training_callback_evaluates_a_live_model_on_ray_like_locally(ray_cluste
     from newmarket_env.train.callbacks import DuplicateEval
     from newmarket_env.train.config import config_from_dict
 
-    model = MaskablePPO("MlpPolicy", SingleAgentEnv(variant="newmarket", num_players=4), n_steps=64, batch_size=64,
-                        seed=0)
+    model = MaskablePPO(
+        "MlpPolicy", SingleAgentEnv(variant="newmarket", num_players=4), n_steps=64, batch_size=64, seed=0
+    )
     model.set_logger(configure(None, []))
     rows = {}
     for backend in ("local", "ray"):

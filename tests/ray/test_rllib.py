@@ -38,7 +38,7 @@ def play_random_session(env, rng, seed):
     steps = 0
     while True:
         assert list(obs) == [env.aec.agent_selection]  # only the agent to act is asked
-        (agent, seen), = obs.items()
+        ((agent, seen),) = obs.items()
         assert env.observation_spaces[agent].contains(seen)
         legal = np.flatnonzero(seen[MASK_KEY])
         assert set(legal) == set(env.aec.game.legal)  # the mask is the engine's legal set
@@ -65,7 +65,7 @@ def test_env_is_turn_based_and_the_rewards_add_up_to_each_players_chips():
 def test_env_refuses_illegal_actions_and_actions_out_of_turn_leaving_the_game_unchanged():
     env = NewmarketMultiAgentEnv({"variant": "newmarket", "num_players": 4})
     obs, _ = env.reset(seed=1)
-    (agent, seen), = obs.items()
+    ((agent, seen),) = obs.items()
     illegal = int(np.flatnonzero(seen[MASK_KEY] == 0)[0])
     before = env.aec.record()
     with pytest.raises(IllegalActionError, match=f"illegal action {illegal} for {agent}; legal actions: "):
@@ -76,11 +76,14 @@ def test_env_refuses_illegal_actions_and_actions_out_of_turn_leaving_the_game_un
     assert env.aec.record() == before
 
 
-@pytest.mark.parametrize("config, words", [
-    ({"reward_scale": 0}, "reward_scale=0.0 is not allowed"),
-    ({"observation": "planes"}, "observation='planes' is not allowed here; allowed: 'flat'"),
-    ({"variant": "nosuch"}, "nosuch"),
-])
+@pytest.mark.parametrize(
+    "config, words",
+    [
+        ({"reward_scale": 0}, "reward_scale=0.0 is not allowed"),
+        ({"observation": "planes"}, "observation='planes' is not allowed here; allowed: 'flat'"),
+        ({"variant": "nosuch"}, "nosuch"),
+    ],
+)
 def test_bad_env_config_is_refused(config, words):
     with pytest.raises(ValueError, match=words):
         NewmarketMultiAgentEnv(config)
@@ -89,14 +92,19 @@ def test_bad_env_config_is_refused(config, words):
 def test_masked_module_never_gives_an_illegal_action_probability_or_the_argmax():
     env = NewmarketMultiAgentEnv({})
     space = env.observation_spaces["player_0"]
-    module = MaskedPPOTorchRLModule(observation_space=space, action_space=env.action_spaces["player_0"],
-                                    model_config={"fcnet_hiddens": [16]})
+    module = MaskedPPOTorchRLModule(
+        observation_space=space, action_space=env.action_spaces["player_0"], model_config={"fcnet_hiddens": [16]}
+    )
     rng = np.random.default_rng(3)
     n = 64
     masks = (rng.random((n, space[MASK_KEY].shape[0])) < 0.1).astype(np.float32)
     masks[np.arange(n), rng.integers(0, masks.shape[1], n)] = 1.0  # at least one legal action each
-    batch = {Columns.OBS: {OBS_KEY: torch.tensor(rng.normal(size=(n, space[OBS_KEY].shape[0])), dtype=torch.float32),
-                           MASK_KEY: torch.tensor(masks)}}
+    batch = {
+        Columns.OBS: {
+            OBS_KEY: torch.tensor(rng.normal(size=(n, space[OBS_KEY].shape[0])), dtype=torch.float32),
+            MASK_KEY: torch.tensor(masks),
+        }
+    }
     for forward in (module.forward_exploration, module.forward_inference, module.forward_train):
         logits = forward(batch)[Columns.ACTION_DIST_INPUTS]
         dist = module.get_exploration_action_dist_cls().from_logits(logits)
@@ -133,12 +141,18 @@ def test_mask_audit_counts_every_recorded_action_and_finds_one_outside_its_mask(
     episode.add_env_reset(observations=obs, infos=infos)
     steps = 0
     while True:
-        (agent, seen), = obs.items()
+        ((agent, seen),) = obs.items()
         action = int(np.flatnonzero(seen[MASK_KEY])[0])
         recorded = int(np.flatnonzero(seen[MASK_KEY] == 0)[0]) if steps == forged_step else action
         obs, rewards, terminated, truncated, infos = env.step({agent: action})
-        episode.add_env_step(observations=obs, actions={agent: recorded}, rewards=rewards, infos=infos,
-                             terminateds=terminated, truncateds=truncated)
+        episode.add_env_step(
+            observations=obs,
+            actions={agent: recorded},
+            rewards=rewards,
+            infos=infos,
+            terminateds=terminated,
+            truncateds=truncated,
+        )
         steps += 1
         if terminated["__all__"]:
             break
@@ -171,6 +185,7 @@ def test_self_play_ppo_trains_on_a_two_node_cluster_and_no_illegal_action_is_eve
 def test_the_opponent_stays_frozen_until_refreshed(ray_cluster):
     algo = integration.self_play_config(refresh_every=2, **TINY).build_algo()
     try:
+
         def weights(module_id):
             return algo.learner_group.get_weights(module_ids=[module_id])[module_id]
 

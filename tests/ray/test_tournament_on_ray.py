@@ -37,8 +37,9 @@ def test_ray_tournament_matches_the_local_runner_and_streams_every_session(ray_c
     config = TournamentConfig(agents=CHEAP, blocks=6, seed=11, resamples=100)
     local = run_tournament(config)
     seen = []
-    on_ray = run_tournament(TournamentConfig(agents=CHEAP, blocks=6, seed=11, resamples=100, backend="ray"),
-                            progress=seen.append)
+    on_ray = run_tournament(
+        TournamentConfig(agents=CHEAP, blocks=6, seed=11, resamples=100, backend="ray"), progress=seen.append
+    )
     assert len(seen) == len(on_ray.games) == 6 * 5 * 4  # the progress callback saw every session
     assert comparable(on_ray) == comparable(local)
     assert games_csv(on_ray, tmp_path) == games_csv(local, tmp_path)
@@ -63,8 +64,10 @@ def test_a_node_removed_mid_run_is_retried_and_changes_no_result(ray_cluster):
                 ray_cluster.remove_node(doomed, allow_graceful=False)
                 removed.append(busy)
 
-    on_ray = run_tournament(TournamentConfig(agents=agents, agent_options=options, blocks=10, seed=5,
-                                             resamples=100, backend="ray"), progress=remove_after_first_block)
+    on_ray = run_tournament(
+        TournamentConfig(agents=agents, agent_options=options, blocks=10, seed=5, resamples=100, backend="ray"),
+        progress=remove_after_first_block,
+    )
     assert removed == [True], "the removed node was not running a block, so nothing had to be retried"
     ray_cluster.wait_for_nodes()  # raises unless the removed node is dead and the other two alive
     assert comparable(on_ray) == comparable(local)
@@ -72,12 +75,15 @@ def test_a_node_removed_mid_run_is_retried_and_changes_no_result(ray_cluster):
 
 @pytest.mark.slow
 def test_cli_joins_a_running_cluster_by_address_and_writes_the_local_files(ray_cluster, tmp_path):
-    common = ["--agents", "greedy,random,random,lowest", "--blocks", "3", "--seed", "2", "--resamples", "50",
-              "--quiet"]
+    common = ["--agents", "greedy,random,random,lowest", "--blocks", "3", "--seed", "2", "--resamples", "50", "--quiet"]
     command = [sys.executable, "-m", "newmarket_env.eval.tournament", *common]
     subprocess.run([*command, "--workers", "1", "--out", str(tmp_path / "local")], check=True, timeout=300)
-    joined = subprocess.run([*command, "--backend", "ray", "--address", ray_cluster.address,
-                             "--out", str(tmp_path / "ray")], capture_output=True, text=True, timeout=300)
+    joined = subprocess.run(
+        [*command, "--backend", "ray", "--address", ray_cluster.address, "--out", str(tmp_path / "ray")],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert joined.returncode == 0, joined.stderr
     assert (tmp_path / "ray" / "games.csv").read_text() == (tmp_path / "local" / "games.csv").read_text()
     assert ray.cluster_resources().get("CPU") == 2  # the cluster the CLI joined is still up
@@ -85,11 +91,23 @@ def test_cli_joins_a_running_cluster_by_address_and_writes_the_local_files(ray_c
 
 @pytest.mark.slow
 def test_cli_without_an_address_starts_a_private_ray_and_stops_it(tmp_path):
-    common = ["--agents", "control,random,random,lowest", "--blocks", "2", "--seed", "8", "--resamples", "50",
-              "--quiet", "--workers", "1"]
+    common = [
+        "--agents",
+        "control,random,random,lowest",
+        "--blocks",
+        "2",
+        "--seed",
+        "8",
+        "--resamples",
+        "50",
+        "--quiet",
+        "--workers",
+        "1",
+    ]
     command = [sys.executable, "-m", "newmarket_env.eval.tournament", *common]
     subprocess.run([*command, "--out", str(tmp_path / "local")], check=True, timeout=300)
-    private = subprocess.run([*command, "--backend", "ray", "--out", str(tmp_path / "ray")], capture_output=True,
-                             text=True, timeout=300)
+    private = subprocess.run(
+        [*command, "--backend", "ray", "--out", str(tmp_path / "ray")], capture_output=True, text=True, timeout=300
+    )
     assert private.returncode == 0, private.stderr
     assert (tmp_path / "ray" / "games.csv").read_text() == (tmp_path / "local" / "games.csv").read_text()

@@ -34,8 +34,10 @@ def test_saved_agent_for_other_rules_is_bad_input(tmp_path, capsys):
 
 
 def test_permutations_seat_every_order():
-    result = run_tournament(TournamentConfig(agents=("random",) * 3, players=3, blocks=1, permutations=True,
-                                             resamples=20))
+    result = run_tournament(
+        TournamentConfig(agents=("random",) * 3, players=3, blocks=1, permutations=True, resamples=20)
+    )
     assert len(result.games) == 6
     assert sorted(g.spec.seats for g in result.games) == sorted(
-        [(0, 1, 2), (0, 2, 1), (1, 0, 2), (1, 2, 0), (2, 0, 1), (2, 1, 0)])
+        [(0, 1, 2), (0, 2, 1), (1, 0, 2), (1, 2, 0), (2, 0, 1), (2, 1, 0)]
+    )

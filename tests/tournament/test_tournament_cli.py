@@ -14,9 +14,26 @@ OUTPUTS = ("results.json", "games.csv", "leaderboard.md", "chips_per_deal.png", 
 
 def test_cli_writes_every_file(tmp_path, capsys):
     out = tmp_path / "run"
-    code = main(["--agents", "random,random,random,random", "--variant", "michigan", "--blocks", "2",
-                 "--workers", "1", "--seed", "3", "--resamples", "100", "--set", "dealer_stake_multiplier=2",
-                 "--out", str(out)])
+    code = main(
+        [
+            "--agents",
+            "random,random,random,random",
+            "--variant",
+            "michigan",
+            "--blocks",
+            "2",
+            "--workers",
+            "1",
+            "--seed",
+            "3",
+            "--resamples",
+            "100",
+            "--set",
+            "dealer_stake_multiplier=2",
+            "--out",
+            str(out),
+        ]
+    )
     assert code == 0
     assert all((out / name).stat().st_size > 0 for name in OUTPUTS)
     data = json.loads((out / "results.json").read_text())
@@ -56,8 +73,20 @@ def test_bad_input_stops_with_one_line(argv, words, tmp_path, capsys):
 
 
 def test_bad_input_in_a_real_process_has_no_traceback(tmp_path):
-    run = subprocess.run([sys.executable, "-m", "newmarket_env.eval.tournament", "--agents", "random,nosuch",
-                          "--out", str(tmp_path / "x")], capture_output=True, text=True, timeout=120)
+    run = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "newmarket_env.eval.tournament",
+            "--agents",
+            "random,nosuch",
+            "--out",
+            str(tmp_path / "x"),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert run.returncode == 2
     assert run.stderr.count("\n") == 1 and "Traceback" not in run.stderr
 

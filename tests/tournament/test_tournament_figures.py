@@ -54,7 +54,9 @@ def _results() -> list[GameResult]:
         for seat, c in enumerate(chips):
             parts[seat]["cards"] = c - 1 if c > 0 else c
             parts[seat]["boodles"] = 1 if c > 0 else 0
-        results.append(GameResult(spec, DEALS, chips, parts, outs, decisions=[10, 20, 30], think_seconds=[1.0, 2.0, 4.0]))
+        results.append(
+            GameResult(spec, DEALS, chips, parts, outs, decisions=[10, 20, 30], think_seconds=[1.0, 2.0, 4.0])
+        )
     return results
 
 
@@ -72,12 +74,16 @@ def test_standings_order_and_counts(figures):
 def test_decisions_are_summed_by_entrant_not_by_seat(figures):
     rows, _ = figures
     # decisions [10, 20, 30] by seat; a sat at seats 0, 2, 0, 1; b at 1, 0, 1, 2; c at 2, 1, 2, 0.
-    assert {row["agent"]: row["decisions"] for row in rows} == {"a": 10 + 30 + 10 + 20, "b": 20 + 10 + 20 + 30,
-                                                                 "c": 30 + 20 + 30 + 10}
+    assert {row["agent"]: row["decisions"] for row in rows} == {
+        "a": 10 + 30 + 10 + 20,
+        "b": 20 + 10 + 20 + 30,
+        "c": 30 + 20 + 30 + 10,
+    }
 
 
-@pytest.mark.parametrize("agent, mean, low, high", [("a", 1.375, 1.0, 1.75), ("b", -0.625, -1.5, 0.25),
-                                                    ("c", -0.75, -1.25, -0.25)])
+@pytest.mark.parametrize(
+    "agent, mean, low, high", [("a", 1.375, 1.0, 1.75), ("b", -0.625, -1.5, 0.25), ("c", -0.75, -1.25, -0.25)]
+)
 def test_chips_per_deal_and_its_interval(figures, agent, mean, low, high):
     rows, _ = figures
     row = next(r for r in rows if r["agent"] == agent)
@@ -100,10 +106,17 @@ def test_parts_per_deal_add_up_to_chips_per_deal(figures):
     assert sum(a["parts_per_deal"].values()) == pytest.approx(11 / 8)
 
 
-@pytest.mark.parametrize("agent, opponent, mean, low, high, separated", [
-    ("a", "b", 2.0, 0.75, 3.25, True), ("a", "c", 2.125, 2.0, 2.25, True), ("b", "c", 0.125, -1.25, 1.5, False),
-    ("b", "a", -2.0, -3.25, -0.75, True), ("c", "a", -2.125, -2.25, -2.0, True), ("c", "b", -0.125, -1.5, 1.25, False),
-])
+@pytest.mark.parametrize(
+    "agent, opponent, mean, low, high, separated",
+    [
+        ("a", "b", 2.0, 0.75, 3.25, True),
+        ("a", "c", 2.125, 2.0, 2.25, True),
+        ("b", "c", 0.125, -1.25, 1.5, False),
+        ("b", "a", -2.0, -3.25, -0.75, True),
+        ("c", "a", -2.125, -2.25, -2.0, True),
+        ("c", "b", -0.125, -1.5, 1.25, False),
+    ],
+)
 def test_paired_differences_intervals_and_separation(figures, agent, opponent, mean, low, high, separated):
     _, pairs = figures
     pair = next(p for p in pairs if (p["agent"], p["opponent"]) == (agent, opponent))
@@ -115,16 +128,19 @@ def test_rating_order(figures):
     rows, _ = figures
     by_mu = sorted(rows, key=lambda row: -row["rating"]["mu"])
     assert [row["agent"] for row in by_mu] == ["a", "b", "c"]
-    assert all(row["rating"]["ordinal"] == pytest.approx(row["rating"]["mu"] - 3 * row["rating"]["sigma"])
-               for row in rows)
+    assert all(
+        row["rating"]["ordinal"] == pytest.approx(row["rating"]["mu"] - 3 * row["rating"]["sigma"]) for row in rows
+    )
 
 
 def test_leaderboard_and_matrix_show_the_same_figures(figures):
     rows, pairs = figures
     table = leaderboard_rows(rows, speed(_results(), LABELS, wall_seconds=2.0))
     assert [(line[0], line[1], line[2], line[3]) for line in table] == [
-        ("1", "a", "+1.38 [+1.00, +1.75]", "50.0"), ("2", "b", "-0.62 [-1.50, +0.25]", "25.0"),
-        ("3", "c", "-0.75 [-1.25, -0.25]", "25.0")]
+        ("1", "a", "+1.38 [+1.00, +1.75]", "50.0"),
+        ("2", "b", "-0.62 [-1.50, +0.25]", "25.0"),
+        ("3", "c", "-0.75 [-1.25, -0.25]", "25.0"),
+    ]
     # Chips per deal by source for a: boodles 3/8, cards 8/8, nothing else (see the parts test).
     assert table[0][4:9] == ("+0.38", "+0.00", "+1.00", "+0.00", "+0.00")
     mu, sigma = rows[0]["rating"]["mu"], rows[0]["rating"]["sigma"]
@@ -143,8 +159,9 @@ def test_a_real_tournament_ranks_the_stronger_agent_first_and_separates_it_from_
     give control - random about +2.2 [+1.4, +3.0] chips per deal.)"""
     from newmarket_env.eval.tournament import TournamentConfig, run_tournament
 
-    result = run_tournament(TournamentConfig(agents=("random", "lowest", "control"), players=3, blocks=100,
-                                             resamples=1000))
+    result = run_tournament(
+        TournamentConfig(agents=("random", "lowest", "control"), players=3, blocks=100, resamples=1000)
+    )
     assert result.standings[0]["agent"] == "control"
     pair = next(p for p in result.pairwise if (p["agent"], p["opponent"]) == ("control", "random"))
     assert pair["separated"] and pair["difference"]["low"] > 0

@@ -23,8 +23,7 @@ from newmarket_env.eval.tournament.leaderboard import not_entered_line
 from newmarket_env.eval.tournament.output import OutputFolder
 from newmarket_env.eval.tournament.plots import chips_per_deal_figure, pairwise_figure
 
-TINY = ["--agents", "random,random,random,random", "--blocks", "2", "--workers", "1", "--resamples", "50",
-        "--quiet"]
+TINY = ["--agents", "random,random,random,random", "--blocks", "2", "--workers", "1", "--resamples", "50", "--quiet"]
 
 
 def _one_error_line(capsys, *words):
@@ -38,8 +37,20 @@ def _one_error_line(capsys, *words):
 def test_an_unwritable_out_stops_before_any_game(tmp_path):
     # A search agent with a budget of 100,000 rollouts a decision would play for hours: the run can only end
     # at once if --out is checked first.
-    command = [sys.executable, "-m", "newmarket_env.eval.tournament", "--agents", "search,random,random,random",
-               "--agent-option", "search:budget=100000", "--blocks", "2", "--out", "/proc/newmarket-results", "--quiet"]
+    command = [
+        sys.executable,
+        "-m",
+        "newmarket_env.eval.tournament",
+        "--agents",
+        "search,random,random,random",
+        "--agent-option",
+        "search:budget=100000",
+        "--blocks",
+        "2",
+        "--out",
+        "/proc/newmarket-results",
+        "--quiet",
+    ]
     run = subprocess.run(command, capture_output=True, text=True, timeout=300)
     assert run.returncode == 2
     assert run.stderr.startswith(f"{PROG}: error: --out /proc/newmarket-results: cannot write in /proc")
@@ -78,8 +89,10 @@ def test_the_default_folder_is_named_after_the_agents(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     assert main([*TINY, "--seed", "4"]) == 0
     assert main([*TINY[:1], "greedy,random,random,random", *TINY[2:], "--seed", "4"]) == 0
-    assert sorted(os.listdir(tmp_path / "results")) == ["tournament-newmarket-4p-greedy-random-random-random-seed4",
-                                                        "tournament-newmarket-4p-random-random-random-random-seed4"]
+    assert sorted(os.listdir(tmp_path / "results")) == [
+        "tournament-newmarket-4p-greedy-random-random-random-seed4",
+        "tournament-newmarket-4p-random-random-random-random-seed4",
+    ]
 
 
 def test_a_small_run_says_its_intervals_are_rough_and_won_is_defined(tmp_path, capsys):
@@ -95,17 +108,29 @@ def test_agents_not_entered_read_as_notes_not_errors():
     _, skipped = default_agent_specs(4, raw_env(variant="newmarket"))
     assert "ppo-michigan" in skipped
     line = not_entered_line("ppo-michigan", skipped["ppo-michigan"])
-    assert line == ("not entered: ppo-michigan (made for the michigan rules; a trained agent plays only the rules "
-                    "it learned)")
+    assert line == (
+        "not entered: ppo-michigan (made for the michigan rules; a trained agent plays only the rules it learned)"
+    )
 
 
-@pytest.mark.parametrize("argv,words", [
-    (["--agents", "greedy,nope"], ["unknown agent 'nope'"]),  # the name, before the seat count
-    (["--agents", "search,random,random,random", "--agent-option", "search:budgt=3"],
-     ["agent option 'budgt' is unknown for 'search'; allowed: budget, rollout, max_candidates"]),
-    (["--agents", "random,random,random,random", "--set", "num_players=5"], ["give the number of players with --players"]),
-    (["--agents", "random,random,random,random", "--set", "num_deals=two"], ["num_deals='two' is not an int (got str)"]),
-])
+@pytest.mark.parametrize(
+    "argv,words",
+    [
+        (["--agents", "greedy,nope"], ["unknown agent 'nope'"]),  # the name, before the seat count
+        (
+            ["--agents", "search,random,random,random", "--agent-option", "search:budgt=3"],
+            ["agent option 'budgt' is unknown for 'search'; allowed: budget, rollout, max_candidates"],
+        ),
+        (
+            ["--agents", "random,random,random,random", "--set", "num_players=5"],
+            ["give the number of players with --players"],
+        ),
+        (
+            ["--agents", "random,random,random,random", "--set", "num_deals=two"],
+            ["num_deals='two' is not an int (got str)"],
+        ),
+    ],
+)
 def test_bad_input_names_the_real_problem(argv, words, tmp_path, capsys):
     assert main([*argv, "--out", str(tmp_path / "never"), "--quiet"]) == 2
     _one_error_line(capsys, *words)

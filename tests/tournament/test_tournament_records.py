@@ -17,8 +17,27 @@ from newmarket_env.play.replay import verify
 
 def test_every_session_is_saved_and_replays(tmp_path, capsys):
     out = tmp_path / "run"
-    assert main(["--agents", "greedy,random,control,random", "--blocks", "2", "--workers", "1", "--resamples", "50",
-                 "--set", "num_deals=2", "--quiet", "--save-records", "--out", str(out)]) == 0
+    assert (
+        main(
+            [
+                "--agents",
+                "greedy,random,control,random",
+                "--blocks",
+                "2",
+                "--workers",
+                "1",
+                "--resamples",
+                "50",
+                "--set",
+                "num_deals=2",
+                "--quiet",
+                "--save-records",
+                "--out",
+                str(out),
+            ]
+        )
+        == 0
+    )
     with gzip.open(out / "records.jsonl.gz", "rt", encoding="utf-8") as fh:
         entries = [json.loads(line) for line in fh]
     rows = list(csv.DictReader((out / "games.csv").open()))
@@ -26,7 +45,7 @@ def test_every_session_is_saved_and_replays(tmp_path, capsys):
     for k, entry in enumerate(entries):
         record = entry["record"]
         assert verify(record)  # the engine rebuilds exactly this session from the record alone
-        seats = rows[4 * k: 4 * k + 4]
+        seats = rows[4 * k : 4 * k + 4]
         assert [int(r["block"]) for r in seats] == [entry["block"]] * 4
         assert entry["seats"] == [r["agent"] for r in seats]
         start = record["rules"]["starting_chips"]
@@ -40,8 +59,26 @@ def test_every_session_is_saved_and_replays(tmp_path, capsys):
 
 def test_no_records_unless_asked(tmp_path):
     out = tmp_path / "run"
-    assert main(["--agents", "random,random,random,random", "--blocks", "1", "--workers", "1", "--resamples", "20",
-                 "--set", "num_deals=1", "--quiet", "--out", str(out)]) == 0
+    assert (
+        main(
+            [
+                "--agents",
+                "random,random,random,random",
+                "--blocks",
+                "1",
+                "--workers",
+                "1",
+                "--resamples",
+                "20",
+                "--set",
+                "num_deals=1",
+                "--quiet",
+                "--out",
+                str(out),
+            ]
+        )
+        == 0
+    )
     assert not (out / "records.jsonl.gz").exists()
 
 

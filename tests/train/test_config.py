@@ -17,19 +17,22 @@ def test_shipped_configs_load(name):
     assert config.env.num_players == 4
 
 
-@pytest.mark.parametrize("data, words", [
-    ({"ppo": {"learnin_rate": 0.1}}, ["ppo.learnin_rate", "learning_rate"]),
-    ({"colour": 1}, ["colour", "env", "ppo"]),
-    ({"env": {"seat": "left"}}, ["env.seat", "random, rotate"]),
-    ({"env": {"variant": "bridge"}}, ["env.variant", "michigan"]),
-    ({"ppo": {"gamma": 1.5}}, ["ppo.gamma", "0.0..1.0"]),
-    ({"run": {"n_envs": "four"}}, ["run.n_envs", "int"]),
-    ({"ppo": {"net_arch": [64, "wide"]}}, ["ppo.net_arch", "list of int"]),
-    ({"run": {"progress_bar": 1}}, ["run.progress_bar", "bool"]),
-    ({"opponents": {"baselines": ["random", "nobody"]}}, ["nobody", "random"]),
-    ({"env": {"rules": {"num_deal": 2}}}, ["num_deal", "num_deals"]),
-    ({"ppo": {"batch_size": 4096}, "run": {"n_envs": 2}}, ["ppo.batch_size", "n_envs"]),
-])
+@pytest.mark.parametrize(
+    "data, words",
+    [
+        ({"ppo": {"learnin_rate": 0.1}}, ["ppo.learnin_rate", "learning_rate"]),
+        ({"colour": 1}, ["colour", "env", "ppo"]),
+        ({"env": {"seat": "left"}}, ["env.seat", "random, rotate"]),
+        ({"env": {"variant": "bridge"}}, ["env.variant", "michigan"]),
+        ({"ppo": {"gamma": 1.5}}, ["ppo.gamma", "0.0..1.0"]),
+        ({"run": {"n_envs": "four"}}, ["run.n_envs", "int"]),
+        ({"ppo": {"net_arch": [64, "wide"]}}, ["ppo.net_arch", "list of int"]),
+        ({"run": {"progress_bar": 1}}, ["run.progress_bar", "bool"]),
+        ({"opponents": {"baselines": ["random", "nobody"]}}, ["nobody", "random"]),
+        ({"env": {"rules": {"num_deal": 2}}}, ["num_deal", "num_deals"]),
+        ({"ppo": {"batch_size": 4096}, "run": {"n_envs": 2}}, ["ppo.batch_size", "n_envs"]),
+    ],
+)
 def test_bad_configs_name_the_key_and_the_allowed_values(data, words):
     with pytest.raises(ValueError) as caught:
         config_from_dict(data)

@@ -47,8 +47,11 @@ def _eval_steps(path: Path) -> list[int]:
 
 
 def _newest_checkpoint(run: Path) -> tuple[int, Path]:
-    found = [(int(m.group(1)), p) for p in (run / "checkpoints").glob("ppo_*_steps.zip")
-             if (m := re.fullmatch(r"ppo_(\d+)_steps", p.stem))]
+    found = [
+        (int(m.group(1)), p)
+        for p in (run / "checkpoints").glob("ppo_*_steps.zip")
+        if (m := re.fullmatch(r"ppo_(\d+)_steps", p.stem))
+    ]
     return max(found)
 
 
@@ -68,7 +71,7 @@ def _checkpoint_layers(path: Path) -> list[np.ndarray]:
 
 def _new_rows(before: list[int], after: list[int]) -> list[int]:
     """The rows the resumed run logged: after the old ones when appended, all of them when rewritten."""
-    return after[len(before):] if after[:len(before)] == before else after
+    return after[len(before) :] if after[: len(before)] == before else after
 
 
 @pytest.fixture(scope="module")
@@ -112,7 +115,7 @@ def test_the_first_logged_step_after_resume_follows_the_checkpoint(run, tmp_path
     resumed = _resume(run, steps + ROLLOUT, tmp_path / "resumed")
     new = _new_rows(progress_before, _steps_rows(resumed / "progress.csv"))
     assert new == [steps + ROLLOUT]
-    new_evals = _eval_steps(resumed / "eval.csv")[len(evals_before):]
+    new_evals = _eval_steps(resumed / "eval.csv")[len(evals_before) :]
     assert new_evals and all(s > steps for s in new_evals)
     metadata, _ = read_saved(resumed / "final.npz")
     assert metadata["training"]["steps"] == steps + ROLLOUT

@@ -22,8 +22,17 @@ from newmarket_env import env, load_agent
 from newmarket_env.train.cli import PROG, main
 
 TINY = Path(__file__).resolve().parents[2] / "configs" / "tiny_test.yaml"
-FAST = ["--no-progress", "--set", "run.vec_env=dummy", "--set", "pretrain.teacher=", "--set", "eval.sessions=1",
-        "--set", "eval.final_sessions=2"]
+FAST = [
+    "--no-progress",
+    "--set",
+    "run.vec_env=dummy",
+    "--set",
+    "pretrain.teacher=",
+    "--set",
+    "eval.sessions=1",
+    "--set",
+    "eval.final_sessions=2",
+]
 HANG_GUARD_S = 600  # only so a broken build fails instead of hanging CI; never an assertion on speed
 pytestmark = pytest.mark.slow  # about 1.5 minutes of tiny trainings
 
@@ -73,10 +82,13 @@ def test_a_second_run_into_the_folder_is_refused_unless_overwrite(run, capsys):
     assert (run / "notes.txt").read_text() == "mine"
 
 
-@pytest.mark.parametrize("change,words", [
-    (["--set", "ppo.net_arch=[16]"], ["ppo.net_arch (run [32], now [16])"]),
-    (["--set", "env.variant=michigan"], ["env.variant (run 'newmarket', now 'michigan')"]),
-])
+@pytest.mark.parametrize(
+    "change,words",
+    [
+        (["--set", "ppo.net_arch=[16]"], ["ppo.net_arch (run [32], now [16])"]),
+        (["--set", "env.variant=michigan"], ["env.variant (run 'newmarket', now 'michigan')"]),
+    ],
+)
 def test_resume_with_another_config_is_refused_naming_the_differences(run, capsys, change, words):
     before = _snapshot(run)
     assert _train(run, "--resume", "--total-steps", "384", *change) == 2
@@ -134,8 +146,18 @@ def test_resume_after_kill_9_keeps_every_log_row_up_to_its_checkpoint(tmp_path):
     # A log row every 128 steps (one rollout), a checkpoint every 256: killed once a row was logged after
     # the newest checkpoint, the folder holds rows the resumed run must replace.
     settings = ["--set", "eval.every=0", "--set", "run.checkpoint_every=256"]
-    command = [sys.executable, "-m", "newmarket_env.train", str(TINY), "--out-dir", str(out), *FAST,
-               "--total-steps", "100000", *settings]
+    command = [
+        sys.executable,
+        "-m",
+        "newmarket_env.train",
+        str(TINY),
+        "--out-dir",
+        str(out),
+        *FAST,
+        "--total-steps",
+        "100000",
+        *settings,
+    ]
     process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         waited = 0.0
@@ -154,12 +176,14 @@ def test_resume_after_kill_9_keeps_every_log_row_up_to_its_checkpoint(tmp_path):
     kept = [row for row in before if int(row["time/total_timesteps"]) <= resumed_at]
     assert len(kept) >= 2 and len(kept) < len(before)  # rows on both sides of the checkpoint
 
-    assert main([str(TINY), "--out-dir", str(out), *FAST, "--resume", "--total-steps", str(resumed_at + 256),
-                 *settings]) == 0
+    assert (
+        main([str(TINY), "--out-dir", str(out), *FAST, "--resume", "--total-steps", str(resumed_at + 256), *settings])
+        == 0
+    )
     after = _progress_rows(out)
     steps = [int(row["time/total_timesteps"]) for row in after]
     assert steps == sorted(set(steps)) and steps[-1] >= resumed_at + 256  # one run: no repeated or lost steps
-    assert after[:len(kept)] == kept  # every row up to the checkpoint, as it was
+    assert after[: len(kept)] == kept  # every row up to the checkpoint, as it was
 
 
 def test_the_run_says_what_it_did_and_names_its_agent(tmp_path, capsys):

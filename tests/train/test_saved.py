@@ -11,7 +11,10 @@ from newmarket_env.observation.layout import FLAT_SIZE
 
 def tiny_layers(seed=0):
     rng = np.random.default_rng(seed)
-    return [(rng.normal(size=(8, FLAT_SIZE)), rng.normal(size=8)), (rng.normal(size=(NUM_ACTIONS, 8)), np.zeros(NUM_ACTIONS))]
+    return [
+        (rng.normal(size=(8, FLAT_SIZE)), rng.normal(size=8)),
+        (rng.normal(size=(NUM_ACTIONS, 8)), np.zeros(NUM_ACTIONS)),
+    ]
 
 
 @pytest.fixture
@@ -53,8 +56,13 @@ def test_broken_or_foreign_files_give_value_error(saved, tmp_path, damage):
     elif damage == "no_metadata":
         np.savez(path, weights=np.zeros(3))
     elif damage == "bad_shape":
-        save_policy(path, [(np.zeros((8, 10)), np.zeros(8)), (np.zeros((NUM_ACTIONS, 8)), np.zeros(NUM_ACTIONS))],
-                    make_rules("michigan", 4), "michigan", "relu")
+        save_policy(
+            path,
+            [(np.zeros((8, 10)), np.zeros(8)), (np.zeros((NUM_ACTIONS, 8)), np.zeros(NUM_ACTIONS))],
+            make_rules("michigan", 4),
+            "michigan",
+            "relu",
+        )
     else:
         metadata = np.frombuffer(b'{"format": "something else"}', dtype=np.uint8)
         np.savez(path, metadata=metadata)

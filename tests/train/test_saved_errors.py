@@ -24,14 +24,25 @@ HIDDEN = 6
 
 def _layers(seed: int = 0, dtype=np.float64):
     rng = np.random.default_rng(seed)
-    return [(rng.normal(size=(HIDDEN, FLAT_SIZE)).astype(dtype), rng.normal(size=HIDDEN).astype(dtype)),
-            (rng.normal(size=(NUM_ACTIONS, HIDDEN)).astype(dtype), rng.normal(size=NUM_ACTIONS).astype(dtype))]
+    return [
+        (rng.normal(size=(HIDDEN, FLAT_SIZE)).astype(dtype), rng.normal(size=HIDDEN).astype(dtype)),
+        (rng.normal(size=(NUM_ACTIONS, HIDDEN)).astype(dtype), rng.normal(size=NUM_ACTIONS).astype(dtype)),
+    ]
 
 
 def _metadata(**changes):
-    data = {"format": S.FORMAT, "version": S.FORMAT_VERSION, "variant": "michigan", "rules": RULES.to_dict(),
-            "observation": "flat", "obs_size": FLAT_SIZE, "num_actions": NUM_ACTIONS,
-            "layers": [FLAT_SIZE, HIDDEN, NUM_ACTIONS], "activation": "relu", "training": {}}
+    data = {
+        "format": S.FORMAT,
+        "version": S.FORMAT_VERSION,
+        "variant": "michigan",
+        "rules": RULES.to_dict(),
+        "observation": "flat",
+        "obs_size": FLAT_SIZE,
+        "num_actions": NUM_ACTIONS,
+        "layers": [FLAT_SIZE, HIDDEN, NUM_ACTIONS],
+        "activation": "relu",
+        "training": {},
+    }
     data.update(changes)
     return data
 
@@ -66,10 +77,23 @@ def test_the_file_holds_the_documented_entries_and_metadata(tmp_path):
     assert all(entries[k].dtype == np.float32 for k in entries if k != "metadata")
     text = entries["metadata"].tobytes().decode()
     metadata = json.loads(text)
-    assert metadata == returned == {
-        "format": "newmarket_env.saved_agent", "version": 1, "variant": "michigan", "rules": RULES.to_dict(),
-        "observation": "flat", "obs_size": FLAT_SIZE, "num_actions": NUM_ACTIONS,
-        "layers": [FLAT_SIZE, HIDDEN, NUM_ACTIONS], "activation": "tanh", "training": {"steps": 7}, "name": "my-run"}
+    assert (
+        metadata
+        == returned
+        == {
+            "format": "newmarket_env.saved_agent",
+            "version": 1,
+            "variant": "michigan",
+            "rules": RULES.to_dict(),
+            "observation": "flat",
+            "obs_size": FLAT_SIZE,
+            "num_actions": NUM_ACTIONS,
+            "layers": [FLAT_SIZE, HIDDEN, NUM_ACTIONS],
+            "activation": "tanh",
+            "training": {"steps": 7},
+            "name": "my-run",
+        }
+    )
     # Sorted keys: the same agent gives the same bytes (files can be compared and hashed).
     assert text == json.dumps(metadata, sort_keys=True)
     assert not [p for p in path.parent.iterdir() if p.name != "agent.npz"]  # no temporary file left
@@ -91,10 +115,13 @@ def test_without_training_or_name_the_metadata_says_so(tmp_path):
     assert metadata["training"] == {} and "name" not in metadata
 
 
-@pytest.mark.parametrize("kwargs, message", [
-    ({"activation": "sigmoid"}, "activation='sigmoid' is unknown; allowed: tanh, relu"),
-    ({"dtype": "float64"}, "dtype='float64' is unknown; allowed: float32, float16"),
-])
+@pytest.mark.parametrize(
+    "kwargs, message",
+    [
+        ({"activation": "sigmoid"}, "activation='sigmoid' is unknown; allowed: tanh, relu"),
+        ({"dtype": "float64"}, "dtype='float64' is unknown; allowed: float32, float16"),
+    ],
+)
 def test_bad_save_options_are_refused_and_write_nothing(tmp_path, kwargs, message):
     options = {"activation": "relu", **kwargs}
     activation = options.pop("activation")
@@ -104,65 +131,101 @@ def test_bad_save_options_are_refused_and_write_nothing(tmp_path, kwargs, messag
 
 
 # ----------------------------------------------------------------------------------------- reading
-@pytest.mark.parametrize("raw, message", [
-    (b"{not json", "its metadata is not JSON"),
-    (b"[1, 2]", "metadata 'format' must be 'newmarket_env.saved_agent'"),
-    (json.dumps(_metadata(format="other")).encode(), "metadata 'format' must be 'newmarket_env.saved_agent'"),
-    (json.dumps(_metadata(version=2)).encode(), "format version 2 is unsupported; allowed: 1"),
-    (json.dumps(_metadata(activation="sigmoid")).encode(), "activation 'sigmoid' is unknown; allowed: tanh, relu"),
-    (json.dumps(_metadata(observation="planes")).encode(),
-     f"it reads observation 'planes' of size {FLAT_SIZE}; this package encodes 'flat' of size {FLAT_SIZE}"),
-    (json.dumps(_metadata(obs_size=12)).encode(),
-     f"it reads observation 'flat' of size 12; this package encodes 'flat' of size {FLAT_SIZE}"),
-    (json.dumps(_metadata(num_actions=80)).encode(), f"num_actions must be {NUM_ACTIONS} and 'rules' a dict"),
-    (json.dumps(_metadata(rules=["michigan"])).encode(), f"num_actions must be {NUM_ACTIONS} and 'rules' a dict"),
-])
+@pytest.mark.parametrize(
+    "raw, message",
+    [
+        (b"{not json", "its metadata is not JSON"),
+        (b"[1, 2]", "metadata 'format' must be 'newmarket_env.saved_agent'"),
+        (json.dumps(_metadata(format="other")).encode(), "metadata 'format' must be 'newmarket_env.saved_agent'"),
+        (json.dumps(_metadata(version=2)).encode(), "format version 2 is unsupported; allowed: 1"),
+        (json.dumps(_metadata(activation="sigmoid")).encode(), "activation 'sigmoid' is unknown; allowed: tanh, relu"),
+        (
+            json.dumps(_metadata(observation="planes")).encode(),
+            f"it reads observation 'planes' of size {FLAT_SIZE}; this package encodes 'flat' of size {FLAT_SIZE}",
+        ),
+        (
+            json.dumps(_metadata(obs_size=12)).encode(),
+            f"it reads observation 'flat' of size 12; this package encodes 'flat' of size {FLAT_SIZE}",
+        ),
+        (json.dumps(_metadata(num_actions=80)).encode(), f"num_actions must be {NUM_ACTIONS} and 'rules' a dict"),
+        (json.dumps(_metadata(rules=["michigan"])).encode(), f"num_actions must be {NUM_ACTIONS} and 'rules' a dict"),
+    ],
+)
 def test_bad_metadata_is_refused_naming_the_field(tmp_path, raw, message):
     _refused(_write(tmp_path / "bad.npz", raw_metadata=raw), message)
 
 
-@pytest.mark.parametrize("layers", [None, "6", [FLAT_SIZE], [FLAT_SIZE + 1, HIDDEN, NUM_ACTIONS],
-                                    [FLAT_SIZE, HIDDEN, NUM_ACTIONS + 1], [FLAT_SIZE, 0, NUM_ACTIONS],
-                                    [FLAT_SIZE, True, NUM_ACTIONS], [FLAT_SIZE, 6.0, NUM_ACTIONS]])
+@pytest.mark.parametrize(
+    "layers",
+    [
+        None,
+        "6",
+        [FLAT_SIZE],
+        [FLAT_SIZE + 1, HIDDEN, NUM_ACTIONS],
+        [FLAT_SIZE, HIDDEN, NUM_ACTIONS + 1],
+        [FLAT_SIZE, 0, NUM_ACTIONS],
+        [FLAT_SIZE, True, NUM_ACTIONS],
+        [FLAT_SIZE, 6.0, NUM_ACTIONS],
+    ],
+)
 def test_bad_layer_sizes_are_refused(tmp_path, layers):
     path = _write(tmp_path / "bad.npz", _metadata(layers=layers))
     _refused(path, f"'layers' must run from {FLAT_SIZE} inputs to {NUM_ACTIONS} actions; got {layers!r}")
 
 
 def test_a_missing_array_is_named(tmp_path):
-    arrays = {f"layer{i}.{p}": a.astype(np.float32) for i, layer in enumerate(_layers())
-              for p, a in zip(("weight", "bias"), layer, strict=True)}
+    arrays = {
+        f"layer{i}.{p}": a.astype(np.float32)
+        for i, layer in enumerate(_layers())
+        for p, a in zip(("weight", "bias"), layer, strict=True)
+    }
     del arrays["layer1.bias"]
     path = _write(tmp_path / "bad.npz", arrays=arrays)
-    _refused(path, f"arrays ['layer0.bias', 'layer0.weight', 'layer1.weight'] do not match 'layers' "
-                   f"[{FLAT_SIZE}, {HIDDEN}, {NUM_ACTIONS}]")
+    _refused(
+        path,
+        f"arrays ['layer0.bias', 'layer0.weight', 'layer1.weight'] do not match 'layers' "
+        f"[{FLAT_SIZE}, {HIDDEN}, {NUM_ACTIONS}]",
+    )
 
 
-@pytest.mark.parametrize("layer, part, array", [
-    (0, "weight", np.zeros((HIDDEN, FLAT_SIZE - 1), np.float32)),
-    (1, "bias", np.zeros(NUM_ACTIONS - 1, np.float32)),
-    (1, "weight", np.zeros((NUM_ACTIONS, HIDDEN), np.int32)),
-])
+@pytest.mark.parametrize(
+    "layer, part, array",
+    [
+        (0, "weight", np.zeros((HIDDEN, FLAT_SIZE - 1), np.float32)),
+        (1, "bias", np.zeros(NUM_ACTIONS - 1, np.float32)),
+        (1, "weight", np.zeros((NUM_ACTIONS, HIDDEN), np.int32)),
+    ],
+)
 def test_a_layer_of_the_wrong_shape_or_type_is_named(tmp_path, layer, part, array):
-    arrays = {f"layer{i}.{p}": a.astype(np.float32) for i, lay in enumerate(_layers())
-              for p, a in zip(("weight", "bias"), lay, strict=True)}
+    arrays = {
+        f"layer{i}.{p}": a.astype(np.float32)
+        for i, lay in enumerate(_layers())
+        for p, a in zip(("weight", "bias"), lay, strict=True)
+    }
     arrays[f"layer{layer}.{part}"] = array
     path = _write(tmp_path / "bad.npz", arrays=arrays)
     rows, cols = ((HIDDEN, FLAT_SIZE), (NUM_ACTIONS, HIDDEN))[layer]
     weight, bias = arrays[f"layer{layer}.weight"], arrays[f"layer{layer}.bias"]
-    _refused(path, f"layer {layer} has shape {weight.shape} / {bias.shape}, expected float ({rows}, {cols}) / ({rows},)")
+    _refused(
+        path, f"layer {layer} has shape {weight.shape} / {bias.shape}, expected float ({rows}, {cols}) / ({rows},)"
+    )
 
 
 @pytest.mark.parametrize("part", ["weight", "bias"])
 def test_non_finite_numbers_are_refused(tmp_path, part):
-    arrays = {f"layer{i}.{p}": a.astype(np.float32) for i, lay in enumerate(_layers())
-              for p, a in zip(("weight", "bias"), lay, strict=True)}
+    arrays = {
+        f"layer{i}.{p}": a.astype(np.float32)
+        for i, lay in enumerate(_layers())
+        for p, a in zip(("weight", "bias"), lay, strict=True)
+    }
     arrays[f"layer1.{part}"][0] = np.nan
     _refused(_write(tmp_path / "bad.npz", arrays=arrays), "layer 1 holds non-finite numbers")
 
 
 def test_float64_arrays_load_as_float32(tmp_path):
-    arrays = {f"layer{i}.{p}": a for i, lay in enumerate(_layers()) for p, a in zip(("weight", "bias"), lay, strict=True)}
+    arrays = {
+        f"layer{i}.{p}": a for i, lay in enumerate(_layers()) for p, a in zip(("weight", "bias"), lay, strict=True)
+    }
     _, layers = read_saved(_write(tmp_path / "wide.npz", arrays=arrays))
     assert [(w.dtype.name, b.dtype.name) for w, b in layers] == [("float32", "float32")] * 2
 
@@ -172,7 +235,8 @@ def test_rules_mismatch_names_each_parameter_both_ways():
     saved = make_rules("michigan", 4).to_dict()
     assert rules_mismatch(saved, make_rules("michigan", 4)) == []
     assert rules_mismatch(saved, make_rules("michigan", 4, per_card_payment=2)) == [
-        "per_card_payment (trained 1, here 2)"]
+        "per_card_payment (trained 1, here 2)"
+    ]
     assert rules_mismatch({**saved, "extra": 1}, make_rules("michigan", 4)) == ["extra (trained 1, here None)"]
 
 
@@ -182,8 +246,10 @@ def test_load_names_the_variant_and_the_differing_parameters(tmp_path):
     other = make_rules("michigan", 4, per_card_payment=2)
     with pytest.raises(ValueError) as err:
         load_saved_agent(path, other)
-    assert str(err.value) == (f"saved agent {str(path)!r} was trained for 'michigan' with other rules; "
-                              "differing parameters: per_card_payment (trained 1, here 2)")
+    assert str(err.value) == (
+        f"saved agent {str(path)!r} was trained for 'michigan' with other rules; "
+        "differing parameters: per_card_payment (trained 1, here 2)"
+    )
     agent = load_saved_agent(path, other, allow_rules_mismatch=True)
     assert agent.rules == other
 

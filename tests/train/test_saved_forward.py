@@ -57,8 +57,15 @@ def _model(activation: str):
     """
     env = SingleAgentEnv(variant=VARIANT, num_players=PLAYERS, opponents=["random"], **RULES)
     fn = {"tanh": torch.nn.Tanh, "relu": torch.nn.ReLU}[activation]
-    model = sb3_contrib.MaskablePPO("MlpPolicy", env, n_steps=64, batch_size=64, seed=3, device="cpu",
-                                    policy_kwargs={"net_arch": [48, 32], "activation_fn": fn})
+    model = sb3_contrib.MaskablePPO(
+        "MlpPolicy",
+        env,
+        n_steps=64,
+        batch_size=64,
+        seed=3,
+        device="cpu",
+        policy_kwargs={"net_arch": [48, 32], "activation_fn": fn},
+    )
     with torch.no_grad():
         model.policy.action_net.weight.mul_(300.0)
     return model
@@ -92,7 +99,9 @@ def test_float32_file_reproduces_the_torch_policy(tmp_path, observations, activa
     np.testing.assert_allclose(agent.logits(obs), reference, atol=F32_ATOL, rtol=0)
     # One observation at a time (the agent's own path, masking and argmax included) vs SB3's predict.
     expected, _ = model.predict(obs, action_masks=masks, deterministic=True)
-    chosen = np.array([agent.act({"observation": o, "action_mask": m.astype(np.int8)}) for o, m in zip(obs, masks, strict=True)])
+    chosen = np.array(
+        [agent.act({"observation": o, "action_mask": m.astype(np.int8)}) for o, m in zip(obs, masks, strict=True)]
+    )
     assert (chosen == expected).all()
     assert masks[np.arange(len(obs)), chosen].all()
     # The decisions are not all alike: a forward pass that ignored its input would not pass this far.
@@ -115,7 +124,7 @@ def test_float16_file_reproduces_the_rounded_policy_and_stays_close_to_the_origi
     linears.append(model.policy.action_net)
     with torch.no_grad():
         for module, (weight, bias) in zip(linears, stored, strict=True):
-            assert np.abs(weight - module.weight.numpy()).max() <= 2.0 ** -11 * np.abs(module.weight.numpy()).max()
+            assert np.abs(weight - module.weight.numpy()).max() <= 2.0**-11 * np.abs(module.weight.numpy()).max()
             module.weight.copy_(torch.as_tensor(weight))
             module.bias.copy_(torch.as_tensor(bias))
     rounded = _torch_raw_logits(model, obs)
@@ -157,8 +166,8 @@ def test_sampling_frequencies_match_the_softmax(tmp_path, observations):
 
     i = max(candidates, key=entropy)
     with torch.no_grad():
-        dist = model.policy.get_distribution(torch.as_tensor(obs[i:i + 1]))
-        dist.apply_masking(torch.as_tensor(masks[i:i + 1]))
+        dist = model.policy.get_distribution(torch.as_tensor(obs[i : i + 1]))
+        dist.apply_masking(torch.as_tensor(masks[i : i + 1]))
         probs = dist.distribution.probs.numpy()[0].astype(float)
     legal = np.flatnonzero(masks[i])
     assert probs[legal].sum() == pytest.approx(1.0, abs=1e-5) and probs[~masks[i]].max(initial=0) < 1e-6

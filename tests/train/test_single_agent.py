@@ -21,8 +21,9 @@ def play_out(env, rng, seed):
 
 @pytest.mark.parametrize("variant", ["newmarket", "michigan", "newbury"])
 def test_gymnasium_checker(variant):
-    gymnasium_check_env(SingleAgentEnv(variant=variant, num_players=4, opponents=["random"], num_deals=1),
-                        skip_render_check=True)
+    gymnasium_check_env(
+        SingleAgentEnv(variant=variant, num_players=4, opponents=["random"], num_deals=1), skip_render_check=True
+    )
 
 
 @pytest.mark.parametrize("variant", ["newmarket", "michigan"])
@@ -53,8 +54,9 @@ def test_masks_match_the_engine_and_illegal_actions_are_flagged():
 
 
 def test_rotating_seats_and_reward_scale():
-    env = SingleAgentEnv(variant="newmarket", num_players=4, opponents=["random"], seat="rotate",
-                         reward_scale=0.5, num_deals=1)
+    env = SingleAgentEnv(
+        variant="newmarket", num_players=4, opponents=["random"], seat="rotate", reward_scale=0.5, num_deals=1
+    )
     seats = []
     for seed in range(4):
         rewards, info = play_out(env, np.random.default_rng(seed), None if seed else 0)
@@ -63,8 +65,18 @@ def test_rotating_seats_and_reward_scale():
     assert seats == [0, 1, 2, 3]
 
 
-@pytest.mark.parametrize("kwargs", [{"seat": "left"}, {"seat": 9}, {"opponents": []}, {"opponents": "random"},
-                                    {"snapshot_fraction": 2.0}, {"reward_scale": 0}, {"num_player": 4}])
+@pytest.mark.parametrize(
+    "kwargs",
+    [
+        {"seat": "left"},
+        {"seat": 9},
+        {"opponents": []},
+        {"opponents": "random"},
+        {"snapshot_fraction": 2.0},
+        {"reward_scale": 0},
+        {"num_player": 4},
+    ],
+)
 def test_bad_options_raise_value_error(kwargs):
     with pytest.raises(ValueError):
         SingleAgentEnv(variant="newmarket", **{"opponents": ["random"], **kwargs})

@@ -27,8 +27,9 @@ def test_run_folder_holds_every_output(trained):
 
 def test_saved_agent_reloads_and_plays_an_evaluation(trained):
     path = str(trained / "final.npz")
-    result = duplicate_eval(lambda e, s: load_agent(path, env=e, seed=s), "random", "newmarket", 4, boards=2,
-                            rules={"num_deals": 1})
+    result = duplicate_eval(
+        lambda e, s: load_agent(path, env=e, seed=s), "random", "newmarket", 4, boards=2, rules={"num_deals": 1}
+    )
     assert result.games == 8
     with pytest.raises(ValueError, match="num_deals"):
         load_agent(path, env=env(variant="newmarket", num_players=4))
@@ -38,8 +39,9 @@ def test_saved_agent_plays_in_a_tournament(trained):
     from newmarket_env.eval.tournament import TournamentConfig, run_tournament
 
     path = str(trained / "final.npz")
-    config = TournamentConfig(agents=(path, "random", "random", "random"), rules={"num_deals": 1}, blocks=1,
-                              resamples=20)
+    config = TournamentConfig(
+        agents=(path, "random", "random", "random"), rules={"num_deals": 1}, blocks=1, resamples=20
+    )
     result = run_tournament(config)
     assert sum(row["games"] for row in result.standings) > 0
 
@@ -77,8 +79,16 @@ def test_warm_start_report(trained):
 
     report = json.loads((trained / "pretrain.json").read_text())
     config = load_config(TINY)
-    demos = collect(config.env.variant, config.env.num_players, config.env.rules, config.pretrain.teacher,
-                    config.opponents.baselines, config.pretrain.samples, config.env.reward_scale, seed=config.run.seed)
+    demos = collect(
+        config.env.variant,
+        config.env.num_players,
+        config.env.rules,
+        config.pretrain.teacher,
+        config.opponents.baselines,
+        config.pretrain.samples,
+        config.env.reward_scale,
+        seed=config.run.seed,
+    )
     assert report["teacher"] == "greedy" and report["samples"] == len(demos.actions) >= 200
     p = 1.0 / demos.masks.sum(axis=1)
     chance, sd = float(p.mean()), float(np.sqrt((p * (1 - p)).sum()) / len(p))

@@ -124,8 +124,13 @@ def test_attributes_methods_and_seeding(tmp_path):
         vec.set_attr("reward_scale", 2.0, indices=[0])
     path = tmp_path / "snap.npz"
     rng = np.random.default_rng(0)
-    save_policy(path, [(rng.normal(size=(NUM_ACTIONS, FLAT_SIZE)), np.zeros(NUM_ACTIONS))],
-                make_rules("newmarket", 4), "newmarket", "tanh")
+    save_policy(
+        path,
+        [(rng.normal(size=(NUM_ACTIONS, FLAT_SIZE)), np.zeros(NUM_ACTIONS))],
+        make_rules("newmarket", 4),
+        "newmarket",
+        "tanh",
+    )
     assert vec.env_method("set_snapshots", [str(path)]) == [None] * 4  # what SelfPlaySnapshots calls
     assert vec.vector.snapshots == [str(path)]
     with pytest.raises(ValueError, match=r"env_method\('set_snapshots'\) applies to every table"):
@@ -169,8 +174,9 @@ def test_maskable_ppo_trains_on_the_adapter():
             return True
 
     vec = VecMonitor(adapter(num_envs=8, seed=3, opponents=["control", "random"], reward_scale=0.1))
-    model = MaskablePPO("MlpPolicy", vec, n_steps=32, batch_size=64, n_epochs=2, seed=0, device="cpu",
-                        policy_kwargs={"net_arch": [32]})
+    model = MaskablePPO(
+        "MlpPolicy", vec, n_steps=32, batch_size=64, n_epochs=2, seed=0, device="cpu", policy_kwargs={"net_arch": [32]}
+    )
     model.set_logger(sb3.common.logger.Logger(folder=None, output_formats=[]))  # no log folder in /tmp
     before = [p.detach().clone() for p in model.policy.parameters()]
     watch = Watch()
@@ -204,11 +210,14 @@ def test_training_builds_the_batch_by_default_and_falls_back_without_the_compile
     assert isinstance(vec.venv, DummyVecEnv) and vec.num_envs == 3
 
 
-@pytest.mark.parametrize("data, message", [
-    ({"run": {"vec_env": "threads"}}, r"run.vec_env = 'threads' is not allowed; allowed: batch, dummy, subproc"),
-    ({"run": {"vec_env": "dummy", "n_envs": 300}}, r"run.n_envs = 300 is not allowed with run.vec_env = dummy"),
-    ({"run": {"n_envs": 5000}}, r"run.n_envs = 5000 is not allowed; allowed: int in 1..4096"),
-])
+@pytest.mark.parametrize(
+    "data, message",
+    [
+        ({"run": {"vec_env": "threads"}}, r"run.vec_env = 'threads' is not allowed; allowed: batch, dummy, subproc"),
+        ({"run": {"vec_env": "dummy", "n_envs": 300}}, r"run.n_envs = 300 is not allowed with run.vec_env = dummy"),
+        ({"run": {"n_envs": 5000}}, r"run.n_envs = 5000 is not allowed; allowed: int in 1..4096"),
+    ],
+)
 def test_vec_env_config_values(data, message):
     from newmarket_env.train.config import config_from_dict
 

@@ -52,8 +52,14 @@ def test_page_is_self_contained(client):
 
 
 def test_play_a_whole_session_and_its_record_replays(client):
-    form = {"mode": "play", "variant": "michigan", "agents": ["greedy"], "seat": 1, "seed": 8,
-            "rules": {"num_deals": 2}}
+    form = {
+        "mode": "play",
+        "variant": "michigan",
+        "agents": ["greedy"],
+        "seat": 1,
+        "seed": 8,
+        "rules": {"num_deals": 2},
+    }
     view = client.post("/api/games", json=form).json()
     key, sent = view["id"], []
     while not view["over"]:
@@ -76,8 +82,9 @@ def test_play_a_whole_session_and_its_record_replays(client):
 
 def test_a_player_sees_only_their_own_seat(client):
     """Newbury: everyone discards face down; the person must see neither hands nor others' discards."""
-    view = client.post("/api/games", json={"mode": "play", "variant": "newbury", "seed": 3, "seat": 2,
-                                           "rules": {"num_deals": 1}}).json()
+    view = client.post(
+        "/api/games", json={"mode": "play", "variant": "newbury", "seed": 3, "seat": 2, "rules": {"num_deals": 1}}
+    ).json()
     key = view["id"]
     checked = 0
     while not view["over"]:
@@ -103,8 +110,9 @@ def test_record_of_a_played_table_only_after_the_end(client):
 
 def test_watch_to_the_end_matches_the_env_played_directly(client):
     agents = ["greedy", "random", "control", "lowest"]
-    view = client.post("/api/games", json={"mode": "watch", "agents": agents, "seed": 21,
-                                           "rules": {"num_deals": 2}}).json()
+    view = client.post(
+        "/api/games", json={"mode": "watch", "agents": agents, "seed": 21, "rules": {"num_deals": 2}}
+    ).json()
     key, steps = view["id"], 0
     while not view["over"]:
         view = client.post(f"/api/games/{key}/step?view={steps % 5 if steps % 5 < 4 else 'all'}").json()
@@ -139,8 +147,11 @@ def test_replay_forward_and_back(client):
     for k in (3, 2, 3, decisions, 0):
         frame = client.get(f"/api/replays/{key}/{k}").json()
         assert frame["frame"] == k
-        assert (frame["layout"]["pot"], [b["chips"] for b in frame["layout"]["boodles"]],
-                [s["chips"] for s in frame["seats"]]) == pots[k]
+        assert (
+            frame["layout"]["pot"],
+            [b["chips"] for b in frame["layout"]["boodles"]],
+            [s["chips"] for s in frame["seats"]],
+        ) == pots[k]
         assert all(s["hand"] is not None for s in frame["seats"]) and frame["dead"] is not None
     last = client.get(f"/api/replays/{key}/{decisions}").json()
     assert last["over"] and [s["chips"] for s in last["seats"]] == record["deals"][-1]["chips"]
@@ -188,8 +199,11 @@ def test_bad_requests_to_a_game(client):
     cases = [
         (client.post(f"/api/games/{played['id']}/act", json={"action": illegal}), 400, "not one of your choices"),
         (client.post(f"/api/games/{played['id']}/act", json={"action": "4C"}), 422, "action"),
-        (client.post(f"/api/games/{played['id']}/act", content=b"{", headers={"content-type": "application/json"}),
-         422, "bad request"),
+        (
+            client.post(f"/api/games/{played['id']}/act", content=b"{", headers={"content-type": "application/json"}),
+            422,
+            "bad request",
+        ),
         (client.post(f"/api/games/{played['id']}/step"), 409, "agents move by themselves"),
         (client.post(f"/api/games/{watched['id']}/act", json={"action": 0}), 409, "watched, not played"),
         (client.get(f"/api/games/{watched['id']}?view=9"), 400, "allowed: all or a seat 0..3"),
@@ -205,14 +219,17 @@ def test_bad_requests_to_a_game(client):
     assert client.get(f"/api/games/{played['id']}").json()["decision"] == played["decision"]
 
 
-@pytest.mark.parametrize("data, words", [
-    (b"", "no record sent"),
-    (b"{not json", "is not a JSON session record"),
-    (b"\x1f\x8b\x08broken", "neither a JSON session record nor a gzipped one"),
-    (b"[1, 2]", "is not a session record"),
-    (b'{"variant": "newmarket", "rules": {}, "deals": [{"dealer": 0}]}', "every deal needs"),
-    (b'{"variant": "whist", "rules": {}, "deals": []}', "variant 'whist' is unknown"),
-])
+@pytest.mark.parametrize(
+    "data, words",
+    [
+        (b"", "no record sent"),
+        (b"{not json", "is not a JSON session record"),
+        (b"\x1f\x8b\x08broken", "neither a JSON session record nor a gzipped one"),
+        (b"[1, 2]", "is not a session record"),
+        (b'{"variant": "newmarket", "rules": {}, "deals": [{"dealer": 0}]}', "every deal needs"),
+        (b'{"variant": "whist", "rules": {}, "deals": []}', "variant 'whist' is unknown"),
+    ],
+)
 def test_malformed_records_are_refused(client, data, words):
     answer = _post_record(client, data)
     error = answer.json()["error"]
@@ -243,8 +260,9 @@ def test_the_store_keeps_the_newest_games():
 
 
 def test_stakes_are_offered_in_the_terminals_words(client):
-    view = client.post("/api/games", json={"mode": "play", "seed": 3, "seat": 1,
-                                           "rules": {"stake_mode": "choose", "num_deals": 1}}).json()
+    view = client.post(
+        "/api/games", json={"mode": "play", "seed": 3, "seat": 1, "rules": {"stake_mode": "choose", "num_deals": 1}}
+    ).json()
     decision = view["decision"]
     assert decision["kind"] == "stake" and decision["question"].startswith("Place a stake chip on a boodle")
     assert [c["text"] for c in decision["choices"]] == [f"stake a chip on {card}" for card in ("AS", "KH", "QC", "JD")]

@@ -19,16 +19,25 @@ import numpy as np
 import pytest
 
 CHROMIUM = "/usr/bin/chromium"
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-        "--disable-component-update", "--disable-sync", "--no-first-run"]
+ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
 WAIT_MS = 30_000  # only so a broken page fails instead of hanging; never an assertion on speed
 
 pytest.importorskip("fastapi", reason="the web extra is not installed (pip install 'newmarket-env[web]')")
 uvicorn = pytest.importorskip("uvicorn", reason="the web extra is not installed (pip install 'newmarket-env[web]')")
 sync_api = pytest.importorskip("playwright.sync_api", reason="Playwright for Python is not installed (dev extra)")
 if not os.path.exists(CHROMIUM):
-    pytest.skip(f"Debian's chromium is not installed at {CHROMIUM} (apt-get install -y chromium; .ci/run "
-                "installs it)", allow_module_level=True)
+    pytest.skip(
+        f"Debian's chromium is not installed at {CHROMIUM} (apt-get install -y chromium; .ci/run installs it)",
+        allow_module_level=True,
+    )
 
 from newmarket_env import env  # noqa: E402
 from newmarket_env.engine.record import replay_steps  # noqa: E402
@@ -184,8 +193,16 @@ def test_replay_a_saved_record_forward_and_back(page, record_file):
     page.click("#start-replay")
     page.wait_for_selector("#frame-label[data-frame='0']")
     last = len(states) - 1
-    for button, expected in (("#forward", 1), ("#forward", 2), ("#forward", 3), ("#back", 2), ("#last", last),
-                             ("#back", last - 1), ("#first", 0), ("#forward", 1)):
+    for button, expected in (
+        ("#forward", 1),
+        ("#forward", 2),
+        ("#forward", 3),
+        ("#back", 2),
+        ("#last", last),
+        ("#back", last - 1),
+        ("#first", 0),
+        ("#forward", 1),
+    ):
         _go(page, button, expected)
         pot, stacks = states[expected]
         assert page.inner_text("#pot .chips") == str(pot)

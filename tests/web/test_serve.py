@@ -23,8 +23,12 @@ def _free_port() -> int:
 
 def test_serve_listens_on_this_machine_and_serves_the_page():
     port = _free_port()
-    server = subprocess.Popen([sys.executable, "-m", "newmarket_env.cli", "serve", "--port", str(port)],
-                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    server = subprocess.Popen(
+        [sys.executable, "-m", "newmarket_env.cli", "serve", "--port", str(port)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
     try:
         deadline, page = time.monotonic() + HANG_GUARD_S, None
         while page is None:
@@ -65,7 +69,8 @@ def test_serve_without_the_web_extra_says_what_to_install(name):
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=HANG_GUARD_S)
     assert done.returncode == 1 and done.stdout == ""
     assert done.stderr.strip().splitlines() == [
-        f"newmarket serve: error: needs the Python module {name!r}: pip install 'newmarket-env[web]'"]
+        f"newmarket serve: error: needs the Python module {name!r}: pip install 'newmarket-env[web]'"
+    ]
 
 
 def test_create_app_without_fastapi_names_the_extra():
@@ -73,23 +78,29 @@ def test_create_app_without_fastapi_names_the_extra():
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=HANG_GUARD_S)
     assert done.returncode == 1
     assert done.stderr.strip().splitlines()[-1] == (
-        "ModuleNotFoundError: the web app needs 'fastapi': pip install \"newmarket-env[web]\"")
+        "ModuleNotFoundError: the web app needs 'fastapi': pip install \"newmarket-env[web]\""
+    )
 
 
 def test_pictures_without_pillow_name_the_extra():
-    code = (BLOCK.format(name="PIL") + "from newmarket_env import raw_env; e = raw_env(render_mode='rgb_array'); "
-            "e.reset(seed=1); e.render()")
+    code = (
+        BLOCK.format(name="PIL") + "from newmarket_env import raw_env; e = raw_env(render_mode='rgb_array'); "
+        "e.reset(seed=1); e.render()"
+    )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=HANG_GUARD_S)
     assert done.returncode == 1
     assert done.stderr.strip().splitlines()[-1] == (
-        "ModuleNotFoundError: pictures of the table need Pillow: pip install \"newmarket-env[render]\"")
+        'ModuleNotFoundError: pictures of the table need Pillow: pip install "newmarket-env[render]"'
+    )
 
 
 def test_the_env_does_not_import_the_web_app_or_pillow():
-    code = ("import sys, newmarket_env, newmarket_env.envs.single_agent, newmarket_env.observation, "
-            "newmarket_env.engine; e = newmarket_env.env(render_mode='rgb_array'); e.reset(seed=0); "
-            "print(sorted(m for m in sys.modules if m.split('.')[0] in ('fastapi', 'uvicorn', 'PIL', 'starlette') "
-            "or m.startswith('newmarket_env.web')))")
+    code = (
+        "import sys, newmarket_env, newmarket_env.envs.single_agent, newmarket_env.observation, "
+        "newmarket_env.engine; e = newmarket_env.env(render_mode='rgb_array'); e.reset(seed=0); "
+        "print(sorted(m for m in sys.modules if m.split('.')[0] in ('fastapi', 'uvicorn', 'PIL', 'starlette') "
+        "or m.startswith('newmarket_env.web')))"
+    )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=HANG_GUARD_S)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "[]"
