@@ -77,13 +77,23 @@ def save_policy(
         "activation": activation,
         "training": dict(training or {}),
     }
+    if name:
+        metadata["name"] = str(name)
+    write_layers(path, layers, metadata, dtype)
+    return metadata
+
+
+def write_layers(
+    path: str | os.PathLike, layers: Sequence[tuple[np.ndarray, np.ndarray]], metadata: Mapping[str, Any], dtype: str
+) -> None:
+    """The safe network file shared by saved agents and value networks: ``layer{i}.weight``/``.bias`` arrays
+    and the metadata as JSON bytes, no pickle; written to a temporary name and renamed (a kill never leaves
+    a half-written file)."""
     # Any: numpy's stub of savez_compressed types **kwds as if one could be its allow_pickle flag
     arrays: dict[str, Any] = {}
     for i, (weight, bias) in enumerate(layers):
         arrays[f"layer{i}.weight"] = np.asarray(weight, dtype=dtype)
         arrays[f"layer{i}.bias"] = np.asarray(bias, dtype=dtype)
-    if name:
-        metadata["name"] = str(name)
     arrays["metadata"] = np.frombuffer(json.dumps(metadata, sort_keys=True).encode(), dtype=np.uint8)
     target = Path(path)
     target.parent.mkdir(parents=True, exist_ok=True)
@@ -95,7 +105,6 @@ def save_policy(
     except BaseException:
         Path(temporary).unlink(missing_ok=True)
         raise
-    return metadata
 
 
 #: Largest metadata entry read (its JSON is a few kB).

@@ -14,14 +14,12 @@ from __future__ import annotations
 
 import json
 import os
-import tempfile
 from collections.abc import Mapping, Sequence
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from newmarket_env.agents.saved import ACTIVATIONS, rules_mismatch
+from newmarket_env.agents.saved import ACTIVATIONS, rules_mismatch, write_layers
 from newmarket_env.observation.layout import FLAT_SIZE
 from newmarket_env.rules import Rules
 
@@ -53,21 +51,7 @@ def save_value(
         "reward_scale": float(reward_scale),
         "training": dict(training or {}),
     }
-    arrays: dict[str, Any] = {}
-    for i, (weight, bias) in enumerate(layers):
-        arrays[f"layer{i}.weight"] = np.asarray(weight, dtype=np.float32)
-        arrays[f"layer{i}.bias"] = np.asarray(bias, dtype=np.float32)
-    arrays["metadata"] = np.frombuffer(json.dumps(metadata, sort_keys=True).encode(), dtype=np.uint8)
-    target = Path(path)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    handle, temporary = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
-    try:
-        with os.fdopen(handle, "wb") as out:
-            np.savez_compressed(out, **arrays)
-        os.replace(temporary, target)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
+    write_layers(path, layers, metadata, "float32")
     return metadata
 
 
