@@ -111,8 +111,8 @@ class GuidedSearchAgent(SearchAgent):
             # the draws of search's sample_world: the cards of every world, one game seed (the first world's)
             hands, dead = sample_cards(view, self.rules, self._random)
             seed = self._random.randrange(2**31) if seed is None else seed
-            # one game per candidate: FastGame.copy() of an at_position game does not keep its plain next
-            # deal, so the chips after the deal's last action would differ from search's
+            # one game per candidate, built as search builds its worlds (a copy of one world per candidate would
+            # do as well since FastGame.copy() keeps an at_position game's plain next deal, commit 5fe94be)
             games.extend(
                 FastGame.at_position(position, hands, dead, seed=seed, plain_next_deal=True) for _ in candidates
             )
