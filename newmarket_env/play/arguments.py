@@ -45,6 +45,24 @@ examples:
 """
 
 
+def _add_table_options(parser: argparse.ArgumentParser) -> None:
+    """``--variant`` and ``--players``, the same for ``play`` and ``watch``."""
+    parser.add_argument(
+        "--variant",
+        default="newmarket",
+        choices=list(VARIANTS),
+        metavar="NAME",
+        help=f"the rules preset: {', '.join(VARIANTS)} (default: newmarket)",
+    )
+    parser.add_argument(
+        "--players",
+        type=int,
+        default=None,
+        metavar="N",
+        help="number of players, 3-8 (newbury: 4); default: the variant's default, 4",
+    )
+
+
 def _known_agents() -> str:
     """The agent names for the help text; the help must show even if an agent module fails to import."""
     from newmarket_env import available_agents
@@ -72,20 +90,7 @@ def add_play_arguments(parser: argparse.ArgumentParser) -> None:
             )
         ),
     )
-    parser.add_argument(
-        "--variant",
-        default="newmarket",
-        choices=list(VARIANTS),
-        metavar="NAME",
-        help=f"the rules preset: {', '.join(VARIANTS)} (default: newmarket)",
-    )
-    parser.add_argument(
-        "--players",
-        type=int,
-        default=None,
-        metavar="N",
-        help="number of players, 3-8 (newbury: 4); default: the variant's default, 4",
-    )
+    _add_table_options(parser)
     parser.add_argument(
         "--seat", type=int, default=0, metavar="K", help="your seat, 0..N-1; seat 0 deals first (default: 0)"
     )
@@ -161,20 +166,7 @@ def add_watch_arguments(parser: argparse.ArgumentParser) -> None:
         "or from one seat's view.",
         WATCH_EPILOG,
     )
-    parser.add_argument(
-        "--variant",
-        default="newmarket",
-        choices=list(VARIANTS),
-        metavar="NAME",
-        help=f"the rules preset: {', '.join(VARIANTS)} (default: newmarket)",
-    )
-    parser.add_argument(
-        "--players",
-        type=int,
-        default=None,
-        metavar="N",
-        help="number of players, 3-8 (newbury: 4); default: the variant's default, 4",
-    )
+    _add_table_options(parser)
     parser.add_argument(
         "--agents",
         default="random",
