@@ -1689,40 +1689,52 @@ cdef class CompiledSearch:
         other seats' hand sizes (seats 1..n-1 of the view frame), ``dead_known`` the
         known part of the dead hand; the viewer sits at seat 0 holding ``hand``.
         """
-        cdef int pool[NUM_CARDS]
         cdef int counts[MAX_SEATS]
         cdef int acts[MAX_LEGAL]
-        cdef uint64_t hands[MAX_SEATS]
-        cdef uint64_t dead
-        cdef int size, i, s, start, c, w, n_cand = len(candidates)
-        cdef uint64_t seed
+        cdef int c, w, n_cand = len(candidates)
         totals = np.zeros(n_cand)
         cdef double[::1] total = totals
-        for s in range(1, self.r.n):
-            counts[s] = card_counts[s - 1]
+        self._counts(card_counts, counts)
         for c in range(n_cand):
             acts[c] = candidates[c]
         for w in range(budget):
-            size = _cards_of(unseen, pool)      # sample_cards: the unseen cards, shuffled as random.shuffle
-            shuffle(&self.worlds, pool, size)
-            hands[0], start = hand, 0
-            for s in range(1, self.r.n):
-                hands[s] = 0
-                for i in range(start, start + counts[s]):
-                    hands[s] |= 1ULL << pool[i]
-                start += counts[s]
-            dead = dead_known
-            for i in range(start, size):
-                dead |= 1ULL << pool[i]
-            if w == 0:   # the first world is built from the position, seeded as game_at(seed=randrange(2**31))
-                seed = _randbits31(&self.worlds)
-                table_at(&self.template, &self.r, &self.placeholder, position, seed)
-            self.world = self.template
-            set_hidden_cards(&self.world, hands, dead)
+            self._sample(w, position, hand, unseen, dead_known, counts)
             for c in range(n_cand):
                 total[c] += play_out(&self.world, acts[c], self.rollout.code, &self.r, &self.rollout.rng,
                                      &self.view)
         return totals / budget
+
+    cdef void _counts(self, card_counts, int *counts) except *:
+        """The other seats' hand sizes (seats 1..n-1 of the view frame) into ``counts[1:n]``."""
+        cdef int s
+        if len(card_counts) != self.r.n - 1:
+            raise ValueError(f"card_counts must give the hand sizes of seats 1..{self.r.n - 1}; "
+                             f"got {len(card_counts)} numbers")
+        for s in range(1, self.r.n):
+            counts[s] = card_counts[s - 1]
+
+    cdef void _sample(self, int w, position, uint64_t hand, uint64_t unseen, uint64_t dead_known,
+                      const int *counts) except *:
+        """World ``w`` of a search into ``self.world``: agents/sampling.py's sample_world, with its draws."""
+        cdef int pool[NUM_CARDS]
+        cdef uint64_t hands[MAX_SEATS]
+        cdef uint64_t dead
+        cdef int size, i, s, start
+        size = _cards_of(unseen, pool)      # sample_cards: the unseen cards, shuffled as random.shuffle
+        shuffle(&self.worlds, pool, size)
+        hands[0], start = hand, 0
+        for s in range(1, self.r.n):
+            hands[s] = 0
+            for i in range(start, start + counts[s]):
+                hands[s] |= 1ULL << pool[i]
+            start += counts[s]
+        dead = dead_known
+        for i in range(start, size):
+            dead |= 1ULL << pool[i]
+        if w == 0:   # the first world is built from the position, seeded as game_at(seed=randrange(2**31))
+            table_at(&self.template, &self.r, &self.placeholder, position, _randbits31(&self.worlds))
+        self.world = self.template
+        set_hidden_cards(&self.world, hands, dead)
 
 
 cdef inline uint64_t _randbits31(Rng *rng) noexcept nogil:
@@ -2175,6 +2187,8 @@ cdef class TableBatch:
     - ``done`` ``(N,)`` bool: the table's session ended in this call; ``results[i]`` holds
       each seat's chips won in it and ``final_observations[i, s]`` seat ``s``'s last view.
 
+    - ``deal_index`` ``(N,)`` int32: the deal each table is in (0 for its session's first).
+
     ``seat_policies`` ``(N, players)`` int8 is read at every decision: a code of
     ``POLICY_CODES`` (``random``, ``lowest``, ``greedy``, ``control``) plays that seat in C,
     a negative code leaves it to the caller (default: every seat, for self-play).
@@ -2186,21 +2200,28 @@ cdef class TableBatch:
     over until :meth:`restart`. A session in which no caller's seat decides is skipped
     (played to its end inside the call, its chips unreported), up to
     ``MAX_EMPTY_SESSIONS`` in a row.
+
+    :meth:`load` puts a copy of a :class:`FastGame` at a table (search rollouts:
+    many sampled worlds stepped together, see agents/guided_search.py), and
+    :meth:`observe` writes any seat's observation of chosen tables.
     """
 
     cdef RuleCodes r
     cdef Table *tables
+    cdef Inputs *loaded                # per table: the inputs of the game :meth:`load` copied there (owned)
+    cdef int allocated                 # tables allocated by __cinit__ (what __dealloc__ frees)
     cdef Rng *policy_rngs
     cdef View view
     cdef long *last_balance
+    cdef unsigned char *marks          # scratch for _table_indices, all 0 between calls
     cdef readonly int num_tables, n
     cdef readonly object rules
     cdef readonly object seed
     cdef readonly long sessions_started
     cdef public bint auto_restart
     cdef readonly object to_act, observations, action_masks, rewards, done, results, final_observations
-    cdef readonly object seat_policies, static
-    cdef int[::1] _to_act
+    cdef readonly object seat_policies, static, deal_index
+    cdef int[::1] _to_act, _deal_index
     cdef float[:, ::1] _obs
     cdef float[:, :, ::1] _final
     cdef signed char[:, ::1] _mask, _policies
@@ -2214,7 +2235,11 @@ cdef class TableBatch:
         self.tables = <Table *>calloc(num_tables, sizeof(Table))
         self.policy_rngs = <Rng *>calloc(num_tables, sizeof(Rng))
         self.last_balance = <long *>calloc(num_tables * MAX_SEATS, sizeof(long))
-        if self.tables == NULL or self.policy_rngs == NULL or self.last_balance == NULL:
+        self.loaded = <Inputs *>calloc(num_tables, sizeof(Inputs))
+        self.marks = <unsigned char *>calloc(num_tables, 1)
+        self.allocated = num_tables
+        if (self.tables == NULL or self.policy_rngs == NULL or self.last_balance == NULL or self.loaded == NULL
+                or self.marks == NULL):
             raise MemoryError()
 
     def __init__(self, rules, int num_tables, seed=0, seat_policies=None):
@@ -2226,6 +2251,8 @@ cdef class TableBatch:
         self.static = static_part(rules)
         self._static = self.static
         self.to_act = np.zeros(num_tables, dtype=np.int32)
+        self.deal_index = np.zeros(num_tables, dtype=np.int32)
+        self._deal_index = self.deal_index
         self.observations = np.zeros((num_tables, OBS_SIZE), dtype=np.float32)
         self.final_observations = np.zeros((num_tables, self.n, OBS_SIZE), dtype=np.float32)
         self.action_masks = np.zeros((num_tables, NUM_ACTIONS), dtype=np.int8)
@@ -2242,6 +2269,13 @@ cdef class TableBatch:
         self.reset(seed)
 
     def __dealloc__(self):
+        cdef int i
+        if self.loaded != NULL:
+            for i in range(self.allocated):
+                free(self.loaded[i].deals)
+                free(self.loaded[i].lots)
+        free(self.loaded)
+        free(self.marks)
         free(self.tables)
         free(self.policy_rngs)
         free(self.last_balance)
@@ -2316,6 +2350,7 @@ cdef class TableBatch:
     cdef void _observe(self, int i) noexcept:
         cdef Table *t = &self.tables[i]
         self._to_act[i] = t.to_act
+        self._deal_index[i] = t.deal_index
         if t.over:
             memset(&self._obs[i, 0], 0, OBS_SIZE * sizeof(float))
             memset(&self._mask[i, 0], 0, NUM_ACTIONS)
@@ -2339,6 +2374,69 @@ cdef class TableBatch:
             self._settle(i)
         return self.to_act, self.observations, self.action_masks, self.rewards, self.done
 
+    def load(self, int i, FastGame game):
+        """Table ``i`` becomes a copy of ``game`` (of the batch's rules, not over): its state, its random
+        stream and the inputs its table holds (given deals and lots, ``at_position``'s placeholder next
+        deal), as :meth:`FastGame.copy` copies them; no action log, no record. Counts as a call for table
+        ``i`` alone: the compiled seats of ``seat_policies`` play on to a caller's decision, ``rewards[i]``
+        is what they won meanwhile (0 if none played), and the arrays hold its new state.
+        """
+        if not 0 <= i < self.num_tables:
+            raise ValueError(f"table={i} is out of range; allowed: 0..{self.num_tables - 1}")
+        if game.rules is not self.rules and game.rules != self.rules:
+            raise ValueError("the game's rules are not the batch's (the rules it was made with); load only "
+                             "games of the batch's rules")
+        if game.t.over:
+            raise ValueError("the game is over; load only a game that waits on a decision")
+        self._put(i, &game.t)
+
+    def load_worlds(self, CompiledSearch sampler, position, uint64_t hand, uint64_t unseen, uint64_t dead_known,
+                    card_counts, int budget, int width):
+        """``budget`` worlds of ``position`` sampled by ``sampler`` (the draws of its :meth:`CompiledSearch.evaluate`,
+        so of agents/sampling.py's sample_world for the same seed), world ``w`` loaded (:meth:`load`) at tables
+        ``w * width`` to ``w * width + width - 1``: one table per candidate action of a search."""
+        cdef int counts[MAX_SEATS]
+        cdef int w, k
+        if sampler.rules is not self.rules and sampler.rules != self.rules:
+            raise ValueError("the sampler's rules are not the batch's; sample worlds of the batch's rules")
+        if budget < 1 or width < 1 or budget * width > self.num_tables:
+            raise ValueError(f"budget={budget} worlds x width={width} tables each must be 1..{self.num_tables} "
+                             f"tables (the batch's)")
+        sampler._counts(card_counts, counts)
+        for w in range(budget):
+            sampler._sample(w, position, hand, unseen, dead_known, counts)
+            for k in range(w * width, (w + 1) * width):
+                self._put(k, &sampler.world)
+
+    cdef void _put(self, int i, const Table *source) except *:
+        """Table ``i`` becomes a copy of ``source`` (with copies of its inputs), then as after a step."""
+        cdef Table *t = &self.tables[i]
+        cdef int s
+        t[0] = source[0]
+        t.r, t.log, t.events = &self.r, NULL, NULL
+        if source.inputs != NULL:
+            _copy_inputs(&self.loaded[i], source.inputs)
+            t.inputs = &self.loaded[i]
+        for s in range(self.n):
+            self.last_balance[i * MAX_SEATS + s] = t.balances[s]
+        self._done[i] = 0
+        self._play_compiled(i)
+        self._settle(i)
+
+    def observe(self, int seat, tables=None):
+        """``seat``'s flat observation at each of ``tables`` (every table when None), whoever is to act:
+        a new ``(len(tables), FLAT_SIZE)`` float32 array (FastGame.encode_into, table by table)."""
+        cdef long[::1] which = self._table_indices(tables) if tables is not None else None
+        cdef int count = self.num_tables if which is None else which.shape[0]
+        cdef int k
+        if not 0 <= seat < self.n:
+            raise ValueError(f"seat={seat} is not a seat; allowed: 0..{self.n - 1}")
+        out = np.empty((count, OBS_SIZE), dtype=np.float32)
+        cdef float[:, ::1] rows = out
+        for k in range(count):
+            encode_table(&self.tables[k if which is None else which[k]], seat, &rows[k, 0], &self._static[0])
+        return out
+
     def random_actions(self):
         """A uniformly random legal action for every table (as the compiled ``random`` draws it, from the
         tables' own policy streams): a driver for tests, benchmarks and random exploration."""
@@ -2351,20 +2449,31 @@ cdef class TableBatch:
         return out
 
     cdef long[::1] _table_indices(self, tables):
+        # checked in C loops, not numpy calls: search rollouts step a few tables at a time, thousands of times
+        cdef long[::1] view
+        cdef int k, bad = 0
         which = np.asarray(tables)
-        if which.ndim != 1 or not np.issubdtype(which.dtype, np.integer) or (
-                which.size and (which.min() < 0 or which.max() >= self.num_tables)):
+        if which.ndim == 1 and which.dtype.kind in "iu":   # np.issubdtype(dtype, np.integer), bools excluded
+            view = np.ascontiguousarray(which, dtype=np.int_)
+            for k in range(view.shape[0]):
+                bad |= not 0 <= view[k] < self.num_tables
+        if which.ndim != 1 or which.dtype.kind not in "iu" or bad:
             raise ValueError(f"tables must be a 1-d int array of table numbers 0..{self.num_tables - 1}")
-        if np.unique(which).size != which.size:
+        for k in range(view.shape[0]):   # repeats: each table marked once (marks cleared again below)
+            bad |= self.marks[view[k]]
+            self.marks[view[k]] = 1
+        for k in range(view.shape[0]):
+            self.marks[view[k]] = 0
+        if bad:
             raise ValueError("tables must not repeat a table")
-        return np.ascontiguousarray(which, dtype=np.int_)
+        return view
 
     cdef long[::1] _checked(self, actions, long[::1] which, int count):
         """The actions as C longs, every one legal; else a one-line ValueError and nothing changed."""
         cdef Table *t
         cdef int k, i
         chosen = np.asarray(actions)
-        if chosen.shape != (count,) or not np.issubdtype(chosen.dtype, np.integer):
+        if chosen.shape != (count,) or chosen.dtype.kind not in "iu":   # ints, not bools
             raise ValueError(f"actions must be {count} action ids (an int array of shape ({count},)); "
                              f"got {chosen.dtype} of shape {chosen.shape}")
         chosen = np.ascontiguousarray(chosen, dtype=np.int_)
@@ -2404,7 +2513,12 @@ cdef class TableBatch:
         """Table ``i`` as a :class:`FastGame` copy (for inspection and tests; not on the hot path)."""
         if not 0 <= i < self.num_tables:
             raise ValueError(f"table={i} is out of range; allowed: 0..{self.num_tables - 1}")
-        return _game_around(self.rules, None, (), (), False, &self.r, &self.tables[i])
+        cdef FastGame game = _game_around(self.rules, None, (), (), False, &self.r, &self.tables[i])
+        if self.tables[i].inputs != NULL:   # a loaded table's inputs (a started session's table has none)
+            _copy_inputs(&game.inputs, self.tables[i].inputs)
+        else:
+            game.t.inputs = NULL
+        return game
 
 
 cdef void _seed_policy_rng(Rng *rng, uint64_t seed) noexcept nogil:

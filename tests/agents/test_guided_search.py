@@ -59,6 +59,76 @@ def test_rollouts_equal_the_python_search_with_the_same_rollout_policy(states):
     assert compared == 40
 
 
+def reference_evaluate(agent, view, candidates):
+    """guided_search's evaluate as it was before its rollouts ran on a TableBatch, kept as the readable
+    reference of the batched one: ``budget`` worlds sampled in Python (``agent._random``, search's
+    ``sample_cards`` and seed draw), one ``FastGame.at_position`` per world and candidate, and at each
+    rollout step a Python loop that encodes every unfinished game and its legal mask for one forward pass."""
+    from newmarket_env.agents.sampling import VIEWER, position_of, sample_cards
+    from newmarket_env.engine._fast import FastGame
+    from newmarket_env.observation.encode import static_part
+
+    static = static_part(agent.rules)
+    position = position_of(view, agent.rules)
+    games, seed = [], None
+    for _ in range(agent.budget):
+        hands, dead = sample_cards(view, agent.rules, agent._random)
+        seed = agent._random.randrange(2**31) if seed is None else seed
+        games.extend(FastGame.at_position(position, hands, dead, seed=seed, plain_next_deal=True) for _ in candidates)
+    start = np.array([g.balances[VIEWER] for g in games], dtype=np.float64)
+    deal = games[0].deal_index
+    for game, action in zip(games, candidates * agent.budget, strict=True):
+        game.apply(action)
+    live = [i for i, g in enumerate(games) if not g.over and g.deal_index == deal]
+    steps = 0
+    while live and not (agent.cutoff and steps >= agent.cutoff):
+        obs = np.zeros((len(live), FLAT_SIZE), dtype=np.float32)
+        masks = np.zeros((len(live), NUM_ACTIONS), dtype=bool)
+        for row, i in enumerate(live):
+            games[i].encode_into(games[i].to_act, obs[row], static)
+            masks[row, games[i].legal] = True
+        for i, action in zip(live, agent.policy.act_batch(obs, masks), strict=True):
+            games[i].apply(int(action))
+        live = [i for i in live if not games[i].over and games[i].deal_index == deal]
+        steps += 1
+    chips = np.array([g.balances[VIEWER] for g in games], dtype=np.float64) - start
+    if live:
+        obs = np.zeros((len(live), FLAT_SIZE), dtype=np.float32)
+        for row, i in enumerate(live):
+            games[i].encode_into(VIEWER, obs[row], static)
+        chips[live] += agent.value.chips(obs)
+    return chips.reshape(agent.budget, len(candidates)).mean(axis=0)
+
+
+@pytest.mark.parametrize("cutoff", [0, 3])
+@pytest.mark.parametrize("preset", ["newmarket", "michigan", "newbury"])
+def test_batched_rollouts_equal_the_per_game_reference(preset, cutoff):
+    """The same chip means per candidate, to the last bit, as the per-game reference above, decision after
+    decision (the random streams and the reused batch carry over), with a network of the shipped size
+    (random weights: every seat of a rollout plays its greedy action) and, with a cut-off, a value net."""
+    from newmarket_env.agents.guided_search import GuidedSearchAgent
+    from newmarket_env.eval.bench.guided import random_network, random_value
+    from newmarket_env.train.expert.collect import collect_states
+
+    rules = make_rules(preset, 4)
+    data = collect_states(rules, None, "control", [], 0.0, tables=4, count=30, seed=5, reward_scale=0.1)
+    network, value = random_network(rules), random_value() if cutoff else None
+    batched = GuidedSearchAgent(rules, 7, network, value, budget=3, cutoff=cutoff)
+    reference = GuidedSearchAgent(rules, 7, network, value, budget=3, cutoff=cutoff)
+    decisions, spread = set(), 0
+    for k in range(len(data.returns)):
+        view = decode(data.obs[k], data.masks[k])
+        if len(view.legal) < 2 or view.decision.value == "stake":  # search decides these without rollouts
+            continue
+        candidates = reference.candidates(view)
+        means = batched.evaluate(view, candidates)
+        np.testing.assert_array_equal(means, reference_evaluate(reference, view, candidates), err_msg=f"state {k}")
+        decisions.add(view.decision.value)
+        spread += np.ptp(means) > 0
+    assert spread >= 5, spread  # the candidates' means do differ: the comparison is not of constants
+    assert {"newbury": "discard", "michigan": "bid"}.get(preset, "lead") in decisions, decisions
+
+
 def test_value_cutoff_adds_the_value_of_rollouts_still_running(states):
     """Cut after one decision near a deal's start (every seat holds 9+ cards: one decision, even with the
     forced plays the engine makes after it, cannot end the deal): the means with a value net that says
