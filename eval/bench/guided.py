@@ -6,8 +6,10 @@ turn), so it can be a row of the suite. The network is a trained file when given
 random one of the shipped agents' size (two hidden layers of 128): the think time depends on the
 network's size and on how long its rollouts last, not on how well it plays.
 
-``python -m newmarket_env.eval.bench.guided [--network PATH] [--decisions N]`` times every
-configuration on the same decisions (newmarket, 4 players) and prints milliseconds per decision.
+``python -m newmarket_env.eval.bench.guided [--network PATH] [--variant V] [--decisions N] [--rounds R]
+[--settings B:C,...]`` times ``search`` (budgets 8 and 64, its default) and ``guided_search`` at each
+budget:cutoff setting on the same decisions (the network's preset, else ``--variant``; 4 players) and
+prints milliseconds per decision, the median of the rounds.
 """
 
 from __future__ import annotations
@@ -99,13 +101,20 @@ def guided_player(budget: int, cutoff: int = 0):
 
 
 def think_times(
-    configurations: Mapping[str, Callable[..., Any]], decisions: int, seed: int = 0, rules_overrides: dict | None = None
+    configurations: Mapping[str, Callable[..., Any]],
+    decisions: int,
+    seed: int = 0,
+    rules_overrides: dict | None = None,
+    variant: str = "newmarket",
+    rounds: int = 1,
 ) -> dict[str, float]:
     """Milliseconds per decision of each agent maker ``(rules, seed) -> agent``, on the same ``decisions``
-    decisions (newmarket, 4 players; the decisions of ``control`` seats playing the sessions)."""
+    decisions (``variant``, 4 players; the decisions of ``control`` seats playing the sessions): the median
+    over ``rounds`` rounds, each timing every configuration in turn (a loaded machine slows one round, not
+    one configuration)."""
     from newmarket_env import load_agent, raw_env
 
-    aec = raw_env(variant="newmarket", num_players=PLAYERS, **dict(rules_overrides or {}))
+    aec = raw_env(variant=variant, num_players=PLAYERS, **dict(rules_overrides or {}))
     observations: list[dict[str, np.ndarray]] = []
     session = seed
     while len(observations) < decisions:
@@ -118,40 +127,74 @@ def think_times(
                 observations.append({k: np.copy(v) for k, v in observation.items()})
             aec.step(seats[seat].act(observation))
         session += 1
-    times = {}
-    for name, make in configurations.items():
-        agent = make(aec.rules, seed)
-        began = time.perf_counter()
-        for observation in observations:
-            agent.act(observation)
-        times[name] = 1000 * (time.perf_counter() - began) / len(observations)
-    return times
+    times: dict[str, list[float]] = {name: [] for name in configurations}
+    for _ in range(rounds):
+        for name, make in configurations.items():
+            agent = make(aec.rules, seed)
+            began = time.perf_counter()
+            for observation in observations:
+                agent.act(observation)
+            times[name].append(1000 * (time.perf_counter() - began) / len(observations))
+    return {name: float(np.median(ms)) for name, ms in times.items()}
+
+
+GUIDED_SETTINGS = ((8, 0), (4, 0), (4, 2), (2, 4), (2, 2), (1, 4))  # (budget, cutoff) timed by default
+
+
+def _settings(text: str) -> list[tuple[int, int]]:
+    """``"8:0,2:2"`` -> ``[(8, 0), (2, 2)]`` (budget:cutoff pairs)."""
+    try:
+        pairs = [tuple(int(x) for x in item.split(":")) for item in text.split(",")]
+    except ValueError:
+        pairs = []
+    if not pairs or any(len(p) != 2 or p[0] < 1 or p[1] < 0 for p in pairs):
+        raise argparse.ArgumentTypeError(f"{text!r} is not a list of BUDGET:CUTOFF pairs (budget >= 1, cutoff >= 0)")
+    return [(p[0], p[1]) for p in pairs]
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m newmarket_env.eval.bench.guided",
-        description="Think time per decision of search and guided_search on the same newmarket decisions.",
+        description="Think time per decision of search and guided_search on the same decisions.",
     )
     parser.add_argument("--network", help="a trained saved-agent .npz (default: a random 128x128 network)")
+    parser.add_argument(
+        "--variant", choices=SEARCH_VARIANTS, help="the decisions' preset (default: the network's, else newmarket)"
+    )
     parser.add_argument("--decisions", type=int, default=100, help="decisions timed per agent (default 100)")
+    parser.add_argument("--rounds", type=int, default=1, help="rounds; the median is printed (default 1)")
+    parser.add_argument(
+        "--settings",
+        type=_settings,
+        default=list(GUIDED_SETTINGS),
+        help="guided_search BUDGET:CUTOFF pairs, comma-separated (default: "
+        + ",".join(f"{b}:{c}" for b, c in GUIDED_SETTINGS)
+        + ")",
+    )
     args = parser.parse_args(argv)
     if args.decisions < 1:
         parser.error(f"--decisions {args.decisions} is not allowed; allowed: 1 or more")
+    if args.rounds < 1:
+        parser.error(f"--rounds {args.rounds} is not allowed; allowed: 1 or more")
     from newmarket_env.agents.saved import read_saved
 
     overrides = {}
+    variant = args.variant or "newmarket"
     if args.network:
-        trained_rules = read_saved(args.network)[0]["rules"]
-        overrides = {"num_deals": trained_rules["num_deals"]}
+        metadata = read_saved(args.network)[0]
+        if args.variant and args.variant != metadata["variant"]:
+            parser.error(f"--variant {args.variant} is not the network's ({metadata['variant']}); omit it")
+        variant, overrides = metadata["variant"], {"num_deals": metadata["rules"]["num_deals"]}
     configurations: dict[str, Callable[..., Any]] = {
         f"search budget {b}": (lambda rules, seed, b=b: search_agent(rules, seed, b)) for b in (8, 64)
     }
-    for budget, cutoff in ((8, 0), (4, 0), (8, 8), (16, 8)):
+    for budget, cutoff in args.settings:
         configurations[f"guided_search budget {budget} cutoff {cutoff}"] = lambda rules, seed, b=budget, c=cutoff: (
             guided_agent(rules, seed, b, c, args.network)
         )
-    for name, ms in think_times(configurations, args.decisions, rules_overrides=overrides).items():
+    times = think_times(configurations, args.decisions, rules_overrides=overrides, variant=variant, rounds=args.rounds)
+    print(f"{variant}, {args.decisions} decisions, median of {args.rounds} round(s):")
+    for name, ms in times.items():
         print(f"{name}: {ms:.2f} ms per decision")
     return 0
 

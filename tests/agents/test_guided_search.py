@@ -1,8 +1,6 @@
 """guided_search: network rollouts equal search's with the same rollout policy; legal, deterministic play;
 the value cut-off; saved value networks; one-line errors."""
 
-from typing import ClassVar
-
 import numpy as np
 import pytest
 
@@ -256,22 +254,20 @@ def test_each_rollout_decision_sees_the_observation_of_the_seat_to_act(states):
     """The network is asked with the deciding seat's own view: every legal card it is offered is in the hand
     that view shows (the view of another seat would show other cards)."""
     from newmarket_env.agents.guided_search import GuidedSearchAgent
-    from newmarket_env.agents.saved import SavedAgent
 
-    class Recording(SavedAgent):
-        rows: ClassVar[list] = []
+    rows = []
 
-        def act_batch(self, observations, masks):
-            self.rows.extend(zip(observations.copy(), masks.copy(), strict=True))
-            return super().act_batch(observations, masks)
+    class Recording(GuidedSearchAgent):
+        def _actions(self, observations, masks):  # the rollouts' one call to the network per step
+            rows.extend(zip(observations.copy(), masks.copy(), strict=True))
+            return super()._actions(observations, masks)
 
-    base = _first_legal_network(RULES)
-    network = Recording(RULES, 0, base.metadata, base.layers)
+    network = _first_legal_network(RULES)
     for k in range(0, 40, 8):
         view = decode(states.obs[k], states.masks[k])
-        GuidedSearchAgent(RULES, k, network, budget=3).evaluate(view, view.legal[:2])
+        Recording(RULES, k, network, budget=3).evaluate(view, view.legal[:2])
     cards = 0
-    for obs, mask in network.rows:
+    for obs, mask in rows:
         seen = decode(obs, mask)
         for action in seen.legal:
             if action < 52:

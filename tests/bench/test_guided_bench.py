@@ -3,7 +3,7 @@
 import pytest
 
 from newmarket_env.engine.choice import compiled_available
-from newmarket_env.eval.bench.guided import guided_player, main, random_network, think_times
+from newmarket_env.eval.bench.guided import GUIDED_SETTINGS, guided_player, main, random_network, think_times
 
 pytestmark = pytest.mark.skipif(not compiled_available(), reason="guided_search needs the compiled engine")
 
@@ -21,7 +21,27 @@ def test_think_times_time_every_configuration_on_the_same_decisions(capsys):
     assert list(times) == ["search"] and times["search"] > 0
     assert main(["--decisions", "3"]) == 0
     out = capsys.readouterr().out
-    assert out.count("ms per decision") == 6 and "guided_search budget 16 cutoff 8" in out
+    assert out.count("ms per decision") == 2 + len(GUIDED_SETTINGS) and "guided_search budget 2 cutoff 2" in out
+    assert main(["--decisions", "2", "--variant", "newbury", "--rounds", "2", "--settings", "3:1"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("newbury, 2 decisions, median of 2 round(s)") and out.count("ms per decision") == 3
+    assert "guided_search budget 3 cutoff 1" in out
+
+
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["--settings", "8"], "'8' is not a list of BUDGET:CUTOFF pairs"),
+        (["--settings", "0:2"], "'0:2' is not a list of BUDGET:CUTOFF pairs"),
+        (["--rounds", "0"], "--rounds 0 is not allowed; allowed: 1 or more"),
+        (["--variant", "hoyle1885"], "invalid choice: 'hoyle1885'"),
+    ],
+)
+def test_bad_options_exit_2_with_one_line(argv, message, capsys):
+    with pytest.raises(SystemExit) as exit_:
+        main(argv)
+    err = capsys.readouterr().err
+    assert exit_.value.code == 2 and message in err and err.strip().splitlines()[-1].count(message) == 1
 
 
 def test_the_random_network_is_seeded():
