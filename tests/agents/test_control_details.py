@@ -1,0 +1,268 @@
+"""``control`` and ``hand_value`` asked directly, on hand-built views, with the numbers worked by hand.
+
+``load_agent("control")`` decides in compiled code when the engine is built, so these tests call the
+Python reference (``agents/control.py``) itself. The weights come from the modules' constants:
+control's CONTROL 4, PLAN_DEPTH 2, EXCHANGE_MARGIN 0.5, AUCTION_VALUE 8; hand_value's runs -1 each,
++1 for a run that ends on a known stop, 0.7 * (chips + 1) per boodle held, 0.25 * per_card_payment
+per card.
+"""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from newmarket_env import actions as A
+from newmarket_env.agents.control import ControlPolicy
+from newmarket_env.agents.greedy import GreedyPolicy
+from newmarket_env.agents.hand_value import hand_value, sample_widow, widow_gain
+from newmarket_env.cards import card_from_text as C
+from newmarket_env.cards import mask_from_texts as M
+from newmarket_env.engine.types import Decision
+from newmarket_env.rules import LeadRule, make_rules
+from tests.agents.views import hand_view
+
+NEWMARKET = make_rules("newmarket", 4)  # ace low; boodles AS KH QC JD; lowest_other_suit
+MICHIGAN = make_rules("michigan", 4)  # ace high; boodles AH KC QD JS; widow fee 4
+NEWBURY = make_rules("newbury", 4)  # ace low; horses TC JD QS KH
+
+RANKS = "23456789TJQKA"
+
+
+def suit(letter: str, ranks: str = RANKS) -> list[str]:
+    return [r + letter for r in ranks]
+
+
+# ---------------------------------------------------------------- leads: chains that keep control
+# newmarket, hand QC KC 5H 6H 9D; seat 1 played 7H; stacks AS 1, KH 2, QC 3, JD 0; 13 dead cards unknown.
+# Unseen: 52 - 5 held - 1 played = 46, so the chance that an open run's next card is dead is 13 / 46.
+P_DEAD = 13 / 46
+PLAN_HAND = ["QC", "KC", "5H", "6H", "9D"]
+
+
+def _plan_view(**changes):
+    return hand_view(NEWMARKET, PLAN_HAND, played_by=[[], ["7H"]], boodle_stacks=[1, 2, 3, 0], dead_count=13, **changes)
+
+
+# Greedy's lead_score of 9D here: 2 (one card) + 0.5 (one diamond) + 1 (diamonds unopened) - 0.05 * 8.
+NINE_D_TIPS = 2 + 0.5 + 1 - 0.4
+NINE_D_OPEN = 1 + P_DEAD * 4 + 0.25 * NINE_D_TIPS  # 9D alone; TD unknown: the lead may come back
+
+
+@pytest.mark.parametrize(
+    "card,depth,expected",
+    [
+        # QC KC: 1 + QC's 3 chips + 1, then 1 for KC = 6; KC is the top: lead again (+4) from 5H 6H 9D, whose
+        # best plan is 5H 6H (2, stops on the played 7H, +4), then 9D alone, which empties the hand (1 + 100).
+        ("QC", 2, 6 + 4 + (2 + 4 + 101)),
+        # The same chain planned one lead shallower: after QC KC, 5H 6H stops and may lead 9D (depth 0: +4 only).
+        ("QC", 1, 6 + 4 + (2 + 4)),
+        ("QC", 0, 6 + 4),  # no further planning: the lead comes back, that is all
+        # 5H 6H (2), lead again (+4): QC KC (6), lead again (+4), 9D goes out (1 + 100).
+        ("5H", 2, 2 + 4 + (6 + 4 + 101)),
+        ("9D", 2, NINE_D_OPEN),
+    ],
+)
+def test_plan_value_worked_by_hand(card, depth, expected):
+    view = _plan_view()
+    policy = ControlPolicy(NEWMARKET)
+    known = view.played | view.known_dead
+    boodles = M(["AS", "KH", "QC", "JD"])
+    assert policy.plan_value(view, view.hand, known, C(card), depth, boodles, P_DEAD) == pytest.approx(expected)
+
+
+def test_plan_value_when_the_lead_passes_on_or_the_hand_empties():
+    policy = ControlPolicy(NEWMARKET)
+    boodles = M(["AS", "KH", "QC", "JD"])
+    # Opposite colour after a club stop: red suits only, and none is held: the lead passes (6, no +4).
+    view = hand_view(
+        NEWMARKET, ["QC", "KC", "4S", "5S"], boodle_stacks=[1, 2, 3, 0], lead_rule=LeadRule.LOWEST_OPPOSITE_COLOUR
+    )
+    assert policy.plan_value(view, view.hand, 0, C("QC"), 2, boodles, 0.5) == pytest.approx(6)
+    # QC KC is the whole hand: out (6 + 100).
+    view = hand_view(NEWMARKET, ["QC", "KC"], boodle_stacks=[1, 2, 3, 0])
+    assert policy.plan_value(view, view.hand, 0, C("QC"), 2, boodles, 0.5) == pytest.approx(106)
+
+
+def test_control_leads_the_best_plan_and_breaks_ties_by_lowest_id():
+    """QC and 5H both plan to 117: QC has the lower card id. Either beats 9D, whose run stays open."""
+    policy = ControlPolicy(NEWMARKET)
+    assert policy.decide(_plan_view(legal=["5H", "QC", "9D"])) == C("QC")
+    assert policy.decide(_plan_view(legal=["9D", "5H"])) == C("5H")
+
+
+def test_control_prefers_a_run_that_stops_on_a_known_card_where_greedy_takes_the_long_run():
+    """Hand 5H 6H 2D 3D 4D, 7H played. greedy: 2D-4D scores 6 + 1.5 + 1 - 0.05 = 8.45, 5H-6H 4 + 1 - 0.2 = 4.8.
+    control: 5H 6H stops on 7H, so it leads again and 2D-4D then empties the hand (2 + 4 + 3 + 100 = 109);
+    2D-4D first leaves its run open at 5D (3 + 4 * 13/46 + 0.25 * 8.45, about 6.2)."""
+    view = hand_view(
+        NEWMARKET, ["5H", "6H", "2D", "3D", "4D"], played_by=[[], ["7H"]], dead_count=13, legal=["2D", "5H"]
+    )
+    assert GreedyPolicy(NEWMARKET).decide(view) == C("2D")
+    assert ControlPolicy(NEWMARKET).decide(view) == C("5H")
+
+
+def test_a_known_dead_card_is_a_stop_like_a_played_one():
+    """5H 6H 9D with 7H known dead (not played): 5H 6H stops, leads 9D and goes out: 2 + 4 + 101 = 107."""
+    view = hand_view(NEWMARKET, ["5H", "6H", "9D"], known_dead=["7H"], dead_count=13)
+    policy = ControlPolicy(NEWMARKET)
+    known = view.played | view.known_dead
+    assert policy.plan_value(view, view.hand, known, C("5H"), 2, 0, 0.25) == pytest.approx(107)
+    assert policy.decide(hand_view(NEWMARKET, ["5H", "6H", "9D"], known_dead=["7H"], legal=["9D", "5H"])) == C("5H")
+
+
+# ---------------------------------------------------------------- Newbury discards
+DISCARD_HAND = ["5H", "6H", "7H", "TC", "2C", "9S", "QD", "KD", "AD"]
+
+
+@pytest.mark.parametrize(
+    "card,expected",
+    [
+        ("6H", 0.5 + 3 - 1.5),  # 5H below is held (+3), 7H above is held (-1.5)
+        ("7H", 0.6 + 3),  # 6H below held, 8H not
+        ("5H", 0.4 - 1.5),  # nothing below, 6H above
+        ("2C", 0.1 + 1),  # neither neighbour held: one entry point fewer
+        ("9S", 0.8 + 1),
+        ("QD", 1.1 - 1.5),  # JD (a horse) not held, KD held
+        ("KD", 1.2 + 3),  # QD below held; nothing above the king
+        ("AD", 0 + 1),  # ace low: nothing below it, 2D not held
+        ("TC", -100),  # a horse is never discarded
+    ],
+)
+def test_discard_score_worked_by_hand(card, expected):
+    view = hand_view(NEWBURY, DISCARD_HAND, decision=Decision.DISCARD)
+    assert ControlPolicy(NEWBURY).discard_score(view, C(card)) == pytest.approx(expected)
+
+
+def test_discard_score_with_the_ace_high():
+    rules = make_rules("newbury", 4, ace_high=True)
+    view = hand_view(rules, ["QD", "KD", "AD", "2D"], decision=Decision.DISCARD)
+    policy = ControlPolicy(rules)
+    assert policy.discard_score(view, C("AD")) == pytest.approx(1.2 + 3)  # KD below held, top of the suit
+    assert policy.discard_score(view, C("KD")) == pytest.approx(1.1 + 3 - 1.5)  # QD below, AD above
+    assert policy.discard_score(view, C("2D")) == pytest.approx(0 + 1)  # lowest rank: nothing below
+    assert policy.decide(view) == C("AD")
+
+
+@pytest.mark.parametrize(
+    "hand,expected",
+    [
+        (DISCARD_HAND, "KD"),  # 4.2, the best score above
+        (["9C", "9S", "TC"], "9S"),  # 9C and 9S score alike (1.8): the higher card id
+        (["TC", "JD"], "JD"),  # only horses: both -100, the higher id
+    ],
+)
+def test_control_discards_the_best_scored_card(hand, expected):
+    view = hand_view(NEWBURY, hand, decision=Decision.DISCARD)
+    assert ControlPolicy(NEWBURY).decide(view) == C(expected)
+
+
+# ---------------------------------------------------------------- hand values
+def test_hand_value_worked_by_hand():
+    """newmarket with 2 chips per card left; hand 2C 3C 4C 9D QH KH, 5C out of play, KH holding 2 chips.
+    Runs: 2C-4C (-1, ends on the known 5C: +1), 9D (-1, TD unknown), QH-KH (-1, the top: +1);
+    KH: 0.7 * (2 + 1) = 2.1; six cards: 0.25 * 2 * 6 = 3. Total -1 + 2.1 - 3 = -1.9."""
+    rules = make_rules("newmarket", 4, per_card_payment=2)
+    view = hand_view(rules, ["2C"], boodle_stacks=[0, 2, 0, 0])
+    hand = M(["2C", "3C", "4C", "9D", "QH", "KH"])
+    assert hand_value(hand, M(["5C"]), view, rules) == pytest.approx(-1.9)
+    assert hand_value(hand, 0, view, rules) == pytest.approx(-2.9)  # 5C not known: that run stays open
+    aces = make_rules("newmarket", 4, per_card_payment=2, ace_high=True)  # K is not the top then
+    assert hand_value(hand, M(["5C"]), hand_view(aces, ["2C"], boodle_stacks=[0, 2, 0, 0]), aces) == pytest.approx(-2.9)
+
+
+def _widow_view(hand, played, stacks, decision=Decision.WIDOW, rules=MICHIGAN, dead_count=13, **changes):
+    """Everything but the dead hand is held or played, so every sampled widow is the same 13 cards."""
+    return hand_view(
+        rules, hand, decision=decision, played_by=[[], played], boodle_stacks=stacks, dead_count=dead_count, **changes
+    )
+
+
+def _all_played_but(*letters):
+    return [c for s in "CDHS" if s not in letters for c in suit(s)]
+
+
+def test_widow_gain_of_a_widow_known_by_elimination():
+    """michigan (ace high), hand all clubs, hearts and spades played: the widow is all diamonds.
+    Both are one run to the ace (-1 + 1 = 0), 13 cards (-3.25), one boodle each: KC with 0 chips (0.7),
+    QD with s chips (0.7 * (s + 1)). The gain is 0.7 * s."""
+    view = _widow_view(suit("C"), _all_played_but("C", "D"), [0, 0, 5, 0])
+    assert widow_gain(view, MICHIGAN, random.Random(1)) == pytest.approx(0.7 * 5)
+
+
+def test_widow_gain_counts_the_old_hand_as_stops_of_the_new():
+    """Hand 2C-7C and 8D-AD; widow 8C-AC and 2D-7D (the rest is played), no chips.
+    Keep: 2C-7C open at 8C (-1), 8D-AD to the top (0), QD (0.7), 13 cards (-3.25): -3.55.
+    Exchange: 8C-AC to the top (0), 2D-7D stops on 8D, a card of the old hand, now dead (0), KC (0.7), -3.25.
+    Gain: -2.55 - -3.55 = 1."""
+    hand = suit("C", "234567") + suit("D", "89TJQKA")
+    view = _widow_view(hand, _all_played_but("C", "D"), [0, 0, 0, 0])
+    assert widow_gain(view, MICHIGAN, random.Random(1)) == pytest.approx(1.0)
+
+
+def test_widow_gain_without_a_dead_hand_is_never_worth_taking():
+    view = _widow_view(suit("C"), [], [0, 0, 0, 0], dead_count=0)
+    assert widow_gain(view, MICHIGAN, random.Random(1)) == -1e9
+
+
+def test_sample_widow_is_a_partial_fisher_yates_shuffle():
+    """Drawing index i + r for the i-th card: with r always the largest allowed, pool [a b c d] swaps 0<->3
+    then 1<->3: widow {d, a}, pool left as [d a c b]. With r always 0, the first cards are taken."""
+
+    class Largest:
+        def randrange(self, n):
+            return n - 1
+
+    class Zero:
+        def randrange(self, n):
+            return 0
+
+    pool = [3, 8, 20, 41]
+    assert sample_widow(pool, 2, Largest()) == (1 << 41) | (1 << 3)
+    assert pool == [41, 3, 20, 8]
+    pool = [3, 8, 20, 41]
+    assert sample_widow(pool, 3, Zero()) == (1 << 3) | (1 << 8) | (1 << 20)
+    assert pool == [3, 8, 20, 41]
+
+
+# ---------------------------------------------------------------- widow, purchase, auction
+@pytest.mark.parametrize("chips,expected", [(13, A.EXCHANGE), (12, A.KEEP), (0, A.KEEP)])
+def test_michigan_dealer_exchanges_only_when_the_gain_beats_the_auction(chips, expected):
+    """Gain 0.7 * chips (above): 9.1 > 8 + 0.5 exchanges; 8.4 does not: keeping sells the widow for ~8."""
+    view = _widow_view(suit("C"), _all_played_but("C", "D"), [0, 0, chips, 0], legal=[A.KEEP, A.EXCHANGE])
+    assert ControlPolicy(MICHIGAN).decide(view) == expected
+
+
+@pytest.mark.parametrize("fee,chips,expected", [(4, 7, A.EXCHANGE), (4, 6, A.KEEP), (2, 6, A.EXCHANGE), (2, 2, A.KEEP)])
+def test_dealer_buys_when_the_gain_beats_the_fee(fee, chips, expected):
+    """Gain 0.7 * chips against fee + 0.5: 4.9 > 4.5 buys, 4.2 does not; with fee 2: 4.2 > 2.5, 1.4 < 2.5."""
+    rules = make_rules("michigan", 4, widow_fee=fee)
+    view = _widow_view(
+        suit("C"),
+        _all_played_but("C", "D"),
+        [0, 0, chips, 0],
+        decision=Decision.BUY,
+        rules=rules,
+        legal=[A.KEEP, A.EXCHANGE],
+    )
+    assert ControlPolicy(rules).decide(view) == expected
+
+
+@pytest.mark.parametrize(
+    "chips,lowest,expected", [(6, 3, A.bid_action(3)), (6, 4, A.PASS), (13, 8, A.bid_action(8)), (0, 1, A.PASS)]
+)
+def test_control_bids_the_cheapest_bid_up_to_the_expected_gain(chips, lowest, expected):
+    """Worth 0.7 * chips - 0.5: 3.7 covers a bid of 3, not 4; 8.6 covers 8; 0 chips: worth -0.5, pass."""
+    legal = [A.bid_action(k) for k in range(lowest, 12)] + [A.PASS]
+    view = _widow_view(suit("C"), _all_played_but("C", "D"), [0, 0, chips, 0], decision=Decision.BID, legal=legal)
+    assert ControlPolicy(MICHIGAN).decide(view) == expected
+
+
+def test_without_a_dead_hand_control_keeps_and_passes():
+    for kind, legal, expected in (
+        (Decision.BUY, [A.KEEP, A.EXCHANGE], A.KEEP),
+        (Decision.BID, [A.PASS, A.bid_action(1)], A.PASS),
+    ):
+        view = _widow_view(suit("C"), [], [0, 0, 0, 0], decision=kind, dead_count=0, legal=legal)
+        assert ControlPolicy(MICHIGAN).decide(view) == expected
