@@ -85,6 +85,54 @@ def test_plan_value_when_the_lead_passes_on_or_the_hand_empties():
     assert policy.plan_value(view, view.hand, 0, C("QC"), 2, boodles, 0.5) == pytest.approx(106)
 
 
+def test_plan_value_after_a_one_card_stop():
+    """6H alone stops on the played 7H (1, +4); 2D-4D then empties the hand (3 + 100): 108."""
+    view = hand_view(NEWMARKET, ["6H", "2D", "3D", "4D"], played_by=[[], ["7H"]], dead_count=13)
+    policy = ControlPolicy(NEWMARKET)
+    assert policy.plan_value(view, view.hand, view.played, C("6H"), 1, 0, 0.3) == pytest.approx(108)
+
+
+def test_plan_value_counts_its_own_earlier_chain_as_played():
+    """Lead any suit: 4D 5D stops on the known 6D (2, +4); then 2D 3D stops on 4D, played by the first
+    chain (2, +4), and 9S goes out (1 + 100): 2 + 4 + 2 + 4 + 101 = 113."""
+    view = hand_view(NEWMARKET, ["2D", "3D", "4D", "5D", "9S"], known_dead=["6D"], lead_rule=LeadRule.LOWEST_ANY_SUIT)
+    known = view.played | view.known_dead
+    assert ControlPolicy(NEWMARKET).plan_value(view, view.hand, known, C("4D"), 2, 0, 0.3) == pytest.approx(113)
+
+
+def test_plan_value_next_lead_with_the_ace_high():
+    """Ace high, lead any suit; hand 9S TS AD 2D 3D, JS known dead, 13/46 hidden dead. 9S TS stops (2, +4);
+    the lowest diamond is 2D (the ace is high), whose run 2D 3D stays open: 2 + 4 * 13/46 + 0.25 * 6.5
+    (greedy's tips for 2D: 4 for two cards, 1.5 for three diamonds, 1 unopened, rank key 0)."""
+    rules = make_rules("newmarket", 4, ace_high=True)
+    view = hand_view(
+        rules, ["9S", "TS", "AD", "2D", "3D"], known_dead=["JS"], dead_count=13, lead_rule=LeadRule.LOWEST_ANY_SUIT
+    )
+    known = view.played | view.known_dead
+    expected = 2 + 4 + 2 + 4 * 13 / 46 + 0.25 * 6.5
+    assert ControlPolicy(rules).plan_value(view, view.hand, known, C("9S"), 2, 0, 13 / 46) == pytest.approx(expected)
+
+
+def test_plan_value_keeps_a_boodle_back_when_any_card_of_the_colour_may_be_led():
+    """any_opposite_colour: after 5H 6H (stopped by the known 7H: 2, +4) the black leads are 9C, not the
+    boodle QC (5 chips). 9C stays open: 1 + 4p + 0.25 * greedy's 9C (2 + 0.5 * 6 for QC above + 1 for two
+    clubs + 1 unopened - 0.4 = 6.6), p = 13/47."""
+    view = hand_view(
+        NEWMARKET,
+        ["5H", "6H", "9C", "QC"],
+        known_dead=["7H"],
+        boodle_stacks=[0, 0, 5, 0],
+        dead_count=13,
+        lead_rule=LeadRule.ANY_OPPOSITE_COLOUR,
+    )
+    known = view.played | view.known_dead
+    boodles = M(["AS", "KH", "QC", "JD"])
+    expected = 2 + 4 + 1 + 4 * 13 / 47 + 0.25 * 6.6
+    assert ControlPolicy(NEWMARKET).plan_value(view, view.hand, known, C("5H"), 2, boodles, 13 / 47) == pytest.approx(
+        expected
+    )
+
+
 def test_control_leads_the_best_plan_and_breaks_ties_by_lowest_id():
     """QC and 5H both plan to 117: QC has the lower card id. Either beats 9D, whose run stays open."""
     policy = ControlPolicy(NEWMARKET)
@@ -199,6 +247,17 @@ def test_widow_gain_counts_the_old_hand_as_stops_of_the_new():
     hand = suit("C", "234567") + suit("D", "89TJQKA")
     view = _widow_view(hand, _all_played_but("C", "D"), [0, 0, 0, 0])
     assert widow_gain(view, MICHIGAN, random.Random(1)) == pytest.approx(1.0)
+
+
+def test_widow_gain_counts_known_dead_cards_as_stops_of_the_kept_hand():
+    """Hand 2H-7H and 8D-AD, 8H known dead (not played); clubs, spades and 9H-AH played; the widow is
+    2D-7D. Keep: 2H-7H stops on 8H (0), 8D-AD to the top (0), QD (0.7), 13 cards (-3.25): -2.55.
+    Exchange: 2D-7D stops on 8D of the old hand (0), 6 cards (-1.5). Gain: 1.05."""
+    played = suit("C") + suit("S") + suit("H", "9TJQKA")
+    view = _widow_view(
+        suit("H", "234567") + suit("D", "89TJQKA"), played, [0, 0, 0, 0], known_dead=["8H"], dead_count=7
+    )
+    assert widow_gain(view, MICHIGAN, random.Random(1)) == pytest.approx(1.05)
 
 
 def test_widow_gain_without_a_dead_hand_is_never_worth_taking():
