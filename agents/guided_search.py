@@ -3,15 +3,17 @@
 Same worlds and candidates as :class:`~newmarket_env.agents.search.SearchAgent` (sampled from
 what the agent knows, the viewer at seat 0), but every seat of every rollout plays the network's
 greedy action (``network``: a saved-agent ``.npz``, e.g. the ``final.npz`` of an expert-iteration
-run) instead of ``control``. The rollouts of all ``budget`` worlds x candidates advance together:
-at each step one numpy forward pass decides for every unfinished rollout.
+run) instead of ``control``. The rollouts of all ``budget`` worlds x candidates advance together on
+a compiled ``TableBatch`` (one table per world and candidate): at each step one numpy forward pass
+decides for every unfinished rollout and one ``step`` call applies the actions.
 
 ``cutoff`` > 0 stops each rollout after that many decisions and adds what the value network
 (``value``: a ``final_value.npz``, :mod:`newmarket_env.agents.value_net`) expects the viewer to win
 from there to the end of the deal; ``cutoff`` = 0 plays every rollout to the end of the deal.
 ``prior="network"`` lets the network's logits rank the candidates (``"control"``: the baseline's
-ranking, as ``search``). Deterministic for a given seed. Needs the compiled engine
-(``FastGame.at_position`` builds the worlds).
+ranking, as ``search``). Deterministic for a given seed. Needs the compiled engine.
+``budget=2, cutoff=1`` thinks no longer than ``search`` at its default budget in newmarket,
+michigan and newbury (docs/training/README.md, eval/bench/guided.py).
 
 >>> from newmarket_env import raw_env, load_agent
 >>> e = raw_env(variant="newmarket", num_players=4)

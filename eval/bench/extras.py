@@ -67,10 +67,10 @@ def _search(budget: int, engine: str):
     return lambda: search_player(budget, engine)
 
 
-def _guided(budget: int):
+def _guided(budget: int, cutoff: int = 0):
     from newmarket_env.eval.bench.guided import guided_player
 
-    return lambda: guided_player(budget)
+    return lambda: guided_player(budget, cutoff)
 
 
 EXTRAS = {
@@ -80,6 +80,8 @@ EXTRAS = {
     "search budget 64": ("search", _search(64, "auto")),
     "search budget 64 python": ("search", _search(64, "python")),
     "guided_search budget 8": ("search", _guided(8)),  # a random 128x128 network: the think time, not the play
+    # the setting whose think time is at most search's default budget (64) in every preset (docs/training)
+    "guided_search budget 2 cutoff 1": ("search", _guided(2, 1)),
     "single_agent newmarket": ("single_agent", single_agent),
     **TRAINING_ROWS,  # vector env vs compiled control; MaskablePPO on the batch and on SingleAgentEnv
     "tournament baselines": ("tournament", tournament),
