@@ -1,7 +1,8 @@
 """Helper of scripts/mutation.sh, run inside a mutmut work folder (the one holding ``mutants/``).
 
-``mutant_sample.py N``     prints a fixed sample of N mutant names (seed 17, sorted names), one a line.
-``mutant_sample.py --score``  prints ``killed/scored = P% (survived S, no tests T, timeout O)``.
+``mutant_sample.py N``     prints a fixed sample of N mutant names (seed ``$SEED``, default 17, over the
+sorted names), one a line.
+``mutant_sample.py --score``  prints ``killed/scored = P% [95% interval] (survived S, no tests T, timeout O)``.
 
 The score counts every checked mutant: killed (a test failed, or the run timed out) over killed plus
 survived plus "no tests" (a mutant no selected test reaches is a mutant the tests miss).
@@ -10,13 +11,31 @@ survived plus "no tests" (a mutant no selected test reaches is a mutant the test
 from __future__ import annotations
 
 import json
+import math
+import os
 import random
 import sys
 from pathlib import Path
 
 from mutmut.stats import status_by_exit_code
 
-SEED = 17
+SEED = int(os.environ.get("SEED", "17"))
+Z95 = 1.959964  # the normal quantile of a two-sided 95% interval
+
+
+def wilson_interval(killed: int, scored: int) -> tuple[float, float]:
+    """The Wilson score interval (95%) of a proportion: a sample's score is an estimate of the
+    module's, and the interval says how far off a sample of this size may be.
+
+    >>> [round(100 * x, 1) for x in wilson_interval(45, 50)]
+    [78.6, 95.7]
+    """
+    if scored == 0:
+        return 0.0, 1.0
+    p, z2 = killed / scored, Z95 * Z95
+    centre = (p + z2 / (2 * scored)) / (1 + z2 / scored)
+    half = Z95 * math.sqrt(p * (1 - p) / scored + z2 / (4 * scored * scored)) / (1 + z2 / scored)
+    return centre - half, centre + half
 
 
 def exit_codes() -> dict[str, int | None]:
@@ -35,8 +54,10 @@ def score(codes: dict[str, int | None]) -> str:
     killed = counts.get("killed", 0) + counts.get("timeout", 0)
     scored = killed + counts.get("survived", 0) + counts.get("no tests", 0)
     percent = 100.0 * killed / scored if scored else 0.0
+    low, high = wilson_interval(killed, scored)
     return (
-        f"{killed}/{scored} = {percent:.1f}% killed (survived {counts.get('survived', 0)}, "
+        f"{killed}/{scored} = {percent:.1f}% killed [95% interval {100 * low:.1f}-{100 * high:.1f}%] "
+        f"(survived {counts.get('survived', 0)}, "
         f"no tests {counts.get('no tests', 0)}, timeout {counts.get('timeout', 0)}, "
         f"not run {counts.get('not checked', 0)}, of {len(codes)} generated)"
     )

@@ -4,6 +4,8 @@
 #   scripts/mutation.sh                 every module below
 #   scripts/mutation.sh saved replay    only these modules
 #   SAMPLE=40 scripts/mutation.sh       at most 40 mutants per module, a fixed (seeded) sample
+#   SAMPLE=40 SEED=18 scripts/...       another fixed sample (a fresh one measures tests written
+#                                       against the first sample's survivors without that bias)
 #   REV=1b7788e scripts/mutation.sh     the code and tests of a commit instead of the working tree
 #
 # Modules: agents (agents/ without saved.py), saved (agents/saved.py), train (train/),
@@ -16,7 +18,8 @@
 # the import name, so the copy moves those folders under newmarket_env/. The installed package
 # (an editable install of the working tree) is then shadowed by the copy, which comes first on
 # sys.path (mutmut puts mutants/ there; PYTHONPATH does it for the CLI tests' subprocesses).
-# Each module is tested only by its own test files (TESTS below), so a run fits a small machine;
+# Each module is tested only by its own test files (TESTS below: the tests of the Ray backend and of the
+# saved agent's batch live in tests/ray and tests/agents), so a run fits a small machine;
 # mutmut also runs, per mutant, only the tests that reached the mutated function.
 #
 # The score per module is printed at the end (scripts/mutant_sample.py --score; `mutmut results` in
@@ -34,11 +37,11 @@ declare -A ONLY TESTS
 ONLY[agents]="newmarket_env/agents/*.py"
 TESTS[agents]="tests/agents"
 ONLY[saved]="newmarket_env/agents/saved.py"
-TESTS[saved]="tests/train/test_saved*.py"
+TESTS[saved]="tests/train/test_saved*.py tests/agents/test_saved_batch.py"
 ONLY[train]="newmarket_env/train/*.py"
 TESTS[train]="tests/train"
 ONLY[tournament]="newmarket_env/eval/tournament/*.py"
-TESTS[tournament]="tests/tournament"
+TESTS[tournament]="tests/tournament tests/ray/test_tournament_on_ray.py tests/ray/test_backend_input.py"
 ONLY[replay]="newmarket_env/play/replay.py"
 TESTS[replay]="tests/cli/test_replay*.py"
 

@@ -21,7 +21,7 @@ import pytest
 from scipy import stats
 
 from newmarket_env import make_rules
-from newmarket_env.agents.saved import load_saved_agent, read_saved, save_policy
+from newmarket_env.agents.saved import SavedAgent, load_saved_agent, read_saved, save_policy
 from newmarket_env.envs.single_agent import SingleAgentEnv
 from newmarket_env.train.export import export_agent, policy_layers
 
@@ -106,6 +106,28 @@ def test_float32_file_reproduces_the_torch_policy(tmp_path, observations, activa
     assert masks[np.arange(len(obs)), chosen].all()
     # The decisions are not all alike: a forward pass that ignored its input would not pass this far.
     assert len(set(chosen.tolist())) > 10
+
+
+def test_an_agent_built_without_the_sample_option_is_greedy_and_a_sampled_batch_draws_row_by_row(
+    tmp_path, observations
+):
+    """``SavedAgent(...)`` without ``sample=`` (as the bench and guided search build it) plays the masked
+    argmax; with ``sample=True`` a batch draws one action per row, in row order, from the agent's stream."""
+    obs, masks = observations
+    model = _model("tanh")
+    rules = make_rules(VARIANT, PLAYERS, **RULES)
+    path = tmp_path / "agent.npz"
+    export_agent(model, str(path), rules, VARIANT, "tanh")
+    metadata, layers = read_saved(path)
+    greedy = SavedAgent(rules, 0, metadata, layers)
+    expected = _masked_argmax(_torch_raw_logits(model, obs), masks)
+    chosen = [greedy.act({"observation": o, "action_mask": m.astype(np.int8)}) for o, m in zip(obs, masks, strict=True)]
+    assert chosen == expected.tolist()
+    one = load_saved_agent(path, rules, seed=9, sample=True)
+    two = load_saved_agent(path, rules, seed=9, sample=True)
+    row_by_row = [one.act({"observation": o, "action_mask": m}) for o, m in zip(obs[:60], masks[:60], strict=True)]
+    assert two.act_batch(obs[:60], masks[:60]).tolist() == row_by_row
+    assert row_by_row != expected[:60].tolist()  # it did sample: some draw is not the argmax
 
 
 def test_float16_file_reproduces_the_rounded_policy_and_stays_close_to_the_original(tmp_path, observations):

@@ -1,0 +1,196 @@
+"""What a tournament shows: the terminal leaderboard, leaderboard.md, the plots and the saved records.
+
+The figures themselves are worked out by hand in ``test_tournament_figures.py``; here the question is
+whether every place that shows them shows them whole and unchanged: each leaderboard row (as
+``leaderboard_rows`` makes it) on one line of the terminal table, the captions and notes word for word,
+the plots' bars, error bars and cell labels equal to the hand-computed figures.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import re
+
+import numpy as np
+import pytest
+from matplotlib.colors import to_rgba
+from matplotlib.container import ErrorbarContainer
+
+from newmarket_env.eval.tournament import TournamentConfig, run_tournament
+from newmarket_env.eval.tournament.leaderboard import HEADERS, leaderboard_rows
+from newmarket_env.eval.tournament.plots import chips_per_deal_figure, pairwise_figure
+from newmarket_env.eval.tournament.report import leaderboard_markdown, write_records
+from newmarket_env.eval.tournament.summary import standings
+from newmarket_env.eval.tournament.table import print_leaderboard
+from tests.tournament.test_tournament_figures import LABELS, _results
+
+ANSI = re.compile(r"\x1b\[[0-9;]*m")
+#: The legend under the table, word for word (it explains the columns).
+CAPTION_WORDS = (
+    "chips per deal by source (other = widow, bids, lots); 95% bootstrap interval over deal blocks; "
+    "mu ± sigma: openskill Plackett-Luce"
+)
+WON_LINE = "won %: the share of the deals it played that it won by going out first (blocked deals have no winner)"
+# A command whose brackets rich would read as markup ("[b]": bold, dropped) unless it is printed as plain text.
+COMMAND = "newmarket tournament --agents greedy,random,'runs/[b]est/final.npz'"
+
+
+@pytest.fixture(scope="module")
+def result():
+    return run_tournament(TournamentConfig(agents=("greedy", "random", "lowest"), players=3, blocks=2, resamples=50))
+
+
+@pytest.fixture(scope="module")
+def hand_figures():
+    """The hand-made tournament of test_tournament_figures: a +1.375, b -0.625, c -0.75 chips per deal."""
+    return standings(_results(), LABELS, blocks=2, resamples=2000, seed=0)
+
+
+def _squeeze(text: str) -> str:
+    return " ".join(text.split())
+
+
+def _row_line(lines: list[str], cells: tuple[str, ...]) -> str:
+    """The one output line holding every cell of a row, in order (else the row was wrapped or cut)."""
+    pattern = re.compile(r"\s+".join(re.escape(cell) for cell in cells))
+    found = [line for line in lines if pattern.search(line)]
+    assert len(found) == 1, f"row {cells} is not on exactly one line:\n" + "\n".join(lines)
+    return found[0]
+
+
+def test_a_piped_leaderboard_is_one_wide_table_with_every_row_whole(result, capsys, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "80")  # a pipe reports 80 columns; the table must still not be squeezed
+    print_leaderboard(result, COMMAND)
+    out = ANSI.sub("", capsys.readouterr().out)
+    lines = out.splitlines()
+    # 3 agents, 2 blocks x 1 line-up x 3 rotations = 6 sessions
+    assert lines[0].strip() == "newmarket, 3 players: 6 sessions (2 blocks x 1 line-ups x 3 seatings)"
+    header = _row_line(lines, HEADERS)
+    rows = leaderboard_rows(result.standings, result.speed)
+    assert lines.index(header) < min(lines.index(_row_line(lines, row)) for row in rows)
+    assert max(len(line) for line in lines if not line.startswith("reproduce:")) <= 130
+    squeezed = _squeeze(out)
+    assert CAPTION_WORDS in squeezed
+    assert WON_LINE in lines
+    assert "note: Only 2 deal block(s): the 95% intervals are rough guesses, not figures to rely on " in out
+    assert lines[-1] == f"reproduce: {COMMAND}"  # whole, on one line, brackets kept
+
+
+def test_a_narrow_terminal_gets_the_chip_sources_in_a_second_table(result, capsys, monkeypatch):
+    import rich.console
+
+    monkeypatch.setattr(rich.console.Console, "is_terminal", property(lambda self: True))
+    monkeypatch.setenv("COLUMNS", "100")  # under the 118 columns the wide table needs
+    print_leaderboard(result)
+    lines = ANSI.sub("", capsys.readouterr().out).splitlines()
+    assert max(len(line) for line in lines) <= 100
+    rows = leaderboard_rows(result.standings, result.speed)
+    main_columns, source_columns = (0, 1, 2, 3, 9, 10), (0, 1, 4, 5, 6, 7, 8)
+    first = _row_line(lines, tuple(HEADERS[i] for i in main_columns))
+    second_title = [i for i, line in enumerate(lines) if line.strip() == "chips per deal by source"]
+    second = _row_line(lines, tuple(HEADERS[i] for i in source_columns))
+    assert len(second_title) == 1 and lines.index(first) < second_title[0] < lines.index(second)
+    for row in rows:
+        assert lines.index(_row_line(lines, tuple(row[i] for i in main_columns))) < second_title[0]
+        assert lines.index(_row_line(lines, tuple(row[i] for i in source_columns))) > second_title[0]
+    # the legend comes once, under the second table
+    after = _squeeze("\n".join(lines[second_title[0] :]))
+    assert CAPTION_WORDS in after and CAPTION_WORDS not in _squeeze("\n".join(lines[: second_title[0]]))
+    assert not any(line.startswith("reproduce:") for line in lines)
+
+
+def test_leaderboard_markdown_layout(result):
+    text = leaderboard_markdown(result, COMMAND)
+    lines = text.split("\n")
+    assert lines[:6] == ["# Tournament: newmarket, 3 players", "", "```bash", COMMAND, "```", ""]
+    assert lines[6].startswith("2 deal blocks x 1 line-ups x 3 seatings = 6 sessions of ")
+    assert lines[6].endswith("; seed 0; rules overrides: none.")
+    assert lines[7] == ""
+    assert lines[8].startswith("Chips per deal: mean over deal blocks") and lines[8].endswith(
+        "Won %: the share of the deals it played that it won by going out first (blocked deals have no winner)."
+    )
+    assert lines[9] == "" and lines[10].startswith("**Note:** Only 2 deal block(s): the 95% intervals are rough")
+    table = lines[12 : 12 + 2 + len(result.standings)]
+    assert lines[11] == ""
+    assert table[0] == "| " + " | ".join(HEADERS) + " |"
+    assert table[1] == "|" + "|".join(["---"] * len(HEADERS)) + "|"
+    assert table[2:] == ["| " + " | ".join(row) + " |" for row in leaderboard_rows(result.standings, result.speed)]
+    assert text.endswith("\n") and not text.endswith("\n\n")
+    without_command = leaderboard_markdown(result).split("\n")
+    assert without_command[:2] == ["# Tournament: newmarket, 3 players", ""] and "```bash" not in without_command
+
+
+def test_chips_per_deal_plot_draws_the_hand_computed_figures(hand_figures):
+    rows, _ = hand_figures
+    fig = chips_per_deal_figure(rows, "about")
+    ax = fig.axes[0]
+    assert ax.get_title() == "Mean chips per deal\nabout"
+    bars = ax.patches
+    # best at the top: matplotlib draws the first bar at the bottom, so c, b, a from the bottom up
+    assert [t.get_text() for t in ax.get_yticklabels()] == ["c", "b", "a"]
+    assert [round(b.get_width(), 6) for b in bars] == [-0.75, -0.625, 1.375]
+    assert [b.get_facecolor() for b in bars] == [to_rgba(c, 0.8) for c in ("tab:red", "tab:red", "tab:green")]
+    # the error bars span each agent's interval: c [-1.25, -0.25], b [-1.5, +0.25], a [+1.0, +1.75]
+    (errorbar,) = [c for c in ax.containers if isinstance(c, ErrorbarContainer)]
+    segments = errorbar.lines[2][0].get_segments()
+    assert [tuple(np.round(s[:, 0], 6)) for s in segments] == [(-1.25, -0.25), (-1.5, 0.25), (1.0, 1.75)]
+    zero = [line for line in ax.get_lines() if list(line.get_xdata()) == [0.0, 0.0]]
+    assert len(zero) == 1  # the line at zero chips
+    assert ax.get_xlabel() == "chips per deal (95% bootstrap interval over deal blocks)"
+    assert chips_per_deal_figure(rows).axes[0].get_title() == "Mean chips per deal"
+
+
+def test_pairwise_plot_labels_each_cell_with_its_difference_and_separation(hand_figures):
+    rows, pairs = hand_figures
+    fig = pairwise_figure(rows, pairs, "about")
+    heatmap = fig.axes[0]
+    cells = {(round(t.get_position()[1]), round(t.get_position()[0])): t for t in heatmap.texts}
+    # row minus column; * where the paired interval excludes zero (a-b, a-c and their mirrors)
+    expected = {
+        (0, 1): "+2.00*",
+        (0, 2): "+2.12*",
+        (1, 0): "-2.00*",
+        (1, 2): "+0.12",
+        (2, 0): "-2.12*",
+        (2, 1): "-0.12",
+    }
+    assert {cell: text.get_text() for cell, text in cells.items()} == expected
+    # dark ends of the map (|value| > 0.6 of the largest, 2.125) get white text; b-c and c-b black
+    for cell, text in cells.items():
+        assert text.get_color() == ("black" if cell in {(1, 2), (2, 1)} else "white"), cell
+    image = heatmap.get_images()[0]
+    assert image.get_clim() == (-2.125, 2.125)
+    assert np.allclose(image.get_array(), [[0, 2.0, 2.125], [-2.0, 0, 0.125], [-2.125, -0.125, 0]])
+    assert [t.get_text() for t in heatmap.get_yticklabels()] == ["a", "b", "c"]
+    assert [t.get_text() for t in heatmap.get_xticklabels()] == ["a", "b", "c"]
+    assert fig._suptitle.get_text() == "Pairwise differences (* = 95% paired interval excludes 0)\nabout"
+    assert fig.axes[1].get_ylabel() == "row minus column, chips per deal"
+    plain = pairwise_figure(rows, pairs)
+    assert plain._suptitle.get_text() == "Pairwise differences (* = 95% paired interval excludes 0)"
+
+
+def test_saved_records_carry_each_sessions_place_and_seeds(tmp_path):
+    result = run_tournament(
+        TournamentConfig(agents=("greedy", "random", "lowest"), players=3, blocks=2, resamples=50, save_records=True)
+    )
+    path = tmp_path / "records.jsonl.gz"
+    write_records(result, str(path))
+    with gzip.open(path, "rt", encoding="utf-8") as fh:
+        entries = [json.loads(line) for line in fh]
+    assert len(entries) == len(result.games) == 6
+    labels = result.plan.labels
+    for number, (entry, game) in enumerate(zip(entries, result.games, strict=True), start=1):
+        s = game.spec
+        seats = [labels[e] for e in s.seats]
+        assert entry == {
+            "title": f"session {number}: block {s.block}, line-up {s.lineup}, seating {s.seating} -- "
+            + ", ".join(f"player_{k} {name}" for k, name in enumerate(seats)),
+            "block": s.block,
+            "lineup": s.lineup,
+            "seating": s.seating,
+            "seats": seats,
+            "game_seed": s.game_seed,
+            "record": game.record,
+        }
+    assert not (tmp_path / "records.jsonl.gz.part").exists()

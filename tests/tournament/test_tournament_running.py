@@ -1,0 +1,113 @@
+"""How a tournament runs, apart from its figures: the command that reproduces it, its help, the progress
+bar, a worker process's set-up, and the one-line reason given when Ray fails remotely."""
+
+from __future__ import annotations
+
+import os
+import shlex
+
+import pytest
+
+from newmarket_env.eval.tournament import TournamentConfig, plan_tournament, run_tournament, runner
+from newmarket_env.eval.tournament.backends import _last_line
+from newmarket_env.eval.tournament.cli import (
+    _run_with_progress,
+    build_parser,
+    config_from_args,
+    main,
+    reproduce_command,
+)
+from newmarket_env.eval.tournament.play import TablePlayer
+
+THREAD_VARIABLES = ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS")
+
+
+def test_the_reproduce_command_spells_out_every_setting_and_parses_back_to_the_same_run():
+    config = TournamentConfig(
+        agents=("greedy", "search", "random"),
+        players=3,
+        blocks=2,
+        seed=5,
+        rules={"boodles": ("AS", "KS", "QS", "JS"), "widow_fee": 2},
+        agent_options={"search": {"budget": 2}},
+        permutations=True,
+    )
+    command = reproduce_command(plan_tournament(config))
+    assert command == (
+        "newmarket tournament --agents greedy,search,random --variant newmarket --players 3 --blocks 2 "
+        "--seed 5 --set boodles=AS,KS,QS,JS --set widow_fee=2 --agent-option search:budget=2 --permutations"
+    )
+    words = shlex.split(command)
+    again = config_from_args(build_parser().parse_args(words[2:]))
+    assert plan_tournament(again).specs == plan_tournament(config).specs
+    assert (again.agents, dict(again.rules), dict(again.agent_options), again.permutations) == (
+        config.agents,
+        dict(config.rules),
+        dict(config.agent_options),
+        True,
+    )
+
+
+def test_help_says_what_a_duplicate_tournament_is_and_how_to_override_rules(capsys):
+    assert main(["--help"]) == 0
+    out = " ".join(capsys.readouterr().out.split())
+    assert "Duplicate tournament: the same seeded deals replayed with every agent in every seat" in out
+    assert "rules override, repeatable (e.g. --set widow=dealer_buy --set boodles=AS,KS,QS,JS)" in out
+
+
+def test_the_progress_bar_counts_every_session_to_the_end(monkeypatch):
+    import rich.progress
+
+    seen = []
+    stop = rich.progress.Progress.stop
+
+    def record_then_stop(self):  # what the bar held when the run ended
+        seen.extend((task.description, task.total, task.completed) for task in self.tasks)
+        stop(self)
+
+    monkeypatch.setattr(rich.progress.Progress, "stop", record_then_stop)
+    plan = plan_tournament(TournamentConfig(agents=("greedy", "random", "lowest"), players=3, blocks=2, resamples=50))
+    result = _run_with_progress(plan, quiet=False)
+    assert len(result.games) == 6
+    assert seen == [("newmarket: sessions", 6, 6)]
+
+
+def test_a_worker_process_is_set_up_to_play_as_this_process_does(monkeypatch):
+    """The pool's initializer, run here: one BLAS thread, and the same sessions as an in-process player."""
+    for name in THREAD_VARIABLES:
+        monkeypatch.setenv(name, "8")
+    monkeypatch.setattr(runner, "_worker_player", None)
+    plan = plan_tournament(TournamentConfig(agents=("greedy", "random", "control"), players=3, blocks=1))
+    runner._init_worker(plan.setup)
+    assert [os.environ[name] for name in THREAD_VARIABLES] == ["1", "1", "1"]
+    here = TablePlayer(plan.setup)
+    for spec in plan.specs:
+        in_worker, local = runner._play_in_worker(spec), here.play(spec)
+        assert (in_worker.chips, in_worker.outs, in_worker.decisions, in_worker.parts) == (
+            local.chips,
+            local.outs,
+            local.decisions,
+            local.parts,
+        )
+
+
+def test_a_pool_of_two_gives_the_schedule_in_order():
+    plan = plan_tournament(TournamentConfig(agents=("greedy", "random", "lowest"), players=3, blocks=3))
+    played = runner.play_schedule(plan.setup, plan.specs, workers=2, start_method="fork")
+    assert [r.spec for r in played] == sorted(plan.specs, key=lambda s: (s.block, s.lineup, s.seating))
+    assert [r.chips for r in played] == [r.chips for r in run_tournament(plan.config, plan=plan).games]
+
+
+@pytest.mark.parametrize(
+    "text, line",
+    [
+        (
+            "Traceback (most recent call last):\n  File 'x', line 1\nConnectionError: no GCS at 1.2.3.4\n\n",
+            "ConnectionError: no GCS at 1.2.3.4",
+        ),
+        ("  one line only  ", "one line only"),
+        ("", ""),
+    ],
+)
+def test_a_remote_error_is_reported_by_its_last_line(text, line):
+    assert _last_line(text) == line
