@@ -46,6 +46,21 @@ def test_ray_tournament_matches_the_local_runner_and_streams_every_session(ray_c
     assert ray.is_initialized()  # a connection made by the caller is left open
 
 
+def test_with_the_ray_backend_the_driver_plays_no_session(ray_cluster, monkeypatch):
+    """Ray's workers import the player afresh: a player broken in this process only (the driver) must
+    not be reached, so a run that silently fell back to the local runner fails here."""
+    from newmarket_env.eval.tournament.play import TablePlayer
+
+    def not_here(self, spec):
+        raise AssertionError("the driver played a session: the run did not go to Ray")
+
+    monkeypatch.setattr(TablePlayer, "play", not_here)
+    result = run_tournament(TournamentConfig(agents=CHEAP[:4], blocks=2, seed=3, resamples=50, backend="ray"))
+    assert len(result.games) == 2 * 4
+    with pytest.raises(AssertionError, match="the driver played a session"):
+        run_tournament(TournamentConfig(agents=CHEAP[:4], blocks=1, seed=3, resamples=50))
+
+
 @pytest.mark.slow
 def test_a_node_removed_mid_run_is_retried_and_changes_no_result(ray_cluster):
     # Slow blocks (the pure-Python search agent) keep every node busy while blocks are queued; the node
