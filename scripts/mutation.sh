@@ -85,8 +85,11 @@ pytest_add_cli_args =
     -p no:cacheprovider
 pytest_add_cli_args_test_selection =
 $args
+also_copy =
+    configs
 EOF
   # mutmut reads [tool.mutmut] from pyproject first; the copy's pyproject has none, so setup.cfg counts.
+  # also_copy: the tests run inside mutants/, and the training tests read the shipped configs/ there.
 }
 
 summary=()
