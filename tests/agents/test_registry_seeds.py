@@ -73,6 +73,8 @@ def test_python_random_draws_from_its_seeded_stream():
     assert type(agent) is RandomAgent
     stream = random.Random(8)
     assert _choices(agent, obs, 8) == [int(legal[stream.randrange(len(legal))]) for _ in range(8)]
+    again, other = (load_agent("random", env=e, seed=s, engine="python") for s in (8, 9))
+    assert _choices(again, obs, 8) != _choices(other, obs, 8)
 
 
 @pytest.mark.parametrize("name", ["random", "lowest", "greedy", "control"])

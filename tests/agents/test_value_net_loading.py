@@ -80,6 +80,24 @@ def test_a_hidden_layer_goes_through_the_activation_and_the_output_does_not(tmp_
     assert net.chips(x) == pytest.approx((sum(hidden) - 10) / 2)
 
 
+def test_layers_are_float32_on_disk_and_in_memory(tmp_path):
+    """float64 layers are saved as float32; float16 arrays written by hand load as float32; the network
+    computes in float32 whatever the dtype of the observations."""
+    weight, bias = _linear()[0]
+    save_value(
+        tmp_path / "v.npz", [(weight.astype(np.float64), bias.astype(np.float64))], RULES, "newmarket", "relu", 1.0
+    )
+    with np.load(tmp_path / "v.npz") as data:
+        assert data["layer0.weight"].dtype == np.float32 and data["layer0.bias"].dtype == np.float32
+    path = _write(tmp_path / "half.npz", _metadata(), layers=[(weight.astype(np.float16), bias.astype(np.float16))])
+    net = load_value(path, RULES)
+    assert [(w.dtype, b.dtype) for w, b in net.layers] == [(np.float32, np.float32)]
+    x = np.zeros(FLAT_SIZE, np.float64)
+    x[3] = 1.0
+    chips = net.chips(x)
+    assert chips.dtype == np.float32 and chips == 5.0
+
+
 def test_save_value_writes_the_metadata_it_returns(tmp_path):
     metadata = save_value(tmp_path / "v.npz", _linear(), RULES, "newmarket", "relu", 0.25, training={"steps": 3})
     assert metadata["format"] == VALUE_FORMAT and metadata["version"] == 1 and metadata["layers"] == [FLAT_SIZE, 1]
@@ -200,6 +218,12 @@ def test_a_network_for_other_rules_names_the_differing_parameters(tmp_path):
         load_value(path, RULES)
     assert str(err.value) == (
         f"value network {str(path)!r} was trained for other rules; differing parameters: num_deals (trained 1, here 4)"
+    )
+    other = make_rules("newmarket", 4, num_deals=1, starting_chips=30).to_dict()
+    with pytest.raises(ValueError) as err:
+        load_value(_write(tmp_path / "u.npz", _metadata(rules=other)), RULES)
+    assert str(err.value).endswith(
+        "differing parameters: num_deals (trained 1, here 4); starting_chips (trained 30, here 40)"
     )
     metadata = _metadata()
     del metadata["rules"]
