@@ -90,6 +90,11 @@ def test_own_leads_special_cases():
     # Ace high: the ace is the highest, so 2C (not AC) is the lowest club.
     assert K.own_leads(LeadRule.LOWEST_ANY_SUIT, M(["AC", "2C"]), C("7H"), True, boodles) == cards(["2C"])
     assert K.own_leads(LeadRule.LOWEST_ANY_SUIT, M(["AC", "2C"]), C("7H"), False, boodles) == cards(["AC"])
+    # Ace high under the other lowest-card rules: the ace is never the lowest while another card is held.
+    assert K.own_leads(LeadRule.LOWEST_OTHER_SUIT, M(["AC", "2C", "9H"]), C("7H"), True, boodles) == cards(["2C"])
+    assert K.own_leads(LeadRule.LOWEST_OTHER_SUIT, M(["AH", "3H"]), C("7H"), True, boodles) == cards(["3H"])
+    assert K.own_leads(LeadRule.LOWEST_OPPOSITE_COLOUR, M(["AD", "5D", "4C"]), C("7C"), True, boodles) == cards(["5D"])
+    assert K.own_leads(LeadRule.LOWEST_OPPOSITE_COLOUR, M(["AD", "5D", "4C"]), C("7C"), False, boodles) == cards(["AD"])
     # A black boodle is kept back while a plain black card can be led.
     assert K.own_leads(LeadRule.ANY_OPPOSITE_COLOUR, M(["QC", "5C", "3H"]), C("7H"), False, boodles) == cards(["5C"])
     # The only black cards are boodles: they may be led.
@@ -121,6 +126,21 @@ def test_boodles_above_counts_chips_plus_one_of_held_boodles_higher_in_the_suit(
     with_ace = hand_view(NEWMARKET, ["2S", "AS"], boodle_stacks=[4, 2, 3, 0])
     assert K.boodles_above(with_ace, C("2S"), True) == 5  # ace high: AS is above 2S
     assert K.boodles_above(with_ace, C("2S"), False) == 0
+
+
+def test_boodles_above_adds_up_every_held_boodle_of_the_suit():
+    """Boodles JH KH QC JD (two in hearts) with 2 and 5 chips: above 9H, both held: (2 + 1) + (5 + 1) = 9."""
+    rules = make_rules("newmarket", 4, boodles=("JH", "KH", "QC", "JD"))
+    view = hand_view(rules, ["9H", "JH", "KH"], boodle_stacks=[2, 5, 0, 0])
+    assert K.boodles_above(view, C("9H"), False) == 9
+    assert K.boodles_above(view, C("JH"), False) == 6
+
+
+def test_previous_tables_invert_the_next_card_tables():
+    low, high = K._previous_table(False), K._previous_table(True)
+    assert len(low) == len(high) == 48  # every card but the lowest rank of each suit
+    assert low[C("2C")] == C("AC") and C("AC") not in low and low[C("KS")] == C("QS")
+    assert high[C("AC")] == C("KC") and C("2C") not in high and high[C("3H")] == C("2H")
 
 
 @pytest.mark.parametrize(

@@ -15,6 +15,7 @@ import pytest
 from newmarket_env import actions as A
 from newmarket_env import env, raw_env
 from newmarket_env.agents import compiled, registry
+from newmarket_env.agents.base import Agent
 from newmarket_env.agents.compiled import CompiledPolicyAgent
 from newmarket_env.agents.control import ControlPolicy
 from newmarket_env.agents.greedy import GreedyPolicy
@@ -191,3 +192,80 @@ def test_registered_factories_get_rules_seed_and_options(monkeypatch):
     assert type(agent) is RandomAgent and calls == [(e.unwrapped.rules, 6, {"colour": "blue"})]
     assert {"random", "lowest", "greedy", "control", "search", "guided_search"} <= set(available_agents())
     assert type(load_agent("search", env=e, seed=2, budget=3, engine="python")) is SearchAgent
+
+
+def test_the_factories_pass_the_seed_when_called_directly():
+    """The registry's own builders (registered at import) called as load_agent calls them."""
+    rules = env(variant="newmarket").unwrapped.rules
+    agent = registry._policy_agent(GreedyPolicy)(rules, 13)
+    assert type(agent) is PolicyAgent and agent.policy_class is GreedyPolicy and agent.seed == 13
+    assert agent.policy.rng.random() == random.Random(13).random()
+    factory = registry._baseline_factory("greedy", registry._policy_agent(GreedyPolicy))
+    python = factory(rules=rules, seed=13, engine="python")
+    assert type(python) is PolicyAgent and python.seed == 13 and python.rules is rules
+    built = factory(rules=rules, seed=13)
+    assert type(built) is CompiledPolicyAgent and built.name == "greedy" and built.seed == 13 and built.rules is rules
+    with pytest.raises(
+        ValueError, match=r"^agent 'greedy' takes no options but engine=auto\|compiled\|python; got x, y$"
+    ):
+        factory(rules=rules, seed=1, x=1, y=2)
+    with pytest.raises(ValueError, match=r"^engine='c' is unknown; allowed: auto, compiled, python$"):
+        factory(rules=rules, engine="c")
+    # A name the compiled engine does not know falls back on the Python reference under engine="auto".
+    assert type(registry._baseline_factory("mine", RandomAgent)(rules=rules, seed=1)) is RandomAgent
+
+
+def test_base_agent_keeps_rules_seed_and_a_seeded_numpy_generator():
+    rules = env(variant="newmarket").unwrapped.rules
+    agent = Agent(rules, seed=3)
+    assert agent.rules is rules and agent.seed == 3 and agent.name == "agent"
+    assert agent.rng.random() == np.random.default_rng(3).random()
+    player = RandomAgent(rules, 4)
+    assert player.rules is rules and player.seed == 4 and player.rng.random() == np.random.default_rng(4).random()
+    assert repr(player) == "RandomAgent(name='random')" and repr(agent) == "Agent(name='agent')"
+    with pytest.raises(NotImplementedError):
+        agent.act({})
+
+
+def test_random_agent_refuses_an_empty_mask_in_one_line():
+    e = env(variant="newmarket", num_players=4)
+    e.reset(seed=1)
+    obs = e.observe(e.agent_selection)
+    with pytest.raises(ValueError, match=r"^act\(\) was given an observation whose action_mask has no legal action$"):
+        RandomAgent(e.unwrapped.rules, 0).act(
+            {"observation": obs["observation"], "action_mask": obs["action_mask"] * 0}
+        )
+
+
+def test_compiled_agent_defaults_to_control_and_accepts_other_dtypes():
+    e = env(variant="michigan", num_players=4)
+    e.reset(seed=5)
+    obs = e.observe(e.agent_selection)
+    rules = e.unwrapped.rules
+    agent = CompiledPolicyAgent(rules, 1)
+    assert agent.name == "control" and agent.rules is rules and agent.seed == 1
+    want = load_agent("greedy", env=e, seed=0, engine="python").act(obs)
+    as_float64 = {"observation": obs["observation"].astype(np.float64), "action_mask": obs["action_mask"].astype(bool)}
+    assert CompiledPolicyAgent(rules, 0, policy="greedy").act(as_float64) == want
+    as_lists = {"observation": obs["observation"].tolist(), "action_mask": obs["action_mask"].astype(np.int64)}
+    assert CompiledPolicyAgent(rules, 0, policy="greedy").act(as_lists) == want
+
+
+def test_load_agent_reads_the_rules_through_a_wrapper_or_from_the_env_itself():
+    raw = raw_env(variant="michigan", num_players=5)
+
+    class Wrapper:  # a wrapper that forwards nothing but .unwrapped
+        unwrapped = raw
+
+    class Table:  # no .unwrapped at all, only .rules
+        rules = raw.rules
+
+    assert load_agent("lowest", env=Wrapper(), engine="python").rules is raw.rules
+    assert load_agent("lowest", env=Table(), engine="python").rules is raw.rules
+
+
+def test_load_agent_passes_options_to_a_saved_agent():
+    path = Path(registry.__file__).resolve().parent / "trained" / "ppo-newmarket.npz"
+    e = env(variant="newmarket", num_players=4)
+    assert load_agent(path, env=e, sample=True).sample is True
+    assert load_agent(str(path), env=e).sample is False
