@@ -2185,8 +2185,7 @@ cdef class TableBatch:
     - ``rewards`` ``(N, players)`` int64: each seat's chip change in this call (the first
       call after a session starts also counts what was paid before its first decision);
     - ``done`` ``(N,)`` bool: the table's session ended in this call; ``results[i]`` holds
-      each seat's chips won in it and ``final_observations[i, s]`` seat ``s``'s last view.
-
+      each seat's chips won in it and ``final_observations[i, s]`` seat ``s``'s last view;
     - ``deal_index`` ``(N,)`` int32: the deal each table is in (0 for its session's first).
 
     ``seat_policies`` ``(N, players)`` int8 is read at every decision: a code of
