@@ -17,6 +17,7 @@ from newmarket_env.cards import FULL_DECK
 from newmarket_env.cards import card_from_text as C
 from newmarket_env.cards import mask_from_texts as M
 from newmarket_env.engine.game import NOBODY
+from newmarket_env.engine.position import game_at
 from newmarket_env.engine.types import Decision, Phase
 from newmarket_env.observation.view import decode
 from newmarket_env.rules import make_rules
@@ -154,6 +155,13 @@ def test_sample_world_stands_at_the_view_with_the_sampled_cards():
     hands, dead = sample_cards(view, rules, random.Random(5))
     assert world.hands == hands and world.dead == dead
     assert world.to_act == VIEWER and world.decision is view.decision and list(world.legal) == view.legal
+    # The world's own stream (later deals, the engine's draws) is seeded from the next draw of the stream.
+    stream = random.Random(5)
+    sample_cards(view, rules, stream)
+    same = game_at(position, hands, dead, seed=stream.randrange(2**31), plain_next_deal=True)
+    assert world.rng.getstate() == same.rng.getstate()
+    # Played to the end of this deal only: the next deal is queued unshuffled (no shuffle wasted).
+    assert len(world._queued_deals) == 1
     again = sample_world(view, rules, position, random.Random(6), template=world)
     hands6, dead6 = sample_cards(view, rules, random.Random(6))
     assert again is not world and again.hands == hands6 and again.dead == dead6
