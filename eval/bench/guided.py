@@ -9,12 +9,14 @@ network's size and on how long its rollouts last, not on how well it plays.
 ``python -m newmarket_env.eval.bench.guided [--network PATH] [--variant V] [--decisions N] [--rounds R]
 [--settings B:C,...]`` times ``search`` (budgets 8 and 64, its default) and ``guided_search`` at each
 budget:cutoff setting on the same decisions (the network's preset, else ``--variant``; 4 players) and
-prints milliseconds per decision, the median of the rounds.
+prints milliseconds per decision, the median of the rounds, and its ratio to ``search`` at its default
+budget (the median of the per-round ratios: the figure that issue 12 bounds by 1).
 """
 
 from __future__ import annotations
 
 import argparse
+import inspect
 import itertools
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -110,8 +112,21 @@ def think_times(
 ) -> dict[str, float]:
     """Milliseconds per decision of each agent maker ``(rules, seed) -> agent``, on the same ``decisions``
     decisions (``variant``, 4 players; the decisions of ``control`` seats playing the sessions): the median
-    over ``rounds`` rounds, each timing every configuration in turn (a loaded machine slows one round, not
-    one configuration)."""
+    over ``rounds`` rounds (:func:`think_time_rounds`)."""
+    per_round = think_time_rounds(configurations, decisions, seed, rules_overrides, variant, rounds)
+    return {name: float(np.median(ms)) for name, ms in per_round.items()}
+
+
+def think_time_rounds(
+    configurations: Mapping[str, Callable[..., Any]],
+    decisions: int,
+    seed: int = 0,
+    rules_overrides: dict | None = None,
+    variant: str = "newmarket",
+    rounds: int = 1,
+) -> dict[str, list[float]]:
+    """:func:`think_times` of each round: every round times every configuration in turn, so a loaded
+    machine slows one round rather than one configuration, and ratios within a round stay steady."""
     from newmarket_env import load_agent, raw_env
 
     aec = raw_env(variant=variant, num_players=PLAYERS, **dict(rules_overrides or {}))
@@ -135,7 +150,7 @@ def think_times(
             for observation in observations:
                 agent.act(observation)
             times[name].append(1000 * (time.perf_counter() - began) / len(observations))
-    return {name: float(np.median(ms)) for name, ms in times.items()}
+    return times
 
 
 GUIDED_SETTINGS = ((8, 0), (4, 0), (4, 2), (2, 4), (2, 2), (1, 4))  # (budget, cutoff) timed by default
@@ -177,7 +192,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.rounds < 1:
         parser.error(f"--rounds {args.rounds} is not allowed; allowed: 1 or more")
     from newmarket_env.agents.saved import read_saved
+    from newmarket_env.agents.search import SearchAgent
 
+    default_budget = inspect.signature(SearchAgent).parameters["budget"].default  # 64: the bar guided must meet
     overrides = {}
     variant = args.variant or "newmarket"
     if args.network:
@@ -186,16 +203,18 @@ def main(argv: Sequence[str] | None = None) -> int:
             parser.error(f"--variant {args.variant} is not the network's ({metadata['variant']}); omit it")
         variant, overrides = metadata["variant"], {"num_deals": metadata["rules"]["num_deals"]}
     configurations: dict[str, Callable[..., Any]] = {
-        f"search budget {b}": (lambda rules, seed, b=b: search_agent(rules, seed, b)) for b in (8, 64)
+        f"search budget {b}": (lambda rules, seed, b=b: search_agent(rules, seed, b)) for b in (8, default_budget)
     }
     for budget, cutoff in args.settings:
         configurations[f"guided_search budget {budget} cutoff {cutoff}"] = lambda rules, seed, b=budget, c=cutoff: (
             guided_agent(rules, seed, b, c, args.network)
         )
-    times = think_times(configurations, args.decisions, rules_overrides=overrides, variant=variant, rounds=args.rounds)
+    rounds = think_time_rounds(configurations, args.decisions, 0, overrides, variant, args.rounds)
     print(f"{variant}, {args.decisions} decisions, median of {args.rounds} round(s):")
-    for name, ms in times.items():
-        print(f"{name}: {ms:.2f} ms per decision")
+    default = rounds[f"search budget {default_budget}"]
+    for name, ms in rounds.items():
+        ratio = np.median([a / b for a, b in zip(ms, default, strict=True)])  # paired by round
+        print(f"{name}: {np.median(ms):.2f} ms per decision ({ratio:.2f} x search's default budget)")
     return 0
 
 

@@ -1581,13 +1581,15 @@ cdef void table_at(Table *t, const RuleCodes *r, Inputs *placeholder, position, 
         _queue_after(t, &t.stakes, viewer, position.viewer_pending, r.boodle_stake)
     elif t.decision == D_DISCARD:
         _queue_after(t, &t.discards, viewer, position.viewer_pending, r.discard_count)
-    t.played, t.public_dead = position.played, position.public_dead
+    t.public_dead = position.public_dead
     t.last_played = -1 if position.last_played is None else position.last_played
-    for k in range(NUM_CARDS):
-        s = position.played_by[k]
+    played_by = position.played_by
+    for k in range(NUM_CARDS):   # Position.played (a card with a player), without its Python loop
+        s = played_by[k]
         t.played_by[k] = s
         if s >= 0:
             t.played_by_seat[s] |= 1ULL << k
+            t.played |= 1ULL << k
     t.known_dead[viewer] = position.viewer_known_dead
     if t.phase != PH_STAKE:
         _placeholder_deal(t, r, placeholder)

@@ -22,6 +22,7 @@ def test_think_times_time_every_configuration_on_the_same_decisions(capsys):
     assert main(["--decisions", "3"]) == 0
     out = capsys.readouterr().out
     assert out.count("ms per decision") == 2 + len(GUIDED_SETTINGS) and "guided_search budget 2 cutoff 2" in out
+    assert "search budget 64: " in out and "(1.00 x search's default budget)" in out  # the bar, against itself
     assert main(["--decisions", "2", "--variant", "newbury", "--rounds", "2", "--settings", "3:1"]) == 0
     out = capsys.readouterr().out
     assert out.startswith("newbury, 2 decisions, median of 2 round(s)") and out.count("ms per decision") == 3
