@@ -9,13 +9,14 @@ import pytest
 
 from newmarket_env import actions as A
 from newmarket_env import env
+from newmarket_env.agents import search
 from newmarket_env.agents.control import ControlPolicy
 from newmarket_env.agents.greedy import GreedyPolicy
 from newmarket_env.agents.lowest import LowestPolicy
 from newmarket_env.agents.search import SearchAgent
 from newmarket_env.engine.types import Decision
 from newmarket_env.observation.view import decode
-from newmarket_env.rules import make_rules
+from newmarket_env.rules import LeadRule, make_rules
 from tests.agents.views import cards, hand_view
 
 NEWMARKET = make_rules("newmarket", 4)  # ace low; boodles AS KH QC JD; lowest_other_suit
@@ -41,6 +42,21 @@ def test_many_leads_are_ranked_by_control_plans_one_lead_deep():
     view = _run_view(["2D", "5H", "6H"])
     assert agent._ranked_leads(view) == cards(["5H", "6H", "2D"])
     assert agent.candidates(view) == cards(["5H", "6H"])
+
+
+def test_ranking_plans_exactly_one_further_lead():
+    """Lead any suit; three runs, each stopped by a known dead card: 5C (1 card), 5D 6D (2), 5H 6H 7H (3).
+    One lead deep, a lead is worth its cards + 4 + the best other run's cards + 4 (no run empties the hand):
+    5C 1 + 4 + 3 + 4 = 12, 5D 2 + 4 + 3 + 4 = 13, 5H 3 + 4 + 2 + 4 = 13; ties by card id: 5D, 5H, 5C.
+    (Two leads deep every order would go out, all equal at 6 + 8 + 100, and rank by card id alone.)"""
+    view = hand_view(
+        NEWMARKET,
+        ["5C", "5D", "6D", "5H", "6H", "7H"],
+        known_dead=["6C", "7D", "8H"],
+        lead_rule=LeadRule.LOWEST_ANY_SUIT,
+        legal=["5C", "5D", "5H"],
+    )
+    assert _agent(max_candidates=2)._ranked_leads(view) == cards(["5D", "5H", "5C"])
 
 
 def test_equal_ranked_leads_keep_card_id_order():
@@ -107,6 +123,22 @@ def test_a_lead_that_goes_out_wins_the_pot_and_a_chip_per_card_left(engine):
     assert agent.evaluate(view, cards(["JD"])).tolist() == [3 + 5 + 9]
 
 
+@pytest.mark.parametrize("engine", ["python", "compiled"])
+def test_a_certain_result_with_removed_and_known_dead_cards(engine):
+    """hoyle1885 (8D removed): as above, with 4S 5S known to be dead (12 dead cards, 2 of them known)."""
+    rules = make_rules("hoyle1885", 4)
+    view = hand_view(
+        rules,
+        ["9D"],
+        played_by=[CLUBS[:5], [*CLUBS[5:], "AS"], HEARTS[:7], [*HEARTS[7:], "2S", "3S"]],
+        known_dead=["4S", "5S"],
+        card_counts=[1, 2, 3, 4],
+        dead_count=12,
+        pot=5,
+    )
+    assert SearchAgent(rules, seed=1, budget=3, engine=engine).evaluate(view, cards(["9D"])).tolist() == [14]
+
+
 def test_each_candidate_gets_its_own_mean():
     """Hand JD 9D, QD played. JD stops at once (QD played): +3, lead 9D, out: 3 + 5 + 9 = 17 in every world.
     9D first: if TD is dead, the run stops, JD goes out (17); if another seat holds TD, it plays TD and I
@@ -162,3 +194,31 @@ def test_stakes_and_forced_choices_go_to_control():
     assert agent.act(only) == A.stake_action(2)
     with pytest.raises(ValueError, match=r"^act\(\) was given an observation whose action_mask has no legal action$"):
         agent.act({"observation": obs["observation"], "action_mask": obs["action_mask"] * 0})
+
+
+def test_defaults():
+    agent = SearchAgent(NEWMARKET)
+    assert (agent.budget, agent.rollout_name, agent.max_candidates, agent.compiled) == (64, "control", 5, True)
+
+
+def test_compiled_is_refused_only_when_it_is_not_built(monkeypatch):
+    monkeypatch.setattr(search, "compiled_available", lambda: False)
+    message = r"^engine='compiled' but the compiled engine is not built; use engine='python' or 'auto'$"
+    with pytest.raises(ValueError, match=message):
+        SearchAgent(NEWMARKET, seed=0, engine="compiled")
+    assert not SearchAgent(NEWMARKET, seed=0, engine="auto").compiled  # falls back on Python
+    assert not SearchAgent(NEWMARKET, seed=0, engine="python").compiled
+
+
+@pytest.mark.parametrize("engine", ["python", "compiled"])
+def test_the_same_seed_gives_the_same_means_and_another_seed_other_means(engine):
+    e = env(variant="newmarket", num_players=4)
+    e.reset(seed=7)
+    view = decode(e.observe(e.agent_selection))
+    assert len(view.legal) > 1
+
+    def means(seed):
+        return SearchAgent(NEWMARKET, seed=seed, budget=4, engine=engine).evaluate(view, view.legal[:2]).tolist()
+
+    assert means(3) == means(3)
+    assert means(3) != means(4)
