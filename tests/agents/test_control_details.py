@@ -151,6 +151,26 @@ def test_control_prefers_a_run_that_stops_on_a_known_card_where_greedy_takes_the
     assert ControlPolicy(NEWMARKET).decide(view) == C("5H")
 
 
+def _one_unseen_card_view(**changes):
+    """Lowest opposite colour; hand 5C 9S TS JS QS, every other card played but 6C, the one dead card.
+    The run from 5C then surely stops at 6C: p_dead = 1 hidden dead card / 1 unseen card = 1."""
+    hand = ["5C", "9S", "TS", "JS", "QS"]
+    played = [c for s in "CDHS" for c in suit(s) if c not in hand and c != "6C"]
+    return hand_view(
+        NEWMARKET, hand, played_by=[[], played], dead_count=1, lead_rule=LeadRule.LOWEST_OPPOSITE_COLOUR, **changes
+    )
+
+
+def test_control_counts_on_a_stop_that_is_certain():
+    """5C alone: 1 + 4 * 1 + 0.25 * greedy's 2.3 (2 + 0.5 for one club - 0.2; clubs opened) = 5.575.
+    9S-QS: 4 cards, stops on the played KS, but no red card is left to lead: the lead passes: 4."""
+    view = _one_unseen_card_view(legal=["5C", "9S"])
+    policy = ControlPolicy(NEWMARKET)
+    assert policy.plan_value(view, view.hand, view.played, C("5C"), 2, 0, 1.0) == pytest.approx(1 + 4 + 0.25 * 2.3)
+    assert policy.plan_value(view, view.hand, view.played, C("9S"), 2, 0, 1.0) == pytest.approx(4)
+    assert policy.decide(view) == C("5C")
+
+
 def test_a_known_dead_card_is_a_stop_like_a_played_one():
     """5H 6H 9D with 7H known dead (not played): 5H 6H stops, leads 9D and goes out: 2 + 4 + 101 = 107."""
     view = hand_view(NEWMARKET, ["5H", "6H", "9D"], known_dead=["7H"], dead_count=13)

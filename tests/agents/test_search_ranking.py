@@ -59,6 +59,23 @@ def test_ranking_plans_exactly_one_further_lead():
     assert _agent(max_candidates=2)._ranked_leads(view) == cards(["5D", "5H", "5C"])
 
 
+def test_ranking_with_one_unseen_card_that_is_surely_dead():
+    """Lowest opposite colour; hand 5C 9S TS JS QS, everything else played but 6C, the one dead card:
+    p_dead = 1. 5C: 1 + 4 + 0.25 * 2.3 = 5.575; 9S-QS: 4 (the lead then passes: no red card);
+    TS-QS: 3, the same."""
+    hand = ["5C", "9S", "TS", "JS", "QS"]
+    played = [r + s for s in "CDHS" for r in "A23456789TJQK" if r + s not in hand and r + s != "6C"]
+    view = hand_view(
+        NEWMARKET,
+        hand,
+        played_by=[[], played],
+        dead_count=1,
+        lead_rule=LeadRule.LOWEST_OPPOSITE_COLOUR,
+        legal=["TS", "9S", "5C"],
+    )
+    assert _agent(max_candidates=2)._ranked_leads(view) == cards(["5C", "9S", "TS"])
+
+
 def test_equal_ranked_leads_keep_card_id_order():
     """9C, 9D, 9S: each alone, open above, in an unopened suit: the same plan value; lowest id first."""
     view = hand_view(NEWMARKET, ["9C", "9D", "9S", "5H"], dead_count=13, legal=["9S", "9D", "9C"])
