@@ -8,7 +8,7 @@ import random
 import pytest
 
 from newmarket_env import actions as A
-from newmarket_env import env
+from newmarket_env import env, load_agent
 from newmarket_env.agents import search
 from newmarket_env.agents.control import ControlPolicy
 from newmarket_env.agents.greedy import GreedyPolicy
@@ -22,6 +22,7 @@ from tests.agents.views import cards, hand_view
 NEWMARKET = make_rules("newmarket", 4)  # ace low; boodles AS KH QC JD; lowest_other_suit
 NEWBURY = make_rules("newbury", 4)
 MICHIGAN = make_rules("michigan", 4)
+NEWMARKET_ONE_DEAL = make_rules("newmarket", 4, num_deals=1)
 
 
 def _agent(rules=NEWMARKET, **options):
@@ -239,3 +240,23 @@ def test_the_same_seed_gives_the_same_means_and_another_seed_other_means(engine)
 
     assert means(3) == means(3)
     assert means(3) != means(4)
+
+
+def test_act_takes_the_best_mean_even_against_controls_choice():
+    """newmarket, one deal, seed 0, every seat playing control: at the 3rd and 6th decisions the searched
+    means (16 worlds, seed 1) rank another card above control's favourite, and act() plays that card."""
+    e = env(variant="newmarket", num_players=4, num_deals=1)
+    e.reset(seed=0)
+    control = load_agent("control", env=e, seed=0, engine="python")
+    for step in range(6):
+        obs = e.observe(e.agent_selection)
+        if step in (2, 5):
+            view = decode(obs)
+            fresh = SearchAgent(NEWMARKET_ONE_DEAL, seed=1, budget=16, engine="python")
+            candidates = fresh.candidates(view)
+            means = fresh.evaluate(view, candidates)
+            best = candidates[int(means.argmax())]
+            assert candidates[0] == control.act(obs) != best  # control's favourite comes first, and loses
+            assert len(view.legal) == (3 if step == 2 else 2)
+            assert SearchAgent(NEWMARKET_ONE_DEAL, seed=1, budget=16, engine="python").act(obs) == best
+        e.step(control.act(obs))
