@@ -8,6 +8,7 @@ the plots' bars, error bars and cell labels equal to the hand-computed figures.
 
 from __future__ import annotations
 
+import dataclasses
 import gzip
 import json
 import re
@@ -32,8 +33,11 @@ CAPTION_WORDS = (
     "mu ± sigma: openskill Plackett-Luce"
 )
 WON_LINE = "won %: the share of the deals it played that it won by going out first (blocked deals have no winner)"
-# A command whose brackets rich would read as markup ("[b]": bold, dropped) unless it is printed as plain text.
-COMMAND = "newmarket tournament --agents greedy,random,'runs/[b]est/final.npz'"
+# A command whose brackets rich would read as markup ("[b]": bold, dropped) unless it is printed as plain text,
+# and longer than the table is wide, so that it must not be wrapped either (it is meant to be copied).
+COMMAND = "newmarket tournament --agents greedy,random,'runs/[b]est/final.npz' " + " ".join(
+    f"--agent-option search:budget={n}" for n in range(8)
+)
 
 
 @pytest.fixture(scope="module")
@@ -136,7 +140,7 @@ def test_chips_per_deal_plot_draws_the_hand_computed_figures(hand_figures):
     segments = errorbar.lines[2][0].get_segments()
     assert [tuple(np.round(s[:, 0], 6)) for s in segments] == [(-1.25, -0.25), (-1.5, 0.25), (1.0, 1.75)]
     zero = [line for line in ax.get_lines() if list(line.get_xdata()) == [0.0, 0.0]]
-    assert len(zero) == 1  # the line at zero chips
+    assert len(zero) == 1 and zero[0].get_color() == "black"  # the line at zero chips
     assert ax.get_xlabel() == "chips per deal (95% bootstrap interval over deal blocks)"
     assert chips_per_deal_figure(rows).axes[0].get_title() == "Mean chips per deal"
 
@@ -194,3 +198,30 @@ def test_saved_records_carry_each_sessions_place_and_seeds(tmp_path):
             "record": game.record,
         }
     assert not (tmp_path / "records.jsonl.gz.part").exists()
+
+
+def test_leaderboard_markdown_names_the_agents_not_entered(result):
+    why = "saved agent 'x.npz' was trained for 'michigan' with other rules; differing parameters: boodles"
+    skipped = dataclasses.replace(result, plan=dataclasses.replace(result.plan, skipped={"ppo-michigan": why}))
+    lines = leaderboard_markdown(skipped).split("\n")
+    assert (
+        "Not entered: ppo-michigan (made for the michigan rules; a trained agent plays only the rules it learned)"
+        in lines
+    )
+
+
+def test_both_plots_are_told_what_was_played(result, tmp_path, monkeypatch):
+    from newmarket_env.eval.tournament import plots
+    from newmarket_env.eval.tournament.report import write_outputs
+
+    abouts = []
+    for name in ("plot_chips_per_deal", "plot_pairwise"):
+        original = getattr(plots, name)
+
+        def seen(*args, _original=original, **kwargs):
+            abouts.append(kwargs["about"])
+            return _original(*args, **kwargs)
+
+        monkeypatch.setattr(plots, name, seen)
+    write_outputs(result, str(tmp_path / "out"))
+    assert abouts == ["newmarket, 3 players, 6 sessions (2 deal blocks)"] * 2

@@ -4,6 +4,7 @@ bar, a worker process's set-up, and the one-line reason given when Ray fails rem
 from __future__ import annotations
 
 import os
+import re
 import shlex
 
 import pytest
@@ -111,3 +112,30 @@ def test_a_pool_of_two_gives_the_schedule_in_order():
 )
 def test_a_remote_error_is_reported_by_its_last_line(text, line):
     assert _last_line(text) == line
+
+
+def test_the_defaults_the_help_states_are_the_defaults_used():
+    """Every "(default X)" of --help is what an empty command line gives, and no --agents means the
+    default field (an empty tuple), not an agent called ''."""
+    parser = build_parser()
+    args = parser.parse_args([])
+    stated = {}
+    for action in parser._actions:  # each option's help, as --help prints it
+        found = re.search(r"\bdefault ([^)\s;,]+)", action.help or "")
+        if found and action.dest != "out":  # --out's default is a pattern (results/tournament-VARIANT-...)
+            stated[action.dest] = found.group(1)
+    assert {"variant", "players", "blocks", "seed", "workers"} <= set(stated)
+    for dest, value in stated.items():
+        assert str(getattr(args, dest)) == value, dest
+    assert (args.variant, args.players, args.blocks, args.seed, args.workers) == ("newmarket", 4, 20, 0, 2)
+    config = config_from_args(args)
+    assert config.agents == () and config.seed == 0
+
+
+def test_the_finished_run_says_where_each_file_was_written(tmp_path, capsys):
+    out = tmp_path / "run"
+    argv = ["--agents", "greedy,random,lowest", "--players", "3", "--blocks", "1", "--workers", "1"]
+    assert main([*argv, "--resamples", "20", "--out", str(out)]) == 0
+    wrote = [line for line in capsys.readouterr().out.splitlines() if line.startswith("wrote ")]
+    names = ("results.json", "games.csv", "leaderboard.md", "chips_per_deal.png", "pairwise.png")
+    assert wrote == ["wrote " + ", ".join(str(out / name) for name in names)]
