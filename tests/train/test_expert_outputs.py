@@ -1,20 +1,25 @@
-"""What an expert-iteration run leaves on disk, checked field by field on a 3-player run of 3 iterations.
+"""What an expert-iteration run leaves on disk and prints, checked field by field on a 3-player run.
 
-``configs/tiny_exit.yaml`` (48 decisions an iteration, ``expert.window`` 2) with ``env.num_players=3``
-and ``--total-steps 144``: so iterations 0, 1, 2; each fits on its own labels and the previous
-iteration's, i.e. 48, 96 and 96 labels; the saved network is for 3 players (the config's, not the
-preset's default 4).
+``configs/tiny_exit.yaml`` (48 decisions an iteration, ``expert.window`` 2) with ``env.num_players=3``,
+``--total-steps 144`` and an evaluation every 96 steps: so iterations 0, 1, 2; each fits on its own
+labels and the previous iteration's, i.e. 48, 96 and 96 labels; one evaluation (at 96 steps) and
+the final one; the saved network is for 3 players (the config's, not the preset's default 4).
 """
 
 from __future__ import annotations
 
+import contextlib
 import csv
+import io
 import json
+import platform
 import re
 from pathlib import Path
 
 import numpy as np
 import pytest
+import torch
+import yaml
 
 from newmarket_env import env, load_agent
 from newmarket_env.agents.value_net import load_value
@@ -50,12 +55,19 @@ def run3(tmp_path_factory) -> Path:
 
     out = tmp_path_factory.mktemp("exit3")
     argv = [str(TINY), "--out-dir", str(out), "--no-progress", "--total-steps", "144"]
-    argv += ["--set", "env.num_players=3", "--set", "eval.every=0", "--set", "eval.final_sessions=1"]
-    with pytest.MonkeyPatch.context() as patch:
+    argv += ["--set", "env.num_players=3", "--set", "eval.every=96", "--set", "eval.final_sessions=1"]
+    printed = io.StringIO()
+    with pytest.MonkeyPatch.context() as patch, contextlib.redirect_stdout(printed):
         patch.setattr(loop, "collect_states", collect_seen)
         patch.setattr(loop, "label_states", label_seen)
         assert main(argv) == 0
+    (out / "stdout.txt").write_text(printed.getvalue())
     return out
+
+
+def _progress(run: Path) -> list[dict[str, str]]:
+    with open(run / "progress.csv", newline="") as handle:
+        return list(csv.DictReader(handle))
 
 
 def test_the_saved_networks_are_for_the_configured_rules_and_say_how_they_were_made(run3):
@@ -67,6 +79,11 @@ def test_the_saved_networks_are_for_the_configured_rules_and_say_how_they_were_m
     assert training["steps"] == 144
     assert training["config"]["env"]["num_players"] == 3
     assert training["run_id"] == json.loads((run3 / "run.json").read_text())["run_id"]
+    assert (training["torch"], training["python"]) == (torch.__version__, platform.python_version())
+    assert 0 < training["train_seconds"] < 3600 and str(TINY) in training["command"]
+    with np.load(run3 / "final_value.npz") as data:
+        value_meta = json.loads(data["metadata"].astype(np.uint8).tobytes().decode())
+    assert value_meta["rules"]["num_players"] == 3 and value_meta["training"]["steps"] == 144
     agent = load_agent(str(run3 / "final.npz"), env=env(variant="newmarket", num_players=3, num_deals=1))
     assert agent.name == "tiny_exit"
     value = load_value(run3 / "final_value.npz", rules)
@@ -74,8 +91,7 @@ def test_the_saved_networks_are_for_the_configured_rules_and_say_how_they_were_m
 
 
 def test_progress_has_one_row_per_iteration_with_the_window_of_labels(run3):
-    with open(run3 / "progress.csv", newline="") as handle:
-        rows = list(csv.DictReader(handle))
+    rows = _progress(run3)
     assert [(r["iteration"], r["steps"], r["labels"]) for r in rows] == [
         ("0", "48", "48"),
         ("1", "96", "96"),
@@ -100,3 +116,57 @@ def test_every_iteration_gets_seeds_of_its_own_and_keeps_its_labels_with_the_run
         with np.load(run3 / "labels" / f"iter_{iteration:04d}.npz") as data:
             assert str(data["run_id"]) == run_id
             assert len(data["actions"]) == STATES and data["masks"][np.arange(STATES), data["actions"]].all()
+
+
+def test_prior_agreement_is_the_fitted_networks_agreement_with_the_next_labels(run3):
+    """Iteration 1's prior agreement: the network as checkpointed after iteration 0, on iteration 1's
+    labels, chooses (masked argmax) as the teacher did on this share of them."""
+    from newmarket_env.train.expert.network import PolicyValueNet
+
+    config = yaml.safe_load((run3 / "config.yaml").read_text())["expert"]
+    net = PolicyValueNet(config["net_arch"], config["activation"])
+    net.load_state_dict(torch.load(run3 / "checkpoints" / "exit_48_steps.pt", weights_only=True)["net"])
+    with np.load(run3 / "labels" / "iter_0001.npz") as data:
+        with torch.no_grad():
+            logits = net.policy(torch.as_tensor(data["obs"])).numpy()
+        chosen = np.where(data["masks"], logits, -np.inf).argmax(axis=1)
+        expected = float(np.mean(chosen == data["actions"]))
+    assert float(_progress(run3)[1]["prior_agreement"]) == pytest.approx(expected, abs=1e-12)
+
+
+def test_each_iteration_and_evaluation_is_printed_and_logged(run3):
+    printed = (run3 / "stdout.txt").read_text().splitlines()
+    rows = _progress(run3)
+    for row in rows:
+        line = next(x for x in printed if x.startswith(f"iteration {row['iteration']}: "))
+        prior = float(row["prior_agreement"])
+        assert line == (
+            f"iteration {row['iteration']}: {row['steps']} labelled decisions, agreement before fit {prior:.3f} "
+            f"after {float(row['agreement']):.3f}, value loss {float(row['value_loss']):.3f} "
+            f"(collect {float(row['collect_s']):.0f} s, label {float(row['label_s']):.0f} s)"
+        )
+    with open(run3 / "eval.csv", newline="") as handle:
+        evaluations = list(csv.DictReader(handle))
+    assert [(e["steps"], e["opponent"], e["boards"]) for e in evaluations] == [("96", "control", "2")]
+    final = json.loads((run3 / "final_eval.json").read_text())
+    assert [(r["steps"], r["opponent"], r["boards"]) for r in final] == [(144, "control", 1)]
+    assert (
+        f"final evaluation of tiny_exit vs control: {final[0]['mean']:+.3f} chips per deal "
+        f"[95% CI {final[0]['low']:+.3f}, {final[0]['high']:+.3f}] over 1 deal sets, seats rotated"
+    ) in printed
+    assert (run3 / "learning_curve.png").stat().st_size > 0
+
+
+def test_a_run_out_of_minutes_stops_between_iterations_and_still_saves_its_agent(tmp_path, capsys):
+    argv = [str(TINY), "--out-dir", str(tmp_path), "--no-progress", "--total-steps", "144"]
+    argv += ["--set", "run.max_minutes=0.0001", "--set", "eval.every=0", "--set", "eval.final_sessions=1"]
+    assert main(argv) == 0
+    out = capsys.readouterr().out
+    # 6 ms: the deadline passes during the first iteration (or, on a stalled machine, before it starts)
+    stopped = re.search(r"stopped by run.max_minutes = 0.0001 after (\d) of 3 iterations; saving the agent", out)
+    assert stopped is not None, out
+    done = int(stopped.group(1))
+    assert done in (0, 1)
+    logged = _progress(tmp_path) if (tmp_path / "progress.csv").exists() else []
+    assert [row["steps"] for row in logged] == ["48"] * done
+    assert json.loads((tmp_path / "final.json").read_text())["training"]["steps"] == 48 * done
