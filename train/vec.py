@@ -50,8 +50,9 @@ class SB3VecEnv(VecEnv):
     def reset(self) -> np.ndarray:
         """Fresh sessions at every table; a seed from :meth:`seed` is used once (then forgotten, as in SB3)."""
         seed = self._seeds[0]
-        if any(self._options):
-            raise ValueError(f"reset options {self._options[0]!r} are not supported by the batch; allowed: none")
+        given = [options for options in self._options if options]
+        if given:  # name the options given, also when only some tables have them
+            raise ValueError(f"reset options {given[0]!r} are not supported by the batch; allowed: none")
         obs, infos = self.vector.reset(seed=seed)
         self._reset_seeds()
         self._reset_options()

@@ -1,0 +1,85 @@
+"""Issue 17: the callbacks' schedules and stop rules, on steps worked by hand.
+
+``Every`` fires once each time the step counter passes a multiple of its period, also when the
+counter jumps past a multiple (a rollout of several tables adds ``n_envs`` steps at once);
+``WallClockLimit`` stops training only once its deadline has passed; ``EpisodeChips`` averages the
+learner's chips per deal over finished sessions and logs them once per rollout.
+"""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from newmarket_env.train.callbacks import EpisodeChips, Every, WallClockLimit
+
+
+def test_every_fires_once_per_multiple_passed_also_off_the_multiples():
+    clock = Every(10)
+    assert clock.next == 10
+    assert [clock.due(s) for s in (0, 5, 9)] == [False, False, False]
+    assert clock.due(13)  # passed 10: due, the next one is at 20 (not 23)
+    assert clock.next == 20
+    assert isinstance(clock.next, int)
+    assert not clock.due(19)
+    assert clock.due(20)
+    assert clock.next == 30
+    assert not clock.due(20)  # the same step twice fires once
+    assert clock.due(47)  # jumped past 30 and 40: one firing, the next at 50
+    assert clock.next == 50
+    assert not clock.due(49)
+    assert clock.due(50)
+
+
+def test_every_counts_from_its_start_step():
+    clock = Every(8, start=20)  # a resumed run at step 20: the next multiple is 24
+    assert clock.next == 24
+    assert not clock.due(23)
+    assert clock.due(24)
+    assert Every(8, start=24).next == 32  # at a multiple: the following one
+    assert Every(8, start=7).next == 8
+
+
+@pytest.mark.parametrize("start", [0, 5, 100])
+def test_every_zero_never_fires(start):
+    clock = Every(0, start)
+    assert clock.next is None
+    assert not any(clock.due(s) for s in (0, 1, 10**9))
+
+
+def test_wall_clock_limit_zero_never_stops():
+    clock = WallClockLimit(0)
+    assert clock.deadline is None
+    assert clock.stopped is False
+    assert clock._on_step() is True
+    assert clock.stopped is False
+
+
+def test_wall_clock_limit_deadline_is_minutes_from_now():
+    before = time.time()
+    clock = WallClockLimit(2.5)
+    after = time.time()
+    assert before + 150 <= clock.deadline <= after + 150
+    assert clock.stopped is False
+    assert clock._on_step() is True  # 150 s are not over yet
+    assert clock.stopped is False
+
+
+def test_wall_clock_limit_stops_once_the_deadline_has_passed():
+    clock = WallClockLimit(1e-6)  # 60 microseconds
+    assert clock.stopped is False
+    time.sleep(0.01)
+    assert clock._on_step() is False
+    assert clock.stopped is True
+
+
+def test_episode_chips_averages_finished_sessions_per_deal():
+    callback = EpisodeChips()
+    assert callback.recent == []
+    callback.locals = {"infos": [{}, {"chips": 12.0, "deals": 4}, {"seat": 1}, {"chips": -6.0, "deals": 2}]}
+    assert callback._on_step() is True
+    assert callback.recent == [3.0, -3.0]
+    callback.locals = {}
+    assert callback._on_step() is True
+    assert callback.recent == [3.0, -3.0]
