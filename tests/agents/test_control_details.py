@@ -345,3 +345,40 @@ def test_without_a_dead_hand_control_keeps_and_passes():
     ):
         view = _widow_view(suit("C"), [], [0, 0, 0, 0], decision=kind, dead_count=0, legal=legal)
         assert ControlPolicy(MICHIGAN).decide(view) == expected
+
+
+# ---------------------------------------------------------------- exactly at the thresholds
+# Ace low, boodles all in spades (all played, so no boodle term); everything is held, played or in the
+# widow, so every sampled widow is the same 11 cards and the sums below are exact in binary.
+EXACT_HAND = ["AH", "2H", "3H", "5H", "6H", "7H", "9H", "TH", "JH", "AC", "2C", "4C", "5C"]
+EXACT_WIDOW = ["4H", "8H", "3C", "AD", "2D", "3D", "4D", "5D", "6D", "7D", "8D"]
+
+
+def _exact_view(decision, legal, per_card_payment=1, widow_fee=4):
+    """Keep: runs AH-3H, 5H-7H, AC-2C are open (4H, 8H, 3C unseen), 9H-JH and 4C-5C stop (QH, 6C played):
+    -5 + 2, and 13 cards. Exchange: 3C, 4H, 8H stop on the old hand, AD-8D on the played 9D: -4 + 4,
+    11 cards. Gain: 3 + 0.25 * per_card_payment * 2."""
+    rules = make_rules(
+        "newmarket", 4, boodles=("AS", "KS", "QS", "JS"), per_card_payment=per_card_payment, widow_fee=widow_fee
+    )
+    played = [c for s in "CDHS" for c in suit(s) if c not in EXACT_HAND and c not in EXACT_WIDOW]
+    view = hand_view(rules, EXACT_HAND, decision=decision, played_by=[[], played], dead_count=11, legal=legal)
+    return rules, view
+
+
+def test_widow_gain_exactly_at_a_threshold():
+    rules, view = _exact_view(Decision.BID, [A.PASS, A.bid_action(3)])
+    assert widow_gain(view, rules, random.Random(0)) == 3.5
+    rules, view = _exact_view(Decision.WIDOW, [A.KEEP, A.EXCHANGE], per_card_payment=11)
+    assert widow_gain(view, rules, random.Random(0)) == 8.5
+
+
+def test_exactly_at_the_threshold_control_bids_but_does_not_exchange_or_buy():
+    """Bids up to the gain less the margin, inclusive (3.5 - 0.5 = 3 covers a bid of 3); exchanges and buys
+    only when the gain is strictly more than the auction (8 + 0.5) or the fee (3 + 0.5)."""
+    rules, view = _exact_view(Decision.BID, [A.PASS, A.bid_action(3), A.bid_action(4)])
+    assert ControlPolicy(rules).decide(view) == A.bid_action(3)
+    rules, view = _exact_view(Decision.BUY, [A.KEEP, A.EXCHANGE], widow_fee=3)
+    assert ControlPolicy(rules).decide(view) == A.KEEP
+    rules, view = _exact_view(Decision.WIDOW, [A.KEEP, A.EXCHANGE], per_card_payment=11)
+    assert ControlPolicy(rules).decide(view) == A.KEEP
