@@ -4,7 +4,9 @@ Measured with tracemalloc (numpy reports its buffers to it): refusing a file tha
 must not allocate anything near 64 MB.
 """
 
+import io
 import tracemalloc
+import zipfile
 
 import numpy as np
 import pytest
@@ -56,3 +58,27 @@ def test_a_valid_file_still_loads(tmp_path, arrays):
     np.savez_compressed(path, **arrays)
     metadata, layers = read_saved(path)
     assert metadata["layers"] == [FLAT_SIZE, 8, NUM_ACTIONS] and layers[0][0].shape == (8, FLAT_SIZE)
+
+
+def _metadata_of_size(arrays, size: int) -> np.ndarray:
+    """The metadata JSON padded with spaces (the same JSON) so that its ``.npy`` entry is ``size`` bytes."""
+    text = arrays["metadata"].astype(np.uint8).tobytes()
+    header = io.BytesIO()
+    np.save(header, np.zeros(size, dtype=np.uint8))  # the header's length (padded to 64) does not vary at this size
+    header_bytes = len(header.getvalue()) - size
+    return np.frombuffer(text + b" " * (size - header_bytes - len(text)), dtype=np.uint8)
+
+
+def test_metadata_of_exactly_the_limit_loads_and_one_byte_more_is_refused(tmp_path, arrays):
+    limit = 1 << 20  # MAX_METADATA_BYTES: 1 MiB, as its comment and the error message say
+    at_limit, over = dict(arrays), dict(arrays)
+    at_limit["metadata"] = _metadata_of_size(arrays, limit)
+    over["metadata"] = _metadata_of_size(arrays, limit + 1)
+    np.savez_compressed(tmp_path / "at.npz", **at_limit)
+    np.savez_compressed(tmp_path / "over.npz", **over)
+    with zipfile.ZipFile(tmp_path / "at.npz") as archive:
+        assert archive.getinfo("metadata.npy").file_size == limit
+    metadata, _ = read_saved(tmp_path / "at.npz")
+    assert metadata["layers"] == [FLAT_SIZE, 8, NUM_ACTIONS]
+    with pytest.raises(ValueError, match=r"it has no 'metadata' entry of at most 1048576 bytes"):
+        read_saved(tmp_path / "over.npz")
