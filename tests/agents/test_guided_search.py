@@ -274,3 +274,27 @@ def test_each_rollout_decision_sees_the_observation_of_the_seat_to_act(states):
                 assert seen.hand >> action & 1, (action, seen.hand)
                 cards += 1
     assert cards > 100
+
+
+def test_the_network_prior_ranks_candidates_by_its_logits_and_the_control_prior_as_search():
+    """``_first_legal_network`` scores action ``a`` with ``-a``: as prior it must offer the lowest legal ids,
+    best first; the default prior offers what ``search`` offers."""
+    from newmarket_env.agents.guided_search import GuidedSearchAgent
+    from newmarket_env.agents.search import SearchAgent
+
+    aec = raw_env(variant="newmarket", num_players=4)
+    aec.reset(seed=3)
+    observation = aec.observe(aec.agent_selection)
+    while int(observation["action_mask"].sum()) < 4:  # a decision with a real choice
+        aec.step(int(np.flatnonzero(observation["action_mask"])[0]))
+        observation = aec.observe(aec.agent_selection)
+    view = decode(observation)
+    legal = sorted(int(a) for a in np.flatnonzero(observation["action_mask"]))
+    network = _first_legal_network(RULES)
+    by_network = GuidedSearchAgent(RULES, 0, network, prior="network", max_candidates=3)
+    by_network.observation = np.asarray(observation["observation"], dtype=np.float32)
+    assert by_network.candidates(view) == legal[:3]
+    by_control = GuidedSearchAgent(RULES, 0, network, max_candidates=3)
+    by_control.observation = by_network.observation
+    assert by_control.candidates(view) == SearchAgent(RULES, seed=0, max_candidates=3).candidates(view)
+    assert by_control.candidates(view) != legal[:3]  # the two priors differ here, so the test can tell them apart
