@@ -18,8 +18,10 @@
 # the import name, so the copy moves those folders under newmarket_env/. The installed package
 # (an editable install of the working tree) is then shadowed by the copy, which comes first on
 # sys.path (mutmut puts mutants/ there; PYTHONPATH does it for the CLI tests' subprocesses).
-# Each module is tested only by its own test files (TESTS below: the tests of the Ray backend and of the
-# saved agent's batch live in tests/ray and tests/agents), so a run fits a small machine;
+# Each module is tested only by its own test files (TESTS below; the saved agent's batch tests live in
+# tests/agents), so a run fits a small machine. Not tests/ray: a Ray cluster started inside mutmut's
+# forked worker hangs (seen on every mutant that reached a Ray test), so the Ray backend's mutants show
+# as "no tests" here and are checked by hand against tests/ray (docs/testing.md);
 # mutmut also runs, per mutant, only the tests that reached the mutated function.
 #
 # The score per module is printed at the end (scripts/mutant_sample.py --score; `mutmut results` in
@@ -41,7 +43,7 @@ TESTS[saved]="tests/train/test_saved*.py tests/agents/test_saved_batch.py"
 ONLY[train]="newmarket_env/train/*.py"
 TESTS[train]="tests/train"
 ONLY[tournament]="newmarket_env/eval/tournament/*.py"
-TESTS[tournament]="tests/tournament tests/ray/test_tournament_on_ray.py tests/ray/test_backend_input.py"
+TESTS[tournament]="tests/tournament"
 ONLY[replay]="newmarket_env/play/replay.py"
 TESTS[replay]="tests/cli/test_replay*.py"
 
