@@ -225,3 +225,58 @@ def test_both_plots_are_told_what_was_played(result, tmp_path, monkeypatch):
         monkeypatch.setattr(plots, name, seen)
     write_outputs(result, str(tmp_path / "out"))
     assert abouts == ["newmarket, 3 players, 6 sessions (2 deal blocks)"] * 2
+
+
+def test_results_json_and_games_csv_name_every_field(result, tmp_path):
+    """The field names other code reads (docs/contract.md: results.json and games.csv)."""
+    import csv
+
+    from newmarket_env.eval.tournament.report import results_dict, write_games_csv
+
+    data = results_dict(result, COMMAND)
+    assert data["format"] == "newmarket-tournament/1" and data["command"] == COMMAND
+    assert set(data["schedule"]) == {
+        "blocks",
+        "lineups",
+        "seatings_per_lineup",
+        "sessions",
+        "meetings_per_pair",
+        "deals_from",
+    }
+    assert data["schedule"]["seatings_per_lineup"] == 3 and data["schedule"]["sessions"] == 6
+    for game, played in zip(data["games"], result.games, strict=True):
+        assert set(game) == {
+            "block",
+            "lineup",
+            "seating",
+            "game_seed",
+            "seats",
+            "agent_seeds",
+            "deals",
+            "chips",
+            "outs",
+            "decisions",
+        }
+        assert (game["deals"], game["game_seed"], game["seating"]) == (
+            played.deals,
+            played.spec.game_seed,
+            played.spec.seating,
+        )
+    write_games_csv(result, str(tmp_path / "games.csv"))
+    with open(tmp_path / "games.csv", newline="") as fh:
+        rows = list(csv.DictReader(fh))
+    first = result.games[0]
+    assert list(rows[0])[:11] == [
+        "block",
+        "lineup",
+        "seating",
+        "seat",
+        "agent",
+        "agent_spec",
+        "game_seed",
+        "agent_seed",
+        "deals",
+        "chips",
+        "outs",
+    ]
+    assert (rows[0]["seating"], rows[0]["game_seed"]) == (str(first.spec.seating), str(first.spec.game_seed))

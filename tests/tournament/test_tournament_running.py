@@ -139,3 +139,22 @@ def test_the_finished_run_says_where_each_file_was_written(tmp_path, capsys):
     wrote = [line for line in capsys.readouterr().out.splitlines() if line.startswith("wrote ")]
     names = ("results.json", "games.csv", "leaderboard.md", "chips_per_deal.png", "pairwise.png")
     assert wrote == ["wrote " + ", ".join(str(out / name) for name in names)]
+
+
+def test_every_command_line_option_reaches_the_config():
+    argv = ["--agents", "greedy,random,search", "--variant", "michigan", "--players", "3", "--blocks", "7"]
+    argv += ["--seed", "9", "--workers", "1", "--permutations", "--resamples", "123", "--save-records"]
+    argv += ["--set", "widow_fee=2", "--agent-option", "search:budget=5"]
+    argv += ["--backend", "ray", "--address", "auto"]
+    config = config_from_args(build_parser().parse_args(argv))
+    assert (config.agents, config.variant, config.players, config.blocks, config.seed, config.workers) == (
+        ("greedy", "random", "search"),
+        "michigan",
+        3,
+        7,
+        9,
+        1,
+    )
+    assert (config.permutations, config.resamples, config.save_records) == (True, 123, True)
+    assert (dict(config.rules), dict(config.agent_options)) == ({"widow_fee": 2}, {"search": {"budget": 5}})
+    assert (config.backend, config.address) == ("ray", "auto")
