@@ -223,6 +223,10 @@ def test_bad_options_are_one_line_errors(mimic, tmp_path):
         ({"network": network, "prior": "oracle"}, "prior='oracle' is unknown; allowed: control, network"),
         ({"network": network, "value": network, "cutoff": 2}, "is not a valid newmarket_env value network"),
         ({"network": network, "budget": 0}, "budget=0 must be an int >= 1"),
+        (
+            {"network": network, "cutoff": -1},
+            "cutoff=-1 must be an int >= 0 (decisions before the value net; 0 = none)",
+        ),
     ]
     for options, message in cases:
         with pytest.raises(ValueError, match=message.replace("(", r"\(").replace(")", r"\)")) as err:
@@ -298,3 +302,11 @@ def test_the_network_prior_ranks_candidates_by_its_logits_and_the_control_prior_
     by_control.observation = by_network.observation
     assert by_control.candidates(view) == SearchAgent(RULES, seed=0, max_candidates=3).candidates(view)
     assert by_control.candidates(view) != legal[:3]  # the two priors differ here, so the test can tell them apart
+
+
+def test_the_default_budget_is_eight_worlds_without_a_cutoff(mimic):
+    folder, _ = mimic
+    agent = load_agent(
+        "guided_search", env=raw_env(variant="newmarket", num_players=4, num_deals=1), network=str(folder / "mimic.npz")
+    )
+    assert (agent.budget, agent.cutoff, agent.prior) == (8, 0, "control")
