@@ -5,7 +5,8 @@
 :mod:`newmarket_env.actions`, the README's tables of variants, actions and
 observation pieces (between ``<!-- BEGIN name -->`` and ``<!-- END name -->``)
 from the same sources and the presets in :mod:`newmarket_env.rules`, and the
-event table of ``docs/contract.md`` from :data:`newmarket_env.engine.events.EVENTS`. So the docs
+event table of ``docs/contract.md`` from :data:`newmarket_env.engine.events.EVENTS`, and
+``docs/cli.md`` from the ``newmarket`` commands' own ``--help``. So the docs
 cannot drift from the code: ``--check`` (and ``tests/cli/test_docs.py``) fails
 when a committed file differs from what this module generates.
 
@@ -252,11 +253,75 @@ def events_table() -> str:
 
 
 # ---------------------------------------------------------------- files
+# ---------------------------------------------------------------- command reference
+#: The width the help is wrapped at in docs/cli.md (argparse wraps at the terminal's width otherwise).
+HELP_COLUMNS = 100
+#: argparse words its help differently between Python versions (3.13 shortens "-o OUT, --out OUT");
+#: the committed reference is this version's, and the tests that compare it skip on others.
+HELP_PYTHON = (3, 11)
+
+
+def command_help(command: str) -> str:
+    """What ``newmarket COMMAND --help`` prints, wrapped at :data:`HELP_COLUMNS` columns."""
+    import contextlib
+    import io
+    import os
+
+    from newmarket_env.cli import main as cli_main  # imported here: the CLI loads the command's module
+
+    before = os.environ.get("COLUMNS")
+    os.environ["COLUMNS"] = str(HELP_COLUMNS)
+    try:
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            code = cli_main([command, "--help"])
+    finally:
+        if before is None:
+            del os.environ["COLUMNS"]
+        else:
+            os.environ["COLUMNS"] = before
+    if code != 0:
+        raise ValueError(f"newmarket {command} --help exited with {code}")
+    return out.getvalue().rstrip() + "\n"
+
+
+def cli_markdown() -> str:
+    """docs/cli.md: the help of every ``newmarket`` command."""
+    from newmarket_env.cli import COMMANDS
+
+    parts = [
+        "# Command reference",
+        "",
+        NOTICE,
+        "",
+        f"What `newmarket COMMAND --help` prints (Python {HELP_PYTHON[0]}.{HELP_PYTHON[1]}, "
+        f"{HELP_COLUMNS} columns). The tests compare each section with the command's own help, "
+        "so an option renamed, dropped or documented differently shows here first.",
+    ]
+    for name, (_, summary, _) in COMMANDS.items():
+        parts += ["", f"## newmarket {name}", "", f"{summary[0].upper()}{summary[1:]}.", "", "```text"]
+        parts += [command_help(name).rstrip(), "```"]
+    return "\n".join(parts) + "\n"
+
+
+def documented_help(command: str, root: Path = REPO_ROOT) -> str:
+    """The help of ``newmarket COMMAND`` as docs/cli.md shows it."""
+    text = (root / "docs" / "cli.md").read_text(encoding="utf-8")
+    found = re.search(rf"^## newmarket {re.escape(command)}\n.*?```text\n(.*?)```", text, re.S | re.M)
+    if not found:
+        raise ValueError(f"docs/cli.md has no section for 'newmarket {command}'")
+    return found.group(1)
+
+
 README_SECTIONS = {"variants": variants_table, "actions": actions_summary, "observation": observation_summary}
 CONTRACT_SECTIONS = {"events": events_table}
 #: Hand-written files with generated blocks, and the blocks of each.
 SECTION_FILES = {"README.md": README_SECTIONS, "docs/contract.md": CONTRACT_SECTIONS}
-DOC_FILES = {"docs/observation.md": observation_markdown, "docs/actions.md": actions_markdown}
+DOC_FILES = {
+    "docs/observation.md": observation_markdown,
+    "docs/actions.md": actions_markdown,
+    "docs/cli.md": cli_markdown,
+}
 
 
 def fill_sections(text: str, sections=README_SECTIONS, where: str = "README.md") -> str:

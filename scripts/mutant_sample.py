@@ -2,6 +2,7 @@
 
 ``mutant_sample.py N``     prints a fixed sample of N mutant names (seed ``$SEED``, default 17, over the
 sorted names), one a line.
+``mutant_sample.py --widen``  widens mutmut's test selection to whole test files (see :func:`widen`).
 ``mutant_sample.py --score``  prints ``killed/scored = P% [95% interval] (survived S, no tests T, timeout O)``.
 
 The score counts every checked mutant: killed (a test failed, or the run timed out) over killed plus
@@ -63,7 +64,36 @@ def score(codes: dict[str, int | None]) -> str:
     )
 
 
+def widen(stats_path: Path = Path("mutants/mutmut-stats.json")) -> int:
+    """Give every function all the tests of each test file that reaches it; returns how many were added.
+
+    Why: mutmut 3 ties a function to the tests during whose run it was called, teardown included, but a
+    module-scoped fixture runs once, inside the first test of its file. A function called only by such a
+    fixture (a tournament played once for a file's assertions) is then tested by that first test alone,
+    and a mutant of it "survives" assertions that the suite does make. Widening to the file restores them.
+    """
+    data = json.loads(stats_path.read_text())
+    by_file: dict[str, set[str]] = {}
+    for test in data["duration_by_test"]:
+        test = test.removeprefix("mutants/")
+        by_file.setdefault(test.split("::")[0], set()).add(test)
+    added = 0
+    for function, tests in data["tests_by_mangled_function_name"].items():
+        wider = set(tests)
+        for test in tests:
+            wider |= by_file.get(test.split("::")[0], set())
+        added += len(wider) - len(tests)
+        data["tests_by_mangled_function_name"][function] = sorted(wider)
+    tmp = stats_path.with_suffix(".json.tmp")
+    tmp.write_text(json.dumps(data))
+    os.replace(tmp, stats_path)
+    return added
+
+
 def main(argv: list[str]) -> int:
+    if argv and argv[0] == "--widen":
+        print(f"test selection widened to whole test files: {widen()} (function, test) links added", file=sys.stderr)
+        return 0
     if argv and argv[0] == "--score":
         print(score(exit_codes()))
         return 0

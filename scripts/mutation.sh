@@ -18,11 +18,13 @@
 # the import name, so the copy moves those folders under newmarket_env/. The installed package
 # (an editable install of the working tree) is then shadowed by the copy, which comes first on
 # sys.path (mutmut puts mutants/ there; PYTHONPATH does it for the CLI tests' subprocesses).
-# Each module is tested only by its own test files (TESTS below; the saved agent's batch tests live in
-# tests/agents), so a run fits a small machine. Not tests/ray: a Ray cluster started inside mutmut's
+# Each module is tested only by its own test files and its own doctests (TESTS below; the saved agent's
+# batch tests live in tests/agents), so a run fits a small machine. Not tests/ray: a Ray cluster started inside mutmut's
 # forked worker hangs (seen on every mutant that reached a Ray test), so the Ray backend's mutants show
 # as "no tests" here and are checked by hand against tests/ray (docs/testing.md);
-# mutmut also runs, per mutant, only the tests that reached the mutated function.
+# mutmut also runs, per mutant, only the tests that reached the mutated function, widened here to
+# every test of the files holding them (mutant_sample.py --widen: a module-scoped fixture's calls
+# are otherwise credited to the first test of its file only).
 #
 # The score per module is printed at the end (scripts/mutant_sample.py --score; `mutmut results` in
 # the module's folder lists the survivors, `mutmut show NAME` one diff); docs/testing.md records the figures and the survivors judged harmless.
@@ -37,15 +39,15 @@ SAMPLE=${SAMPLE:-0}
 
 declare -A ONLY TESTS
 ONLY[agents]="newmarket_env/agents/*.py"
-TESTS[agents]="tests/agents"
+TESTS[agents]="tests/agents newmarket_env/agents"
 ONLY[saved]="newmarket_env/agents/saved.py"
-TESTS[saved]="tests/train/test_saved*.py tests/agents/test_saved_batch.py"
+TESTS[saved]="tests/train/test_saved*.py tests/agents/test_saved_batch.py newmarket_env/agents/saved.py"
 ONLY[train]="newmarket_env/train/*.py"
-TESTS[train]="tests/train"
+TESTS[train]="tests/train newmarket_env/train"
 ONLY[tournament]="newmarket_env/eval/tournament/*.py"
-TESTS[tournament]="tests/tournament"
+TESTS[tournament]="tests/tournament newmarket_env/eval/tournament"
 ONLY[replay]="newmarket_env/play/replay.py"
-TESTS[replay]="tests/cli/test_replay*.py"
+TESTS[replay]="tests/cli/test_replay*.py newmarket_env/play/replay.py"
 
 modules=("$@")
 [ ${#modules[@]} -gt 0 ] || modules=(agents saved train tournament replay)
@@ -103,9 +105,12 @@ for module in "${modules[@]}"; do
   cd "$work"
   mkdir -p mutants  # mutmut puts mutants/ on sys.path only if it exists when it starts
   names=()
+  # Generate the mutants and collect which tests reach each function (no mutant matches the name),
+  # then widen that selection to whole test files.
+  PYTHONPATH="$work/mutants" "$MUTMUT" run --max-children "$CHILDREN" "no-such-mutant" >/dev/null 2>&1 || true
+  "$PYTHON" "$ROOT/scripts/mutant_sample.py" --widen
   if [ "$SAMPLE" -gt 0 ]; then
-    # Generate the mutants, then pick a fixed sample of their names (seeded, so a rerun picks the same ones).
-    PYTHONPATH="$work/mutants" "$MUTMUT" run --max-children "$CHILDREN" "no-such-mutant" >/dev/null 2>&1 || true
+    # A fixed sample of the mutants' names (seeded, so a rerun picks the same ones).
     mapfile -t names < <("$PYTHON" "$ROOT/scripts/mutant_sample.py" "$SAMPLE")
   fi
   PYTHONPATH="$work/mutants" "$MUTMUT" run --max-children "$CHILDREN" "${names[@]}" || true

@@ -1,0 +1,29 @@
+"""``newmarket tournament --help`` is the help documented in docs/cli.md, word for word.
+
+The reference is read by people choosing options before a long run; a help line changed by accident
+(an option's meaning, its default, a capitalised sentence) shows here as a difference to review.
+"""
+
+from __future__ import annotations
+
+import sys
+
+import pytest
+
+from newmarket_env import docs
+
+
+@pytest.mark.skipif(sys.version_info[:2] != docs.HELP_PYTHON, reason="docs/cli.md holds this Python's argparse wording")
+def test_the_tournament_help_is_the_documented_one():
+    assert docs.command_help("tournament") == docs.documented_help("tournament")
+
+
+def test_the_documented_help_names_every_option_of_the_parser():
+    from newmarket_env.eval.tournament.cli import add_arguments
+    from newmarket_env.cli_common import OneLineParser
+
+    parser = OneLineParser(prog="newmarket tournament")
+    add_arguments(parser)
+    options = {flag for action in parser._actions for flag in action.option_strings if flag.startswith("--")}
+    documented = docs.documented_help("tournament")
+    assert options and all(option in documented for option in options)
