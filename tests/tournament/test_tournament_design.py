@@ -1,0 +1,124 @@
+"""Smaller parts of a tournament's plan, each against a figure worked out by hand: balanced line-ups
+when there are too many combinations, the pinned seeds of the deals, the default results folder's
+name, the ``--set`` values, the options the slow agents play with, and a load failure's message."""
+
+from __future__ import annotations
+
+from collections import Counter
+from itertools import combinations
+
+import pytest
+
+from newmarket_env import raw_env
+from newmarket_env.agents import registry
+from newmarket_env.eval.tournament.config import SLOW_AGENT_OPTIONS, parse_set_value
+from newmarket_env.eval.tournament.entrants import Entrant, check_entrant, make_entrants
+from newmarket_env.eval.tournament.output import MAX_AGENTS_PART, default_folder
+from newmarket_env.eval.tournament.schedule import build_schedule, cyclic_design, meetings
+
+
+def _pair_meetings(tables, entrants):
+    count = meetings(tables, entrants)
+    return {int(count[a, b]) for a, b in combinations(range(entrants), 2)}
+
+
+@pytest.mark.parametrize(
+    "entrants, players, room, tables, meets",
+    [
+        # 13 agents at 4 seats, room for 13 line-ups: the projective plane of order 3 (13 lines of 4
+        # points, each pair of points on exactly one line) is a cyclic difference set, {0, 1, 3, 9} mod 13.
+        (13, 4, 13, 13, {1}),
+        # 9 agents at 4 seats, room for 18: 36 pairs, 18 tables of 6 pairs = 108 = 36 x 3, and two base
+        # tables can cover every difference mod 9 three times, so every pair meets exactly 3 times.
+        (9, 4, 18, 18, {3}),
+        # 7 agents at 4 seats, room for 10: the (7, 4, 2) design (the Fano plane's complements), 7 tables.
+        (7, 4, 10, 7, {2}),
+    ],
+)
+def test_a_cyclic_design_meets_every_pair_equally_often_when_it_can(entrants, players, room, tables, meets):
+    design = cyclic_design(entrants, players, room)
+    assert len(design) == tables
+    assert all(len(set(table)) == players for table in design)  # no agent twice at a table
+    plays = Counter(e for table in design for e in table)
+    assert set(plays) == set(range(entrants)) and len(set(plays.values())) == 1
+    assert _pair_meetings(design, entrants) == meets
+
+
+def test_too_many_combinations_switch_to_the_cyclic_design():
+    # C(9, 4) = 126 combinations > 18 allowed line-ups: the balanced design of 18 above is used instead.
+    tables, specs = build_schedule(9, 4, blocks=1, seed=0, max_lineups=18)
+    assert len(tables) == 18 and _pair_meetings(tables, 9) == {3}
+    assert len(specs) == 18 * 4  # each line-up in its 4 rotations
+
+
+def test_the_deals_of_a_block_are_pinned():
+    """The game seeds of seed 0 are those of the results already published (README's leaderboard,
+    docs/training): a different derivation would make earlier runs impossible to repeat."""
+    _, specs = build_schedule(4, 4, blocks=2, seed=0)
+    assert sorted({(s.block, s.game_seed) for s in specs}) == [(0, 3964924996), (1, 901243215)]
+    _, other = build_schedule(4, 4, blocks=1, seed=5)
+    assert {s.game_seed for s in other} == {3796490668}
+    # agents' seeds come from another stream: none equals a block's deal seed
+    assert not {s.game_seed for s in specs} & {seed for s in specs for seed in s.agent_seeds}
+
+
+def test_a_long_agent_list_gives_a_short_distinct_folder_name():
+    many = [f"runs/experiment_{n}/final.npz" for n in range(12)]
+    first, second = default_folder("newmarket", 4, 0, many), default_folder("newmarket", 4, 0, many[::-1])
+    agent_part = first.removeprefix("results/tournament-newmarket-4p-").removesuffix("-seed0")
+    name, digest = agent_part.rsplit("-", 1)
+    assert len(name) <= MAX_AGENTS_PART and name.startswith("final-final-final")
+    assert len(digest) == 8 and int(digest, 16) >= 0
+    assert first != second  # same names, another order: another folder
+
+
+def test_a_folder_name_keeps_only_safe_characters():
+    name = default_folder("michigan", 5, 2, ["runs/my run (v2)/best net.npz", "greedy"])
+    assert name == "results/tournament-michigan-5p-best_net-greedy-seed2"
+
+
+@pytest.mark.parametrize(
+    "text, value",
+    [
+        ("Yes", True),
+        ("TRUE", True),
+        ("On", True),
+        ("No", False),
+        ("OFF", False),
+        ("false", False),
+        (" 12 ", 12),
+        ("-1", -1),
+        ("AS,KS", ("AS", "KS")),
+        ("[AS KS]", ("AS", "KS")),
+        ("(AS, KS,)", ("AS", "KS")),
+        ("dealer_buy", "dealer_buy"),
+    ],
+)
+def test_set_values_are_read_as_the_rules_expect(text, value):
+    assert parse_set_value(text) == value
+
+
+def test_slow_agents_play_tournaments_at_their_tournament_options():
+    """search at its default budget (64) would make the shipped tournament take an hour; a tournament
+    seats it at budget 8 unless told otherwise, and says so in its results."""
+    assert SLOW_AGENT_OPTIONS == {"search": {"budget": 8}}
+    entrants = make_entrants(["search", "greedy", "search"], {})
+    assert [(e.label, dict(e.options)) for e in entrants] == [
+        ("search", {"budget": 8}),
+        ("greedy", {}),
+        ("search#2", {"budget": 8}),
+    ]
+    told = make_entrants(["search"], {"search": {"budget": 2}})
+    assert dict(told[0].options) == {"budget": 2}
+
+
+def test_a_load_failure_that_is_not_about_an_option_names_the_error(monkeypatch):
+    def broken(rules, seed=None, **options):
+        raise TypeError("cannot unpack non-iterable int object")
+
+    monkeypatch.setitem(registry._REGISTRY, "broken_agent", broken)
+    with pytest.raises(ValueError) as err:
+        check_entrant(Entrant("broken_agent", "broken_agent", {}), raw_env(variant="newmarket"))
+    assert str(err.value) == (
+        "agent 'broken_agent' could not be loaded (TypeError: cannot unpack non-iterable int object)"
+    )
