@@ -7,6 +7,7 @@
 #   SAMPLE=40 SEED=18 scripts/...       another fixed sample (a fresh one measures tests written
 #                                       against the first sample's survivors without that bias)
 #   REV=1b7788e scripts/mutation.sh     the code and tests of a commit instead of the working tree
+#   NAMES="a b" scripts/mutation.sh M   only these mutants of module M (to check survivors again)
 #
 # Modules: agents (agents/ without saved.py), saved (agents/saved.py), train (train/),
 # tournament (eval/tournament/), replay (newmarket_env/play/replay.py).
@@ -36,6 +37,9 @@ MUTATION_DIR=${MUTATION_DIR:-/tmp/newmarket-mutation}
 MUTMUT_VERSION=3.8.1
 CHILDREN=${CHILDREN:-1}
 SAMPLE=${SAMPLE:-0}
+# forkserver: each mutant's worker is forked from a process that has not run the tests (mutmut's
+# "fork" forks the one that has, and a Ray cluster started after that fork hangs).
+ISOLATION=${ISOLATION:-forkserver}
 
 declare -A ONLY TESTS
 ONLY[agents]="newmarket_env/agents/*.py"
@@ -45,7 +49,7 @@ TESTS[saved]="tests/train/test_saved*.py tests/agents/test_saved_batch.py newmar
 ONLY[train]="newmarket_env/train/*.py"
 TESTS[train]="tests/train newmarket_env/train"
 ONLY[tournament]="newmarket_env/eval/tournament/*.py"
-TESTS[tournament]="tests/tournament newmarket_env/eval/tournament"
+TESTS[tournament]="tests/tournament tests/ray/test_tournament_on_ray.py tests/ray/test_backend_input.py newmarket_env/eval/tournament"
 ONLY[replay]="newmarket_env/play/replay.py"
 TESTS[replay]="tests/cli/test_replay*.py newmarket_env/play/replay.py"
 
@@ -84,6 +88,7 @@ write_config() {  # $1: target folder, $2: module
 source_paths = newmarket_env
 only_mutate = ${ONLY[$module]}
 $skip
+process_isolation = ${ISOLATION}
 pytest_add_cli_args =
     -p no:xdist
     -p no:cacheprovider
@@ -109,7 +114,9 @@ for module in "${modules[@]}"; do
   # then widen that selection to whole test files.
   PYTHONPATH="$work/mutants" "$MUTMUT" run --max-children "$CHILDREN" "no-such-mutant" >/dev/null 2>&1 || true
   "$PYTHON" "$ROOT/scripts/mutant_sample.py" --widen
-  if [ "$SAMPLE" -gt 0 ]; then
+  if [ -n "${NAMES:-}" ]; then
+    read -r -a names <<< "$NAMES"  # these mutants only (names as `mutmut results` prints them)
+  elif [ "$SAMPLE" -gt 0 ]; then
     # A fixed sample of the mutants' names (seeded, so a rerun picks the same ones).
     mapfile -t names < <("$PYTHON" "$ROOT/scripts/mutant_sample.py" "$SAMPLE")
   fi

@@ -185,9 +185,32 @@ def test_guided_teacher_iterations_run(tmp_path):
         "--set",
         "eval.final_sessions=1",
     ]
-    assert main(args) == 0
+    from newmarket_env.train.expert import loop
+
+    teachers, targets = [], []
+    label, make_targets = loop.label_states, loop.policy_targets
+
+    def label_seen(teacher, *rest, **options):
+        teachers.append(teacher)
+        return label(teacher, *rest, **options)
+
+    def targets_seen(actions, means, target, temperature):
+        targets.append((target, temperature))
+        return make_targets(actions, means, target, temperature)
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(loop, "label_states", label_seen)
+        patch.setattr(loop, "policy_targets", targets_seen)
+        assert main([*args, "--set", "expert.target=choice", "--set", "expert.temperature=2.5"]) == 0
     with np.load(out / "labels" / "iter_0001.npz") as data:
         assert len(data["actions"]) == 48 and data["masks"][np.arange(48), data["actions"]].all()
+    # iteration 0 has no network yet: plain search; then guided_search with the network and its value cut-off
+    assert [(t.kind, t.budget, t.max_candidates, t.cutoff) for t in teachers] == [
+        ("search", 2, 3, 0),
+        ("guided_search", 2, 3, 2),
+    ]
+    assert teachers[1].policy is not None and teachers[1].value is not None
+    assert targets == [("choice", 2.5), ("choice", 2.5)]  # the configured target reaches every fit
 
 
 def test_a_lost_label_file_of_the_window_stops_the_resumed_run(tmp_path):

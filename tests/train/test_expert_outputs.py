@@ -155,6 +155,9 @@ def test_each_iteration_and_evaluation_is_printed_and_logged(run3):
         f"[95% CI {final[0]['low']:+.3f}, {final[0]['high']:+.3f}] over 1 deal sets, seats rotated"
     ) in printed
     assert (run3 / "learning_curve.png").stat().st_size > 0
+    # one curve, redrawn with the final evaluation (not a second picture under another name)
+    assert sorted(p.name for p in run3.glob("*.png")) == ["learning_curve.png"]
+    assert (run3 / "learning_curve.png").stat().st_mtime_ns >= (run3 / "final_eval.json").stat().st_mtime_ns
 
 
 def test_a_run_out_of_minutes_stops_between_iterations_and_still_saves_its_agent(tmp_path, capsys):

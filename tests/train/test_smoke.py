@@ -104,3 +104,19 @@ def test_ship_writes_a_half_size_agent_that_loads(trained, tmp_path):
     assert (tmp_path / "ppo-tiny.json").is_file() and (tmp_path / "docs" / "ppo-tiny_curve.png").is_file()
     agent = load_agent(str(path), env=env(variant="newmarket", num_players=4, num_deals=1))
     assert agent.layers[0][0].dtype.name == "float32"
+
+
+def test_train_from_python_refuses_a_folder_that_holds_a_run(trained):
+    """``train(config)`` is a fresh run unless told to resume: it must not continue (or overwrite) a
+    finished run that happens to be in its folder."""
+    import dataclasses
+
+    from newmarket_env.train.config import load_config
+    from newmarket_env.train.run import train
+
+    config = load_config(TINY)
+    config = dataclasses.replace(config, run=dataclasses.replace(config.run, out_dir=str(trained)))
+    before = sorted(p.name for p in trained.iterdir())
+    with pytest.raises(ValueError, match="already holds a run"):
+        train(config)
+    assert sorted(p.name for p in trained.iterdir()) == before
