@@ -20,9 +20,10 @@
 # (an editable install of the working tree) is then shadowed by the copy, which comes first on
 # sys.path (mutmut puts mutants/ there; PYTHONPATH does it for the CLI tests' subprocesses).
 # Each module is tested only by its own test files and its own doctests (TESTS below; the saved agent's
-# batch tests live in tests/agents), so a run fits a small machine. Not tests/ray: a Ray cluster started inside mutmut's
-# forked worker hangs (seen on every mutant that reached a Ray test), so the Ray backend's mutants show
-# as "no tests" here and are checked by hand against tests/ray (docs/testing.md);
+# batch tests live in tests/agents), so a run fits a small machine. The Ray tests of the tournament and
+# training backends are in the selection: a Ray cluster started in a worker forked by mutmut's default
+# "fork" isolation hangs, one forked from mutmut's fork server (ISOLATION=forkserver, the default here)
+# starts and stops cleanly, and its Ray workers inherit MUTANT_UNDER_TEST, so they run the mutant too.
 # mutmut also runs, per mutant, only the tests that reached the mutated function, widened here to
 # every test of the files holding them (mutant_sample.py --widen: a module-scoped fixture's calls
 # are otherwise credited to the first test of its file only).
@@ -47,9 +48,9 @@ TESTS[agents]="tests/agents newmarket_env/agents"
 ONLY[saved]="newmarket_env/agents/saved.py"
 TESTS[saved]="tests/train/test_saved*.py tests/agents/test_saved_batch.py newmarket_env/agents/saved.py"
 ONLY[train]="newmarket_env/train/*.py"
-TESTS[train]="tests/train newmarket_env/train"
+TESTS[train]="tests/train tests/ray/test_labels_on_ray.py tests/ray/test_evaluate_on_ray.py newmarket_env/train"
 ONLY[tournament]="newmarket_env/eval/tournament/*.py"
-TESTS[tournament]="tests/tournament tests/ray/test_tournament_on_ray.py tests/ray/test_backend_input.py newmarket_env/eval/tournament"
+TESTS[tournament]="tests/tournament tests/ray/test_tournament_on_ray.py tests/ray/test_backend_input.py tests/ray/test_ray_task_errors.py newmarket_env/eval/tournament"
 ONLY[replay]="newmarket_env/play/replay.py"
 TESTS[replay]="tests/cli/test_replay*.py newmarket_env/play/replay.py"
 
@@ -96,9 +97,10 @@ pytest_add_cli_args_test_selection =
 $args
 also_copy =
     configs
+    docs
 EOF
   # mutmut reads [tool.mutmut] from pyproject first; the copy's pyproject has none, so setup.cfg counts.
-  # also_copy: the tests run inside mutants/, and the training tests read the shipped configs/ there.
+  # also_copy: the tests run inside mutants/, and read the shipped configs/ and the reference docs/ there.
 }
 
 summary=()

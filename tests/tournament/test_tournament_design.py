@@ -122,3 +122,18 @@ def test_a_load_failure_that_is_not_about_an_option_names_the_error(monkeypatch)
     assert str(err.value) == (
         "agent 'broken_agent' could not be loaded (TypeError: cannot unpack non-iterable int object)"
     )
+
+
+def test_ray_workers_get_absolute_paths_for_files_and_names_for_registered_agents(tmp_path, monkeypatch):
+    """Ray workers run in other folders: a saved agent's relative path is made absolute. A registered
+    name stays a name even when a file of that name lies in the folder (load_agent prefers the name)."""
+    from newmarket_env.eval.tournament.backends import _portable
+    from newmarket_env.eval.tournament.play import TableSetup
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "greedy").write_text("not an agent")
+    (tmp_path / "mine.npz").write_bytes(b"")
+    entrants = (Entrant("greedy", "greedy"), Entrant("mine", "mine.npz"), Entrant("random", "random"))
+    setup = _portable(TableSetup("newmarket", 3, {}, entrants))
+    assert [e.spec for e in setup.entrants] == ["greedy", str(tmp_path / "mine.npz"), "random"]
+    assert [e.label for e in setup.entrants] == ["greedy", "mine", "random"]
