@@ -8,7 +8,7 @@ import pytest
 
 pytest.importorskip("ray", reason="Ray is not installed (pip install 'newmarket-env[ray]')")
 
-from newmarket_env.eval.tournament.backends import map_on_ray  # noqa: E402
+from newmarket_env.eval.tournament.backends import map_on_ray
 
 
 def test_values_come_back_in_the_order_of_the_items(ray_cluster):

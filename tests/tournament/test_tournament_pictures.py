@@ -10,8 +10,9 @@ sizes and fonts. Those are compared here with committed pictures of the hand-mad
 - ``golden/chips_per_deal.png`` and ``golden/pairwise.png``: the plots, compared with matplotlib's own
   image comparison (RMS of the pixel differences, 0-255), on matplotlib's default style.
 
-After an intended change, rewrite them with ``NEWMARKET_UPDATE_GOLDEN=1 pytest tests/tournament/test_tournament_pictures.py``
-and look at every picture before committing it.
+After an intended change, rewrite them with
+``NEWMARKET_UPDATE_GOLDEN=1 pytest tests/tournament/test_tournament_pictures.py`` and look at every
+picture before committing it.
 """
 
 from __future__ import annotations
@@ -51,10 +52,11 @@ def _matches_golden(name: str, text: str) -> None:
 def _render(tables, width: int) -> str:
     from rich.console import Console
 
-    console = Console(width=width, record=True, color_system=None, file=open(os.devnull, "w"))
-    for table in tables:
-        console.print(table)
-    return console.export_text()
+    with open(os.devnull, "w", encoding="utf-8") as nowhere:
+        console = Console(width=width, record=True, color_system=None, file=nowhere)
+        for table in tables:
+            console.print(table)
+        return console.export_text()
 
 
 def test_the_wide_table_is_the_reviewed_one(hand_figures):

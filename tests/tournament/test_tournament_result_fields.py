@@ -50,9 +50,7 @@ def _paths(value, prefix: str = "") -> list[str]:
 def written(tmp_path_factory):
     out = tmp_path_factory.mktemp("run") / "results"
     result = run_tournament(
-        TournamentConfig(
-            agents=("greedy", "random", "random"), players=3, blocks=2, resamples=20, save_records=True
-        )
+        TournamentConfig(agents=("greedy", "random", "random"), players=3, blocks=2, resamples=20, save_records=True)
     )
     write_outputs(result, str(out), command="newmarket tournament ...")
     return out

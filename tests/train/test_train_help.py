@@ -19,8 +19,8 @@ def test_the_train_help_is_the_documented_one():
 
 
 def test_the_documented_help_names_every_option_of_the_parser():
-    from newmarket_env.train.cli import add_arguments
     from newmarket_env.cli_common import OneLineParser
+    from newmarket_env.train.cli import add_arguments
 
     parser = OneLineParser(prog="newmarket train")
     add_arguments(parser)
