@@ -31,6 +31,7 @@ def record():
 
 def _refused(tmp_path, capsys, record) -> str:
     """Run ``replay --verify`` on ``record``: it must exit 2 with one line; return that line's detail."""
+    assert not verify(record)  # the Python API answers as the command does
     path = tmp_path / "tampered.json"
     path.write_text(json.dumps(record))
     assert cli.main(["replay", str(path), "--all", "--verify"]) == 2
