@@ -33,7 +33,7 @@ TINY = Path(__file__).resolve().parents[2] / "configs" / "tiny_exit.yaml"
 STATES = 48
 
 
-SEEDS: dict[str, list] = {"collect": [], "label": []}  # what each iteration was seeded with, in order
+SEEDS: dict[str, list] = {"collect": [], "label": [], "learner": []}  # what each iteration got, in order
 
 
 @pytest.fixture(scope="module")
@@ -44,9 +44,9 @@ def run3(tmp_path_factory) -> Path:
     collect, label = loop.collect_states, loop.label_states
 
     def collect_seen(*args):
-        SEEDS["collect"].append(
-            args[7]
-        )  # collect_states(rules, policy, first, baselines, fraction, tables, count, seed, scale)
+        # collect_states(rules, policy, first, baselines, fraction, tables, count, seed, scale)
+        SEEDS["collect"].append(args[7])
+        SEEDS["learner"].append(args[1])
         return collect(*args)
 
     def label_seen(teacher, obs, masks, seeds, *rest):
@@ -102,6 +102,13 @@ def test_progress_has_one_row_per_iteration_with_the_window_of_labels(run3):
         for column in ("collect_s", "label_s", "fit_s", "wall_s"):
             assert re.fullmatch(r"\d+\.\d", row[column]), (column, row[column])
     assert float(rows[-1]["wall_s"]) >= float(rows[0]["wall_s"])
+
+
+def test_iteration_0_is_played_by_the_first_states_policy_and_later_ones_by_the_network(run3):
+    """No network has been fitted before iteration 0: its decisions come from ``expert.first_states``
+    (``collect_states`` is given no learner); from iteration 1 the learner is the current network."""
+    assert SEEDS["learner"][0] is None
+    assert all(learner is not None for learner in SEEDS["learner"][1:]) and len(SEEDS["learner"]) == 3
 
 
 def test_every_iteration_gets_seeds_of_its_own_and_keeps_its_labels_with_the_run_id(run3):
