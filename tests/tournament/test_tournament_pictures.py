@@ -99,3 +99,31 @@ def test_a_plot_without_about_has_the_title_alone(hand_figures, tmp_path):
     """No second title line (and no stray text) when the caller says nothing about the run."""
     rows, pairs = hand_figures
     _compare_png("pairwise_no_about.png", lambda path: plot_pairwise(rows, pairs, path), tmp_path)
+
+
+def test_leaderboard_md_is_the_reviewed_one():
+    """leaderboard.md of a real, seeded tournament (its figures are fixed by the seed), with the
+    machine-dependent speed replaced by fixed numbers and one agent noted as not entered."""
+    import dataclasses
+
+    from newmarket_env.eval.tournament import TournamentConfig, run_tournament
+    from newmarket_env.eval.tournament.report import leaderboard_markdown
+
+    result = run_tournament(
+        TournamentConfig(
+            agents=("greedy", "random", "lowest"), players=3, blocks=2, resamples=200, rules={"num_deals": 2}
+        )
+    )
+    decisions = {row["agent"]: row["decisions"] for row in result.standings}
+    fixed_speed = {
+        "wall_seconds": 1.0,
+        "sessions_per_second": 6.0,
+        "agents": {
+            a: {"decisions": d, "think_seconds": d / 1000, "decisions_per_second": 1000.0} for a, d in decisions.items()
+        },
+    }
+    skipped = {"ppo-michigan": "made for the michigan rules; a trained agent plays only the rules it learned"}
+    result = dataclasses.replace(result, plan=dataclasses.replace(result.plan, skipped=skipped), speed=fixed_speed)
+    _matches_golden(
+        "leaderboard.md", leaderboard_markdown(result, "newmarket tournament --agents greedy,random,lowest")
+    )

@@ -50,7 +50,14 @@ def _paths(value, prefix: str = "") -> list[str]:
 def written(tmp_path_factory):
     out = tmp_path_factory.mktemp("run") / "results"
     result = run_tournament(
-        TournamentConfig(agents=("greedy", "random", "random"), players=3, blocks=2, resamples=20, save_records=True)
+        TournamentConfig(
+            agents=("greedy", "random", "random"),
+            players=3,
+            blocks=2,
+            resamples=20,
+            save_records=True,
+            rules={"num_deals": 2, "boodles": ("AS", "KS", "QS", "JS")},
+        )
     )
     write_outputs(result, str(out), command="newmarket tournament ...")
     return out
@@ -59,6 +66,9 @@ def written(tmp_path_factory):
 def test_results_json_has_exactly_the_documented_fields(written):
     data = json.loads((written / "results.json").read_text(encoding="utf-8"))
     found = set(_paths(data))
+    # the overrides as given (JSON lists for tuples), and the rules played with them applied
+    assert data["config"]["rules"] == {"num_deals": 2, "boodles": ["AS", "KS", "QS", "JS"]}
+    assert data["rules"]["num_deals"] == 2 and data["rules"]["num_players"] == 3
     documented = set(_documented("results.json"))
     assert found - documented == set(), "written but not documented"
     assert documented - found == set(), "documented but not written"
