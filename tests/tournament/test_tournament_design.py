@@ -137,3 +137,51 @@ def test_ray_workers_get_absolute_paths_for_files_and_names_for_registered_agent
     setup = _portable(TableSetup("newmarket", 3, {}, entrants))
     assert [e.spec for e in setup.entrants] == ["greedy", str(tmp_path / "mine.npz"), "random"]
     assert [e.label for e in setup.entrants] == ["greedy", "mine", "random"]
+
+
+@pytest.mark.parametrize("item", ["search:budget", "search=budget", ":budget=3", "search:=3", "budget=3"])
+def test_an_agent_option_must_be_agent_colon_key_equals_value(item):
+    from newmarket_env.eval.tournament.config import parse_agent_options
+
+    with pytest.raises(ValueError) as caught:
+        parse_agent_options([item])
+    assert str(caught.value) == f"--agent-option {item!r} is not AGENT:KEY=VALUE, e.g. --agent-option search:budget=50"
+    assert parse_agent_options(["search:budget=3", " greedy : engine = python "]) == {
+        "search": {"budget": 3},
+        "greedy": {"engine": "python"},
+    }
+
+
+def test_any_other_load_failure_names_the_agent_and_the_error_on_one_line(monkeypatch):
+    def needs_a_file(rules, seed=None, **options):
+        raise FileNotFoundError("weights.bin:\n  not found")
+
+    monkeypatch.setitem(registry._REGISTRY, "needs_a_file", needs_a_file)
+    with pytest.raises(ValueError) as caught:
+        check_entrant(Entrant("needs_a_file", "needs_a_file", {}), raw_env(variant="newmarket"))
+    assert str(caught.value) == "agent 'needs_a_file' could not be loaded (FileNotFoundError: weights.bin: not found)"
+
+
+@pytest.mark.parametrize(
+    "block_differences, separated",
+    [
+        ([-0.5, 0.5], False),  # interval [-0.5, +0.5]: holds 0, high end below 1
+        ([0.25, 0.75], True),  # [+0.25, +0.75]: above 0
+        ([-0.75, -0.25], True),  # below 0
+        ([-2.0, 0.0], False),  # touches 0: not separated
+    ],
+)
+def test_a_pair_is_separated_only_when_its_interval_excludes_zero(block_differences, separated):
+    """Two blocks: a bootstrap mean is block 0's value, block 1's or their average, so the 95% interval
+    is exactly [min, max] of the two (see test_tournament_figures)."""
+    import numpy as np
+
+    from newmarket_env.eval.tournament.stats import resample_indices
+    from newmarket_env.eval.tournament.summary import BlockTotals, _pair_row
+
+    chips = np.array([[d, 0.0] for d in block_differences]) * 4  # 4 deals a block for both entrants
+    totals = BlockTotals(chips=chips, deals=np.full((2, 2), 4.0), outs=np.zeros((2, 2)))
+    row = _pair_row(["x", "y"], 0, 1, totals, resample_indices(2, 2000, seed=0))
+    low, high = min(block_differences), max(block_differences)
+    assert row["difference"] == pytest.approx({"mean": sum(block_differences) / 2, "low": low, "high": high})
+    assert row["separated"] is separated
