@@ -11,7 +11,10 @@ decides for every unfinished rollout and one ``step`` call applies the actions.
 (``value``: a ``final_value.npz``, :mod:`newmarket_env.agents.value_net`) expects the viewer to win
 from there to the end of the deal; ``cutoff`` = 0 plays every rollout to the end of the deal.
 ``prior="network"`` lets the network's logits rank the candidates (``"control"``: the baseline's
-ranking, as ``search``). Deterministic for a given seed. Needs the compiled engine.
+ranking, as ``search``). ``rollout="control"`` keeps ``search``'s own rollouts (compiled ``control``
+at every seat) and uses the network only through the prior: the network proposes its
+``max_candidates`` favourite actions and the search chooses among them, on fewer rollouts than
+``search`` (which tries 5). Deterministic for a given seed. Needs the compiled engine.
 ``budget=2, cutoff=1`` thinks no longer than ``search`` at its default budget in newmarket,
 michigan and newbury (docs/training/README.md, eval/bench/guided.py).
 
@@ -33,7 +36,7 @@ import numpy as np
 from newmarket_env.agents import knowledge as K
 from newmarket_env.agents.sampling import VIEWER, position_of
 from newmarket_env.agents.saved import SavedAgent, load_saved_agent
-from newmarket_env.agents.search import SearchAgent
+from newmarket_env.agents.search import SearchAgent, compiled_means
 from newmarket_env.agents.value_net import ValueNet, load_value
 from newmarket_env.engine.choice import compiled_available
 from newmarket_env.engine.types import Decision
@@ -41,6 +44,8 @@ from newmarket_env.observation.view import ObservationView
 from newmarket_env.rules import Rules
 
 PRIORS = ("control", "network")
+#: Who plays the rollouts: the network (on a TableBatch) or search's compiled ``control``.
+ROLLOUTS = ("network", "control")
 _CONTROLLER: list[Any] = []
 
 
@@ -81,6 +86,7 @@ class GuidedSearchAgent(SearchAgent):
         cutoff: int = 0,
         max_candidates: int = 5,
         prior: str = "control",
+        rollout: str = "network",
     ) -> None:
         if not compiled_available():
             raise ValueError(
@@ -93,7 +99,11 @@ class GuidedSearchAgent(SearchAgent):
             raise ValueError("cutoff > 0 needs value=PATH (a value network .npz, e.g. runs/<run>/final_value.npz)")
         if prior not in PRIORS:
             raise ValueError(f"prior={prior!r} is unknown; allowed: {', '.join(PRIORS)}")
-        self.policy, self.cutoff, self.prior = _column_major(policy), cutoff, prior
+        if rollout not in ROLLOUTS:
+            raise ValueError(f"rollout={rollout!r} is unknown; allowed: {', '.join(ROLLOUTS)}")
+        if cutoff and rollout == "control":
+            raise ValueError("cutoff > 0 needs rollout='network' (control's rollouts always play to the deal's end)")
+        self.policy, self.cutoff, self.prior, self.rollouts = _column_major(policy), cutoff, prior, rollout
         self.value = _column_major(value) if value is not None else None
         self._batch: Any = None  # the TableBatch the rollouts run on (made at the first search)
         super().__init__(
@@ -132,6 +142,8 @@ class GuidedSearchAgent(SearchAgent):
         place, so a rollout step is one forward pass for the unfinished tables and one ``step`` call.
         """
         position = position_of(view, self.rules)
+        if self.rollouts == "control":  # search's evaluation, on the candidates the prior chose
+            return compiled_means(self._sampler, view, self.rules, position, candidates, self.budget)
         width = len(candidates)
         tables = np.arange(self.budget * width)
         batch = self._batch_of(tables.size)
@@ -197,4 +209,4 @@ def guided_search(
     return GuidedSearchAgent(rules, seed, policy, load_value(value, rules) if value is not None else None, **options)
 
 
-__all__ = ["GuidedSearchAgent", "guided_search", "PRIORS"]
+__all__ = ["GuidedSearchAgent", "guided_search", "PRIORS", "ROLLOUTS"]

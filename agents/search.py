@@ -38,6 +38,17 @@ from newmarket_env.rules import Rules
 ROLLOUT_POLICIES: dict[str, type[Policy]] = {"lowest": LowestPolicy, "greedy": GreedyPolicy, "control": ControlPolicy}
 
 
+def compiled_means(
+    worlds: Any, view: ObservationView, rules: Rules, position: Any, candidates: list[int], budget: int
+) -> np.ndarray:
+    """Each candidate's mean chip change over ``budget`` worlds, sampled and rolled out in C by ``worlds``
+    (a ``CompiledSearch``: the draws of :func:`sample_world`, the rollouts of its policy)."""
+    known_dead = view.known_dead & ~rules.removed_mask
+    return worlds.evaluate(
+        position, view.hand, K.unseen(view, rules), known_dead, view.card_counts[1:], candidates, budget
+    )
+
+
 class SearchAgent(Agent):
     """Monte Carlo search over sampled worlds with baseline rollouts to the end of the deal."""
 
@@ -117,16 +128,7 @@ class SearchAgent(Agent):
         """Mean chip change to the end of the deal for each candidate, over ``budget`` shared worlds."""
         position = position_of(view, self.rules)
         if self._worlds is not None:
-            known_dead = view.known_dead & ~self.rules.removed_mask
-            return self._worlds.evaluate(
-                position,
-                view.hand,
-                K.unseen(view, self.rules),
-                known_dead,
-                view.card_counts[1:],
-                candidates,
-                self.budget,
-            )
+            return compiled_means(self._worlds, view, self.rules, position, candidates, self.budget)
         totals = np.zeros(len(candidates))
         template = None
         for _ in range(self.budget):

@@ -310,3 +310,55 @@ def test_the_default_budget_is_eight_worlds_without_a_cutoff(mimic):
         "guided_search", env=raw_env(variant="newmarket", num_players=4, num_deals=1), network=str(folder / "mimic.npz")
     )
     assert (agent.budget, agent.cutoff, agent.prior) == (8, 0, "control")
+
+
+def test_control_rollouts_choose_exactly_as_search(states):
+    """``rollout="control"`` with the control prior is ``search`` itself: the same worlds (both seeded as the
+    agent), the same five candidates and the same compiled rollouts, so the same action at every position."""
+    from newmarket_env.agents.guided_search import GuidedSearchAgent
+    from newmarket_env.agents.search import SearchAgent
+
+    network = _first_legal_network(RULES)
+    for k in range(len(states.returns)):
+        observation = {"observation": states.obs[k], "action_mask": states.masks[k]}
+        search = SearchAgent(RULES, seed=k, budget=6, engine="compiled")
+        guided = GuidedSearchAgent(RULES, k, network, budget=6, rollout="control")
+        assert guided.act(observation) == search.act(observation), k
+
+
+def test_with_the_network_prior_control_rollouts_search_the_networks_favourites(states):
+    """The network ranks the legal actions (here: lowest id first), the search evaluates only its top
+    ``max_candidates`` with search's rollouts: its means are search's on those candidates."""
+    from newmarket_env.agents.guided_search import GuidedSearchAgent
+    from newmarket_env.agents.search import SearchAgent
+
+    network = _first_legal_network(RULES)
+    searched = 0
+    for k in range(len(states.returns)):
+        view = decode(states.obs[k], states.masks[k])
+        guided = GuidedSearchAgent(RULES, k, network, budget=4, max_candidates=2, prior="network", rollout="control")
+        guided.observation = states.obs[k]
+        candidates = guided.candidates(view)
+        assert candidates == sorted(view.legal)[:2]
+        search = SearchAgent(RULES, seed=k, budget=4, max_candidates=2, engine="compiled")
+        np.testing.assert_array_equal(guided.evaluate(view, candidates), search.evaluate(view, candidates))
+        searched += 1
+    assert searched == 40
+
+
+@pytest.mark.parametrize(
+    "options, message",
+    [
+        ({"rollout": "lowest"}, "rollout='lowest' is unknown; allowed: network, control"),
+        (
+            {"rollout": "control", "cutoff": 2},
+            "cutoff > 0 needs rollout='network' (control's rollouts always play to the deal's end)",
+        ),
+    ],
+)
+def test_bad_rollout_options_are_refused(options, message):
+    from newmarket_env.agents.guided_search import GuidedSearchAgent
+
+    with pytest.raises(ValueError) as caught:
+        GuidedSearchAgent(RULES, 0, _first_legal_network(RULES), _constant_value(1.0), **options)
+    assert str(caught.value) == message
