@@ -112,18 +112,6 @@ def test_slow_agents_play_tournaments_at_their_tournament_options():
     assert dict(told[0].options) == {"budget": 2}
 
 
-def test_a_load_failure_that_is_not_about_an_option_names_the_error(monkeypatch):
-    def broken(rules, seed=None, **options):
-        raise TypeError("cannot unpack non-iterable int object")
-
-    monkeypatch.setitem(registry._REGISTRY, "broken_agent", broken)
-    with pytest.raises(ValueError) as err:
-        check_entrant(Entrant("broken_agent", "broken_agent", {}), raw_env(variant="newmarket"))
-    assert str(err.value) == (
-        "agent 'broken_agent' could not be loaded (TypeError: cannot unpack non-iterable int object)"
-    )
-
-
 def test_ray_workers_get_absolute_paths_for_files_and_names_for_registered_agents(tmp_path, monkeypatch):
     """Ray workers run in other folders: a saved agent's relative path is made absolute. A registered
     name stays a name even when a file of that name lies in the folder (load_agent prefers the name)."""
@@ -152,14 +140,29 @@ def test_an_agent_option_must_be_agent_colon_key_equals_value(item):
     }
 
 
-def test_any_other_load_failure_names_the_agent_and_the_error_on_one_line(monkeypatch):
-    def needs_a_file(rules, seed=None, **options):
-        raise FileNotFoundError("weights.bin:\n  not found")
+@pytest.mark.parametrize(
+    "error, message",
+    [
+        # a TypeError that is not about an option
+        (
+            TypeError("cannot unpack non-iterable int object"),
+            "agent 'failing' could not be loaded (TypeError: cannot unpack non-iterable int object)",
+        ),
+        # any other error, its message on one line
+        (
+            FileNotFoundError("weights.bin:\n  not found"),
+            "agent 'failing' could not be loaded (FileNotFoundError: weights.bin: not found)",
+        ),
+    ],
+)
+def test_a_load_failure_names_the_agent_and_the_error_on_one_line(monkeypatch, error, message):
+    def failing(rules, seed=None, **options):
+        raise error
 
-    monkeypatch.setitem(registry._REGISTRY, "needs_a_file", needs_a_file)
+    monkeypatch.setitem(registry._REGISTRY, "failing", failing)
     with pytest.raises(ValueError) as caught:
-        check_entrant(Entrant("needs_a_file", "needs_a_file", {}), raw_env(variant="newmarket"))
-    assert str(caught.value) == "agent 'needs_a_file' could not be loaded (FileNotFoundError: weights.bin: not found)"
+        check_entrant(Entrant("failing", "failing", {}), raw_env(variant="newmarket"))
+    assert str(caught.value) == message
 
 
 @pytest.mark.parametrize(
