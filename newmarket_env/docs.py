@@ -252,7 +252,6 @@ def events_table() -> str:
     return _table(["`type`", "field", "value", "meaning"], rows) + "\n\nValues: " + legend + "."
 
 
-# ---------------------------------------------------------------- files
 # ---------------------------------------------------------------- command reference
 #: The width the help is wrapped at in docs/cli.md (argparse wraps at the terminal's width otherwise).
 HELP_COLUMNS = 100
@@ -313,6 +312,7 @@ def documented_help(command: str, root: Path = REPO_ROOT) -> str:
     return found.group(1)
 
 
+# ---------------------------------------------------------------- files
 README_SECTIONS = {"variants": variants_table, "actions": actions_summary, "observation": observation_summary}
 CONTRACT_SECTIONS = {"events": events_table}
 #: Hand-written files with generated blocks, and the blocks of each.
