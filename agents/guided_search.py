@@ -18,6 +18,17 @@ at every seat) and uses the network only through the prior: the network proposes
 ``budget=2, cutoff=1`` thinks no longer than ``search`` at its default budget in newmarket,
 michigan and newbury (docs/training/README.md, eval/bench/guided.py).
 
+Two options spend control rollouts better than ``search`` does (``rollout="control"`` only):
+
+- ``prior_weight`` adds ``prior_weight`` times the network's logit of each candidate to its mean
+  chips: the network's opinion settles choices the rollouts cannot tell apart. (Adding the logit or
+  the log-probability is the same choice: they differ by one constant for every candidate.)
+- ``racing_worlds`` > 0 races the candidates: rounds of ``racing_worlds`` new shared worlds, after
+  each a candidate is dropped once the leader's score beats it by more than ``racing_z`` standard
+  errors of their paired per-world difference; the race ends with one candidate left or after
+  ``budget`` worlds. Clear choices stop after a round or two, and the rollouts saved go to the
+  close ones (successive elimination; ``budget`` is then the most worlds a candidate gets).
+
 >>> from newmarket_env import raw_env, load_agent
 >>> e = raw_env(variant="newmarket", num_players=4)
 >>> load_agent("guided_search", env=e)
@@ -28,6 +39,7 @@ ValueError: guided_search needs network=PATH (a saved-agent .npz, e.g. runs/<run
 from __future__ import annotations
 
 import copy
+import json
 import os
 from typing import Any
 
@@ -35,7 +47,7 @@ import numpy as np
 
 from newmarket_env.agents import knowledge as K
 from newmarket_env.agents.sampling import VIEWER, position_of
-from newmarket_env.agents.saved import SavedAgent, load_saved_agent
+from newmarket_env.agents.saved import TRAINED_DIR, SavedAgent, load_saved_agent
 from newmarket_env.agents.search import SearchAgent, compiled_means
 from newmarket_env.agents.value_net import ValueNet, load_value
 from newmarket_env.engine.choice import compiled_available
@@ -87,6 +99,9 @@ class GuidedSearchAgent(SearchAgent):
         max_candidates: int = 5,
         prior: str = "control",
         rollout: str = "network",
+        prior_weight: float = 0.0,
+        racing_worlds: int = 0,
+        racing_z: float = 2.0,
     ) -> None:
         if not compiled_available():
             raise ValueError(
@@ -103,6 +118,18 @@ class GuidedSearchAgent(SearchAgent):
             raise ValueError(f"rollout={rollout!r} is unknown; allowed: {', '.join(ROLLOUTS)}")
         if cutoff and rollout == "control":
             raise ValueError("cutoff > 0 needs rollout='network' (control's rollouts always play to the deal's end)")
+        if isinstance(prior_weight, bool) or not isinstance(prior_weight, int | float) or not prior_weight >= 0:
+            raise ValueError(f"prior_weight={prior_weight!r} must be a number >= 0 (chips per unit of logit)")
+        racing_ok = isinstance(racing_worlds, int) and not isinstance(racing_worlds, bool) and racing_worlds != 1
+        if not racing_ok or racing_worlds < 0:
+            raise ValueError(f"racing_worlds={racing_worlds!r} must be 0 (no race) or an int >= 2 (worlds per round)")
+        if isinstance(racing_z, bool) or not isinstance(racing_z, int | float) or not racing_z > 0:
+            raise ValueError(f"racing_z={racing_z!r} must be a number > 0 (standard errors to drop a candidate)")
+        if (prior_weight or racing_worlds) and rollout != "control":
+            raise ValueError("prior_weight and racing_worlds need rollout='control' (they weigh control's rollouts)")
+        self.prior_weight, self.racing_worlds, self.racing_z = float(prior_weight), racing_worlds, float(racing_z)
+        self._logits: np.ndarray | None = None  # the network's logits of the decision in hand, once computed,
+        self._logits_of: np.ndarray | None = None  # and the observation they are for
         self.policy, self.cutoff, self.prior, self.rollouts = _column_major(policy), cutoff, prior, rollout
         self.value = _column_major(value) if value is not None else None
         self._batch: Any = None  # the TableBatch the rollouts run on (made at the first search)
@@ -122,15 +149,79 @@ class GuidedSearchAgent(SearchAgent):
         observation :meth:`act` was given, kept in ``self.observation``)."""
         if self.prior == "control" or view.decision is Decision.BID:
             return super().candidates(view)
-        logits = self.policy.logits(self.observation)
+        logits = self._network_logits()
         return sorted(view.legal, key=lambda a: (-float(logits[a]), a))[: self.max_candidates]
+
+    def _network_logits(self) -> np.ndarray:
+        """The network's logits for the observation :meth:`act` was given (one forward pass per decision)."""
+        if self._logits is None or self._logits_of is not self.observation:
+            self._logits, self._logits_of = self.policy.logits(self.observation), self.observation
+        return self._logits
 
     def act(self, observation: dict[str, Any]) -> int:
         self.observation = np.asarray(observation["observation"], dtype=np.float32)
+        self._logits = None  # a new decision (the observation may be the same array, written anew)
+        if self.rollouts == "control":  # one forward pass of one row: no BLAS threads to hold back
+            return super().act(observation)
         # The forward passes are small (tens of rows): BLAS threads only wait on each other, and on a
         # loaded machine they made a decision 8 times slower (eval/bench/guided.py, 379 ms against 47 ms).
         with _blas_controller().limit(limits=1, user_api="blas"):
             return super().act(observation)
+
+    def choose(self, view: ObservationView, candidates: list[int]) -> int:
+        """The candidate of the best score: mean chips plus ``prior_weight`` times the network's logit,
+        over ``budget`` shared worlds, or over the worlds of a race (``racing_worlds``)."""
+        if not (self.prior_weight or self.racing_worlds):
+            return super().choose(view, candidates)
+        bonus = np.zeros(len(candidates))
+        if self.prior_weight:
+            bonus = self.prior_weight * self._network_logits()[candidates].astype(np.float64)
+        if not self.racing_worlds:
+            return candidates[int(np.argmax(self.evaluate(view, candidates) + bonus))]
+        return candidates[self._race(view, candidates, bonus)]
+
+    def _race(self, view: ObservationView, candidates: list[int], bonus: np.ndarray) -> int:
+        """The index of the race's winner among ``candidates``: :meth:`race_in_python` run in C
+        (``CompiledSearch.race``, the same draws and the same winner; a differential test holds them equal)."""
+        return int(self._sampler.race(*self._race_inputs(view), candidates, bonus, *self._race_settings()))
+
+    def race_in_python(self, view: ObservationView, candidates: list[int], bonus: np.ndarray) -> int:
+        """The index of the race's winner among ``candidates`` (successive elimination on shared worlds):
+        the readable reference of :meth:`_race`."""
+        inputs = self._race_inputs(view)
+        budget, round_worlds, z = self._race_settings()
+        chips = np.zeros((budget, len(candidates)))  # world w's chip change after candidate c
+        alive = np.arange(len(candidates))  # the candidates still racing; every one has all the worlds so far
+        worlds = 0
+        while True:
+            size = min(round_worlds, budget - worlds)
+            chips[worlds : worlds + size, alive] = self._sampler.evaluate_worlds(
+                *inputs, [candidates[i] for i in alive], size
+            )
+            worlds += size
+            seen = chips[:worlds, alive]
+            scores = seen.mean(axis=0) + bonus[alive]
+            lead = int(np.argmax(scores))
+            if worlds >= budget:
+                return int(alive[lead])
+            # The lead over each rival and its standard error, from the per-world differences (shared worlds
+            # make them far less noisy than the two means). A rival equal to the leader in every world so far
+            # (spread 0: the same cards in effect) is dropped too: more worlds would not part them.
+            spread = (seen[:, [lead]] - seen).std(axis=0, ddof=1) / np.sqrt(worlds)
+            keep = (scores[lead] - scores <= z * spread) & (spread > 0)
+            keep[lead] = True
+            alive = alive[keep]
+            if alive.size == 1:
+                return int(alive[0])
+
+    def _race_inputs(self, view: ObservationView) -> tuple[Any, int, int, int, list[int]]:
+        """What the sampler needs to draw worlds consistent with ``view`` (as :func:`compiled_means`)."""
+        rules = self.rules
+        known_dead = view.known_dead & ~rules.removed_mask
+        return position_of(view, rules), view.hand, K.unseen(view, rules), known_dead, list(view.card_counts[1:])
+
+    def _race_settings(self) -> tuple[int, int, float]:
+        return self.budget, self.racing_worlds, self.racing_z
 
     def evaluate(self, view: ObservationView, candidates: list[int]) -> np.ndarray:
         """Mean chip change of each candidate over ``budget`` shared worlds, rollouts by the network.
@@ -195,6 +286,31 @@ class GuidedSearchAgent(SearchAgent):
         return self._batch
 
 
+#: The shipped guided searches: name -> the shipped network (``agents/trained/``) and the options that were
+#: measured against ``search`` (docs/training/README.md). Registered under each name by :func:`register_shipped`.
+SHIPPED_FILE = TRAINED_DIR / "guided.json"
+
+
+def shipped_guided() -> dict[str, dict[str, Any]]:
+    """The entries of :data:`SHIPPED_FILE`: ``{name: {"network": FILE, "options": {...}}}``."""
+    entries = json.loads(SHIPPED_FILE.read_text(encoding="utf-8"))["agents"]
+    return {name: entry for name, entry in entries.items() if not name.startswith("_")}
+
+
+def register_shipped() -> None:
+    """Register every shipped guided search: ``load_agent("exit-newmarket-search", env=e)``; options given to
+    ``load_agent`` replace the shipped ones (e.g. ``budget=``)."""
+    from newmarket_env.agents.registry import register_agent
+
+    for name, entry in shipped_guided().items():
+
+        def factory(rules: Rules, seed: int | None = None, _entry=entry, **options: Any) -> GuidedSearchAgent:
+            chosen = {**_entry["options"], **options}
+            return guided_search(rules, seed=seed, network=TRAINED_DIR / _entry["network"], **chosen)
+
+        register_agent(name, factory)
+
+
 def guided_search(
     rules: Rules,
     seed: int | None = None,
@@ -209,4 +325,4 @@ def guided_search(
     return GuidedSearchAgent(rules, seed, policy, load_value(value, rules) if value is not None else None, **options)
 
 
-__all__ = ["GuidedSearchAgent", "guided_search", "PRIORS", "ROLLOUTS"]
+__all__ = ["GuidedSearchAgent", "guided_search", "shipped_guided", "register_shipped", "PRIORS", "ROLLOUTS"]

@@ -96,8 +96,11 @@ class SearchAgent(Agent):
             raise ValueError("act() was given an observation whose action_mask has no legal action")
         if len(view.legal) == 1 or view.decision is Decision.STAKE:
             return int(self.guide.decide(view))
-        candidates = self.candidates(view)
-        return int(candidates[int(np.argmax(self.evaluate(view, candidates)))])
+        return int(self.choose(view, self.candidates(view)))
+
+    def choose(self, view: ObservationView, candidates: list[int]) -> int:
+        """The candidate of the best mean chip result over the shared worlds."""
+        return candidates[int(np.argmax(self.evaluate(view, candidates)))]
 
     # ------------------------------------------------------------------ candidates
     def candidates(self, view: ObservationView) -> list[int]:

@@ -8,12 +8,14 @@ from collections import defaultdict
 from pathlib import Path
 
 
-def read_eval_csv(path: str | Path) -> dict[str, list[tuple[int, float, float]]]:
-    """Opponent -> [(steps, mean, ci95), ...] from an eval.csv."""
+def read_eval_csv(path: str | Path, value: str = "mean") -> dict[str, list[tuple[int, float, float]]]:
+    """Opponent -> [(steps, mean, ci95), ...] from an eval.csv; ``value="margin"``: the margin and its
+    half-width (``margin``, ``margin_ci95``) instead."""
+    spread = "ci95" if value == "mean" else f"{value}_ci95"
     series: dict[str, list[tuple[int, float, float]]] = defaultdict(list)
     with open(path, newline="") as handle:
         for row in csv.DictReader(handle):
-            series[row["opponent"]].append((int(row["steps"]), float(row["mean"]), float(row["ci95"])))
+            series[row["opponent"]].append((int(row["steps"]), float(row[value]), float(row[spread])))
     return dict(series)
 
 
@@ -23,11 +25,16 @@ def plot_curve(
     title: str = "",
     references: dict[str, float] | None = None,
     final: list[dict] | None = None,
+    value: str = "mean",
+    xlabel: str = "env steps (learner decisions; 0 = after the warm start)",
 ) -> None:
     """Draw the curve of ``csv_path`` into a small PNG.
 
     ``final`` (rows of final_eval.json) is drawn as one diamond per opponent with its interval, apart
     from the periodic line: it is a larger evaluation, not one more point of the series.
+
+    ``value="margin"`` draws each opponent's margin (the tested agent minus the opponent in its seat) in
+    place of its chips per deal.
 
     ``references`` (opponent -> chips per deal of that opponent in the tested seat
     itself) are drawn dashed: in house-stake rules (Newbury) every seat gains
@@ -39,7 +46,7 @@ def plot_curve(
     import matplotlib.pyplot as plt
 
     fig, ax = plt.subplots(figsize=(6, 3.6), dpi=90)
-    for opponent, points in sorted(read_eval_csv(csv_path).items()):
+    for opponent, points in sorted(read_eval_csv(csv_path, value).items()):
         points.sort()
         steps = [p[0] for p in points]
         mean = [p[1] for p in points]
@@ -71,8 +78,8 @@ def plot_curve(
                     label=f"final vs {opponent} ({row['boards']} deal sets)",
                 )
     ax.axhline(0.0, color="grey", linewidth=0.8)
-    ax.set_xlabel("env steps (learner decisions; 0 = after the warm start)")
-    ax.set_ylabel("chips per deal (duplicate eval)")
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel("chips per deal (duplicate eval)" if value == "mean" else "margin over the opponent, chips/deal")
     ax.set_title(title)
     ax.legend(loc="best", fontsize=8)
     fig.tight_layout()

@@ -6,8 +6,9 @@ turn), so it can be a row of the suite. The network is a trained file when given
 random one of the shipped agents' size (two hidden layers of 128): the think time depends on the
 network's size and on how long its rollouts last, not on how well it plays.
 
-``python -m newmarket_env.eval.bench.guided [--network PATH] [--variant V] [--decisions N] [--rounds R]
-[--settings B:C,...]`` times ``search`` (budgets 8 and 64, its default) and ``guided_search`` at each
+``python -m newmarket_env.eval.bench.guided [--network PATH] [--variant V] [--agent NAME] [--decisions N]
+[--rounds R] [--settings B:C,...]`` times ``search`` (budgets 8 and 64, its default), each ``--agent`` (a
+registered agent, e.g. the shipped ``exit-newmarket-search``) and ``guided_search`` at each
 budget:cutoff setting on the same decisions (the network's preset, else ``--variant``; 4 players) and
 prints milliseconds per decision, the median of the rounds, and its ratio to ``search`` at its default
 budget (the median of the per-round ratios: the figure that issue 12 bounds by 1).
@@ -176,21 +177,34 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--variant", choices=SEARCH_VARIANTS, help="the decisions' preset (default: the network's, else newmarket)"
     )
+    parser.add_argument(
+        "--agent",
+        action="append",
+        default=[],
+        help="a registered agent to time too, e.g. exit-newmarket-search (with --variant michigan for "
+        "exit-michigan-search); repeatable",
+    )
     parser.add_argument("--decisions", type=int, default=100, help="decisions timed per agent (default 100)")
     parser.add_argument("--rounds", type=int, default=1, help="rounds; the median is printed (default 1)")
     parser.add_argument(
         "--settings",
         type=_settings,
-        default=list(GUIDED_SETTINGS),
         help="guided_search BUDGET:CUTOFF pairs, comma-separated (default: "
         + ",".join(f"{b}:{c}" for b, c in GUIDED_SETTINGS)
-        + ")",
+        + "; none when --agent is given)",
     )
     args = parser.parse_args(argv)
     if args.decisions < 1:
         parser.error(f"--decisions {args.decisions} is not allowed; allowed: 1 or more")
     if args.rounds < 1:
         parser.error(f"--rounds {args.rounds} is not allowed; allowed: 1 or more")
+    from newmarket_env.agents import available_agents
+
+    for name in args.agent:
+        if name not in available_agents():
+            parser.error(f"--agent {name!r} is unknown; allowed: {', '.join(available_agents())}")
+    if args.settings is None:
+        args.settings = [] if args.agent else list(GUIDED_SETTINGS)
     from newmarket_env.agents.saved import read_saved
     from newmarket_env.agents.search import SearchAgent
 
@@ -205,6 +219,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     configurations: dict[str, Callable[..., Any]] = {
         f"search budget {b}": (lambda rules, seed, b=b: search_agent(rules, seed, b)) for b in (8, default_budget)
     }
+    for name in args.agent:
+        configurations[name] = lambda rules, seed, name=name: registered_agent(name, rules, seed)
     for budget, cutoff in args.settings:
         configurations[f"guided_search budget {budget} cutoff {cutoff}"] = lambda rules, seed, b=budget, c=cutoff: (
             guided_agent(rules, seed, b, c, args.network)
@@ -216,6 +232,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         ratio = np.median([a / b for a, b in zip(ms, default, strict=True)])  # paired by round
         print(f"{name}: {np.median(ms):.2f} ms per decision ({ratio:.2f} x search's default budget)")
     return 0
+
+
+def registered_agent(name: str, rules, seed: int):
+    """The agent registered as ``name`` for ``rules`` (what ``load_agent(name, env=...)`` builds)."""
+    from types import SimpleNamespace
+
+    from newmarket_env.agents import load_agent
+
+    return load_agent(name, env=SimpleNamespace(rules=rules), seed=seed)
 
 
 def search_agent(rules, seed: int, budget: int):

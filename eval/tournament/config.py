@@ -72,10 +72,12 @@ class TournamentConfig:
 
 
 def parse_set_value(text: str) -> Any:
-    """Turn the text of ``--set key=value`` into an int, bool, tuple of texts or string.
+    """Turn the text of ``--set key=value`` into an int, float, bool, tuple of texts or string.
 
     >>> parse_set_value("4"), parse_set_value("yes"), parse_set_value("AS,KS,QS,JS")
     (4, True, ('AS', 'KS', 'QS', 'JS'))
+    >>> parse_set_value("1.5"), parse_set_value("2e-1"), parse_set_value("inf")
+    (1.5, 0.2, 'inf')
     >>> parse_set_value("dealer_buy"), parse_set_value("()")
     ('dealer_buy', ())
     """
@@ -88,6 +90,11 @@ def parse_set_value(text: str) -> Any:
         return int(value)
     except ValueError:
         pass
+    if any(ch.isdigit() for ch in value):  # "1.5", "2e-1"; not the words float() reads ("inf", "nan")
+        try:
+            return float(value)
+        except ValueError:
+            pass
     bare = value.strip("()[]")
     if bare != value or "," in value or " " in value:
         return tuple(part for part in bare.replace(",", " ").split() if part)

@@ -152,6 +152,29 @@ class CompiledSearch:
         candidates: Sequence[int],
         budget: int,
     ) -> NDArray[np.float64]: ...
+    def race(
+        self,
+        position: Position,
+        hand: int,
+        unseen: int,
+        dead_known: int,
+        card_counts: Sequence[int],
+        candidates: Sequence[int],
+        bonus: Sequence[float] | NDArray[np.float64],
+        budget: int,
+        round_worlds: int,
+        z: float,
+    ) -> int: ...
+    def evaluate_worlds(
+        self,
+        position: Position,
+        hand: int,
+        unseen: int,
+        dead_known: int,
+        card_counts: Sequence[int],
+        candidates: Sequence[int],
+        budget: int,
+    ) -> NDArray[np.float64]: ...
 
 class TableBatch:
     """Many sessions of the same rules, held in C and stepped together by one call."""

@@ -19,7 +19,7 @@ of a batch and search's rollouts keep none.
 
 from libc.stdint cimport uint32_t, uint64_t
 from libc.stdlib cimport abort, calloc, free, malloc, realloc
-from libc.math cimport llround
+from libc.math cimport llround, sqrt
 from libc.string cimport memcpy, memset
 
 import numbers
@@ -1691,20 +1691,95 @@ cdef class CompiledSearch:
         other seats' hand sizes (seats 1..n-1 of the view frame), ``dead_known`` the
         known part of the dead hand; the viewer sits at seat 0 holding ``hand``.
         """
+        return self.evaluate_worlds(position, hand, unseen, dead_known, card_counts, candidates, budget).mean(axis=0)
+
+    def evaluate_worlds(self, position, uint64_t hand, uint64_t unseen, uint64_t dead_known, card_counts,
+                        candidates, int budget):
+        """:meth:`evaluate` world by world: a ``(budget, len(candidates))`` array of the viewer's chip change
+        after each candidate in each world (row ``w``: world ``w``), for statistics over the worlds."""
         cdef int counts[MAX_SEATS]
         cdef int acts[MAX_LEGAL]
         cdef int c, w, n_cand = len(candidates)
-        totals = np.zeros(n_cand)
-        cdef double[::1] total = totals
+        if not 1 <= n_cand <= MAX_LEGAL:
+            raise ValueError(f"candidates must hold 1 to {MAX_LEGAL} actions; got {n_cand}")
+        chips = np.zeros((budget, n_cand))
+        cdef double[:, ::1] chip = chips
         self._counts(card_counts, counts)
         for c in range(n_cand):
             acts[c] = candidates[c]
         for w in range(budget):
             self._sample(w, position, hand, unseen, dead_known, counts)
             for c in range(n_cand):
-                total[c] += play_out(&self.world, acts[c], self.rollout.code, &self.r, &self.rollout.rng,
-                                     &self.view)
-        return totals / budget
+                chip[w, c] = play_out(&self.world, acts[c], self.rollout.code, &self.r, &self.rollout.rng,
+                                      &self.view)
+        return chips
+
+    def race(self, position, uint64_t hand, uint64_t unseen, uint64_t dead_known, card_counts, candidates,
+             bonus, int budget, int round_worlds, double z):
+        """GuidedSearchAgent.race_in_python in C: the index of the candidate that wins a race on shared worlds.
+
+        Rounds of ``round_worlds`` new worlds (each round sampled as one :meth:`evaluate_worlds` call, so the
+        draws are the same) for the candidates still racing; after a round a candidate's score is its mean
+        chips plus its ``bonus``, and a rival leaves once the leader's lead is above ``z`` standard errors of
+        their per-world difference, or their difference is the same in every world. Ends with one left or
+        after ``budget`` worlds. Chip changes are whole numbers, so the sums here are exact.
+        """
+        cdef int counts[MAX_SEATS]
+        cdef int acts[MAX_LEGAL]
+        cdef int alive[MAX_LEGAL]
+        cdef double score[MAX_LEGAL]
+        cdef double extra[MAX_LEGAL]
+        cdef int c, i, w, lead, best, size, n_alive, kept, worlds = 0, n_cand = len(candidates)
+        cdef double d, total, squares, spread, best_score
+        if not 1 <= n_cand <= MAX_LEGAL or len(bonus) != n_cand:
+            raise ValueError(f"candidates must hold 1 to {MAX_LEGAL} actions, and bonus one number for each; "
+                             f"got {n_cand} and {len(bonus)}")
+        if budget < 1 or round_worlds < 2:
+            raise ValueError(f"budget must be >= 1 and round_worlds >= 2; got {budget} and {round_worlds}")
+        chips = np.zeros((budget, n_cand))
+        cdef double[:, ::1] chip = chips
+        self._counts(card_counts, counts)
+        for c in range(n_cand):
+            acts[c], alive[c], extra[c] = candidates[c], c, bonus[c]
+        n_alive = n_cand
+        while True:
+            size = min(round_worlds, budget - worlds)
+            for w in range(size):
+                self._sample(w, position, hand, unseen, dead_known, counts)
+                for i in range(n_alive):
+                    c = alive[i]
+                    chip[worlds + w, c] = play_out(&self.world, acts[c], self.rollout.code, &self.r,
+                                                   &self.rollout.rng, &self.view)
+            worlds += size
+            lead = 0
+            for i in range(n_alive):
+                total = 0
+                for w in range(worlds):
+                    total += chip[w, alive[i]]
+                score[i] = total / worlds + extra[alive[i]]
+                if score[i] > score[lead]:
+                    lead = i
+            if worlds >= budget:
+                return alive[lead]
+            best, best_score, kept = alive[lead], score[lead], 0
+            for i in range(n_alive):
+                c = alive[i]
+                if c != best:
+                    total, squares = 0, 0
+                    for w in range(worlds):
+                        d = chip[w, best] - chip[w, c]
+                        total += d
+                        squares += d * d
+                    # the standard error of the mean difference: the sample variance (n - 1 in the
+                    # denominator) from exact whole-number sums, over the number of worlds
+                    spread = sqrt((worlds * squares - total * total) / (worlds * (worlds - 1.0)) / worlds)
+                    if best_score - score[i] > z * spread or spread == 0:
+                        continue
+                alive[kept] = c
+                kept += 1
+            n_alive = kept
+            if n_alive == 1:
+                return alive[0]
 
     cdef void _counts(self, card_counts, int *counts) except *:
         """The other seats' hand sizes (seats 1..n-1 of the view frame) into ``counts[1:n]``."""

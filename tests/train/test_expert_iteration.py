@@ -220,3 +220,82 @@ def test_a_lost_label_file_of_the_window_stops_the_resumed_run(tmp_path):
     with pytest.raises(RuntimeError, match=r"iter_0000.npz is missing or damaged, and iteration 1 fits on it"):
         main([*common, "--out-dir", str(tmp_path), "--total-steps", "96", "--resume"])
     assert not (tmp_path / "checkpoints" / "exit_96_steps.pt").exists()
+
+
+def test_the_curve_measures_each_checkpoint_as_the_saved_agent_of_that_point(tiny_run, capsys):
+    """``train.curve`` rebuilds each checkpoint's network: its point at the last checkpoint equals a duplicate
+    evaluation of ``final.npz`` (the same weights, written by the run through another path)."""
+    from newmarket_env.agents.saved import load_saved_agent
+    from newmarket_env.train.curve import main as curve
+    from newmarket_env.train.curve import read_rows
+    from newmarket_env.train.evaluate import duplicate_eval, saved_agent_maker
+
+    assert curve([str(tiny_run), "--opponents", "random,control", "--every", "1", "--boards", "3", "--seed", "5"]) == 0
+    rows = read_rows(tiny_run / "curve.csv")
+    assert [(r["steps"], r["opponent"]) for r in rows] == [
+        ("48", "random"),
+        ("48", "control"),
+        ("96", "random"),
+        ("96", "control"),
+    ]
+    final = load_saved_agent(tiny_run / "final.npz", make_rules("newmarket", 4, num_deals=1))
+    for row in rows[2:]:
+        expected = duplicate_eval(
+            saved_agent_maker(final), row["opponent"], "newmarket", 4, boards=3, seed=5, rules={"num_deals": 1}
+        )
+        assert float(row["mean"]) == pytest.approx(expected.mean, abs=1e-12), row
+    assert rows[0]["mean"] != rows[2]["mean"] or rows[1]["mean"] != rows[3]["mean"]  # two networks, not one
+    assert (tiny_run / "curve.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    capsys.readouterr()
+
+    # Resumed: only the missing point is measured again, the others are kept as they were.
+    from newmarket_env.train.curve import write_rows
+
+    write_rows(tiny_run / "curve.csv", rows[:3])
+    assert curve([str(tiny_run), "--opponents", "random,control", "--every", "1", "--boards", "3", "--seed", "5"]) == 0
+    printed = [line for line in capsys.readouterr().out.splitlines() if "labels" in line]
+    assert len(printed) == 1 and "96 labels  vs control" in printed[0]
+    assert read_rows(tiny_run / "curve.csv") == rows
+    # Another seed is another curve: every point is measured again.
+    assert curve([str(tiny_run), "--opponents", "random", "--every", "1", "--boards", "3", "--seed", "6"]) == 0
+    again = read_rows(tiny_run / "curve.csv")
+    assert [(r["steps"], r["seed"]) for r in again] == [("48", "6"), ("96", "6")]
+
+
+def _exit_code(command, arguments):
+    try:
+        return command(arguments)
+    except SystemExit as stop:  # argparse's errors
+        return stop.code
+
+
+@pytest.mark.parametrize(
+    "arguments, message",
+    [
+        (["--opponents", "control,wizard"], "error: unknown opponent 'wizard'; allowed: "),
+        (["--every", "0"], "--every 0 is not allowed; allowed: 1 or more"),
+        (["--boards", "1"], "--boards 1 is not allowed; allowed: 2 or more"),
+        (["--opponents", " , "], "--opponents is empty; give agent names separated by commas, e.g. control,search"),
+    ],
+)
+def test_curve_errors_are_one_line_and_change_nothing(tiny_run, capsys, arguments, message):
+    from newmarket_env.train.curve import main as curve
+
+    def state():
+        return {p.name: p.read_bytes() for p in tiny_run.iterdir() if p.is_file()}
+
+    before = state()
+    assert _exit_code(curve, [str(tiny_run), *arguments]) == 2
+    assert message in capsys.readouterr().err.strip().splitlines()[-1]
+    assert state() == before
+
+
+def test_a_folder_without_checkpoints_is_refused_in_one_line(tiny_run, tmp_path, capsys):
+    from newmarket_env.train.curve import main as curve
+
+    (tmp_path / "config.yaml").write_bytes((tiny_run / "config.yaml").read_bytes())
+    assert curve([str(tmp_path), "--opponents", "random"]) == 2
+    assert (
+        capsys.readouterr().err.strip()
+        == f"error: {tmp_path / 'checkpoints'} holds no exit_<steps>_steps.pt checkpoint"
+    )

@@ -1,0 +1,160 @@
+"""Learning curves after the fact: an expert-iteration run's checkpoints measured against baselines and ``search``.
+
+A run's own ``eval.csv`` has few points (``eval.every``) against its ``eval.opponents``; this measures the
+saved checkpoints themselves (``checkpoints/exit_<steps>_steps.pt``), so a finished run gets a curve against
+any opponent, ``search`` at its default budget included:
+
+``python -m newmarket_env.train.curve runs/newmarket_exit_long --opponents control,search --every 5 --boards 300``
+
+writes ``curve.csv`` (the rows of ``eval.csv``, plus the margin over the opponent playing the tested seat
+itself) and ``curve.png`` in the run folder (or ``--png``). Each point is the greedy network of one
+checkpoint in a duplicate evaluation (:func:`~newmarket_env.train.evaluate.duplicate_eval`, seed
+``--seed``). Points already in ``curve.csv`` are kept, so a stopped measurement resumes where it stopped;
+the file is rewritten whole through a temporary name after each point. In house-stake rules (Newbury:
+every seat gains chips) the curve shows the margin, the only figure that says who plays better.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import os
+import sys
+import tempfile
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+FIELDS = ["steps", "opponent", "mean", "ci95", "low", "high", "boards", "games", "margin", "margin_ci95", "seed"]
+
+
+def checkpoint_steps(run_dir: Path) -> list[int]:
+    """The labelled-decision counts of the run's checkpoints, in order."""
+    from newmarket_env.train.expert.checkpoint import _NAME
+
+    found = (_NAME.fullmatch(path.stem) for path in (run_dir / "checkpoints").glob("exit_*_steps.pt"))
+    return sorted(int(match.group(1)) for match in found if match)
+
+
+def chosen_steps(steps: list[int], every: int) -> list[int]:
+    """Every ``every``-th checkpoint, counted from the first, and always the last.
+
+    >>> chosen_steps([10, 20, 30, 40, 50, 60, 70], 3)
+    [10, 40, 70]
+    >>> chosen_steps([10, 20, 30, 40, 50], 3)
+    [10, 40, 50]
+    """
+    picked = steps[::every]
+    if steps and picked[-1] != steps[-1]:
+        picked.append(steps[-1])
+    return picked
+
+
+def network_at(run_dir: Path, steps: int, config: Any) -> Any:
+    """The greedy network of the checkpoint after ``steps`` labelled decisions, as a saved agent."""
+    from newmarket_env.rules import make_rules
+    from newmarket_env.train.expert.checkpoint import load_state
+    from newmarket_env.train.expert.loop import learner_agent
+    from newmarket_env.train.expert.network import PolicyValueNet
+
+    state = load_state(run_dir / "checkpoints" / f"exit_{steps}_steps.pt")
+    net = PolicyValueNet(config.expert.net_arch, config.expert.activation)
+    net.load_state_dict(state["net"])
+    rules = make_rules(config.env.variant, config.env.num_players, **config.env.rules)
+    return learner_agent(net, config, rules, 0, sample=False)
+
+
+def read_rows(path: Path) -> list[dict[str, Any]]:
+    if not path.exists():
+        return []
+    with open(path, newline="") as handle:
+        return list(csv.DictReader(handle))
+
+
+def write_rows(path: Path, rows: list[dict[str, Any]]) -> None:
+    """The whole CSV through a temporary file in the same folder: a kill leaves the old file or the new one."""
+    handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    with os.fdopen(handle, "w", newline="") as out:
+        writer = csv.DictWriter(out, fieldnames=FIELDS)
+        writer.writeheader()
+        writer.writerows({k: row.get(k, "") for k in FIELDS} for row in rows)
+    os.replace(temporary, path)
+
+
+def measure(run_dir: Path, opponents: list[str], every: int, boards: int, seed: int, png: Path | None) -> Path:
+    """Measure the chosen checkpoints against each opponent (skipping rows already measured); return the PNG."""
+    from newmarket_env.agents import available_agents
+    from newmarket_env.rules import make_rules
+    from newmarket_env.train.config import load_config
+    from newmarket_env.train.evaluate import duplicate_eval, saved_agent_maker
+    from newmarket_env.train.plot import plot_curve
+
+    config = load_config(run_dir / "config.yaml")
+    if config.method != "expert_iteration":
+        raise ValueError(f"{run_dir} is a {config.method!r} run; curve measures expert_iteration checkpoints")
+    unknown = [o for o in opponents if o not in available_agents()]
+    if unknown:
+        raise ValueError(f"unknown opponent {unknown[0]!r}; allowed: {', '.join(available_agents())}")
+    steps = checkpoint_steps(run_dir)
+    if not steps:
+        raise ValueError(f"{run_dir / 'checkpoints'} holds no exit_<steps>_steps.pt checkpoint")
+    rules = make_rules(config.env.variant, config.env.num_players, **config.env.rules)
+    house = rules.stake_mode == "house"  # every seat gains: the margin over the opponent itself decides
+    csv_path = run_dir / "curve.csv"
+    rows = read_rows(csv_path)
+    # Rows measured with other boards or another seed are measured again: a curve is one setting throughout.
+    done = {(int(r["steps"]), r["opponent"]) for r in rows if (int(r["boards"]), r["seed"]) == (boards, str(seed))}
+    rows = [r for r in rows if (int(r["steps"]), r["opponent"]) in done]
+    for point in chosen_steps(steps, every):
+        missing = [o for o in opponents if (point, o) not in done]
+        if not missing:
+            continue
+        maker = saved_agent_maker(network_at(run_dir, point, config))
+        for opponent in missing:
+            result = duplicate_eval(
+                maker,
+                opponent,
+                config.env.variant,
+                config.env.num_players,
+                boards=boards,
+                seed=seed,
+                rules=config.env.rules,
+                reference=house,
+            )
+            rows.append({"steps": point, **result.as_row(), "seed": seed})
+            write_rows(csv_path, rows)
+            shown = f"margin {result.margin:+.3f}" if house else f"{result.mean:+.3f} +- {result.ci95:.3f}"
+            print(f"{point:>9} labels  vs {opponent:<8} {shown}", flush=True)
+    png = png or run_dir / "curve.png"
+    title = f"{config.name}: greedy network, {boards} deal sets a point"
+    xlabel = "labelled decisions (training steps of expert iteration)"
+    plot_curve(csv_path, png, title=title, value="margin" if house else "mean", xlabel=xlabel)
+    return png
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m newmarket_env.train.curve", description=__doc__.split("\n")[0])
+    parser.add_argument("run_dir", type=Path, help="an expert-iteration run folder (with checkpoints/)")
+    parser.add_argument("--opponents", default="control,search", help="comma-separated agent names")
+    parser.add_argument("--every", type=int, default=5, help="measure every N-th checkpoint and the last")
+    parser.add_argument("--boards", type=int, default=300, help="deal sets a point (default 300)")
+    parser.add_argument("--seed", type=int, default=2026, help="deal seed (default 2026)")
+    parser.add_argument("--png", type=Path, help="the picture (default RUN_DIR/curve.png)")
+    args = parser.parse_args(argv)
+    if args.every < 1:
+        parser.error(f"--every {args.every} is not allowed; allowed: 1 or more")
+    if args.boards < 2:
+        parser.error(f"--boards {args.boards} is not allowed; allowed: 2 or more")
+    opponents = [o.strip() for o in args.opponents.split(",") if o.strip()]
+    if not opponents:
+        parser.error("--opponents is empty; give agent names separated by commas, e.g. control,search")
+    try:
+        print(measure(args.run_dir, opponents, args.every, args.boards, args.seed, args.png))
+    except (ValueError, OSError) as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
