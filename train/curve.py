@@ -8,10 +8,12 @@ any opponent, ``search`` at its default budget included:
 
 writes ``curve.csv`` (the rows of ``eval.csv``, plus the margin over the opponent playing the tested seat
 itself) and ``curve.png`` in the run folder (or ``--png``). Each point is the greedy network of one
-checkpoint in a duplicate evaluation (:func:`~newmarket_env.train.evaluate.duplicate_eval`, seed
-``--seed``). Points already in ``curve.csv`` are kept, so a stopped measurement resumes where it stopped;
-the file is rewritten whole through a temporary name after each point. In house-stake rules (Newbury:
-every seat gains chips) the curve shows the margin, the only figure that says who plays better.
+checkpoint, or with ``--guided exit-newmarket-search`` that shipped guided search's settings on the
+checkpoint's network (files ``guided_curve.csv`` and ``guided_curve.png``), in a duplicate evaluation
+(:func:`~newmarket_env.train.evaluate.duplicate_eval`, seed ``--seed``). Points already in the CSV are
+kept, so a stopped measurement resumes where it stopped; the file is rewritten whole through a temporary
+name after each point. In house-stake rules (Newbury: every seat gains chips) the curve shows the margin,
+the only figure that says who plays better.
 """
 
 from __future__ import annotations
@@ -64,6 +66,13 @@ def network_at(run_dir: Path, steps: int, config: Any) -> Any:
     return learner_agent(net, config, rules, 0, sample=False)
 
 
+def guided_on(entry: dict[str, Any], network: Any, env: Any, seed: int) -> Any:
+    """A guided search with the options of a shipped entry (agents/trained/guided.json) on ``network``."""
+    from newmarket_env.agents.guided_search import GuidedSearchAgent
+
+    return GuidedSearchAgent(env.unwrapped.rules, seed, network, **entry["options"])
+
+
 def read_rows(path: Path) -> list[dict[str, Any]]:
     if not path.exists():
         return []
@@ -81,8 +90,18 @@ def write_rows(path: Path, rows: list[dict[str, Any]]) -> None:
     os.replace(temporary, path)
 
 
-def measure(run_dir: Path, opponents: list[str], every: int, boards: int, seed: int, png: Path | None) -> Path:
+def measure(
+    run_dir: Path,
+    opponents: list[str],
+    every: int,
+    boards: int,
+    seed: int,
+    png: Path | None,
+    guided: str | None = None,
+) -> Path:
     """Measure the chosen checkpoints against each opponent (skipping rows already measured); return the PNG."""
+    import functools
+
     from newmarket_env.agents import available_agents
     from newmarket_env.rules import make_rules
     from newmarket_env.train.config import load_config
@@ -92,6 +111,15 @@ def measure(run_dir: Path, opponents: list[str], every: int, boards: int, seed: 
     config = load_config(run_dir / "config.yaml")
     if config.method != "expert_iteration":
         raise ValueError(f"{run_dir} is a {config.method!r} run; curve measures expert_iteration checkpoints")
+    entry = None
+    if guided is not None:
+        from newmarket_env.agents.guided_search import shipped_guided
+
+        entry = shipped_guided().get(guided)
+        if entry is None:
+            raise ValueError(
+                f"--guided {guided!r} is not a shipped guided search; allowed: {', '.join(shipped_guided())}"
+            )
     unknown = [o for o in opponents if o not in available_agents()]
     if unknown:
         raise ValueError(f"unknown opponent {unknown[0]!r}; allowed: {', '.join(available_agents())}")
@@ -100,7 +128,8 @@ def measure(run_dir: Path, opponents: list[str], every: int, boards: int, seed: 
         raise ValueError(f"{run_dir / 'checkpoints'} holds no exit_<steps>_steps.pt checkpoint")
     rules = make_rules(config.env.variant, config.env.num_players, **config.env.rules)
     house = rules.stake_mode == "house"  # every seat gains: the margin over the opponent itself decides
-    csv_path = run_dir / "curve.csv"
+    stem = "guided_curve" if guided else "curve"
+    csv_path = run_dir / f"{stem}.csv"
     rows = read_rows(csv_path)
     # Rows measured with other boards or another seed are measured again: a curve is one setting throughout.
     done = {(int(r["steps"]), r["opponent"]) for r in rows if (int(r["boards"]), r["seed"]) == (boards, str(seed))}
@@ -109,7 +138,8 @@ def measure(run_dir: Path, opponents: list[str], every: int, boards: int, seed: 
         missing = [o for o in opponents if (point, o) not in done]
         if not missing:
             continue
-        maker = saved_agent_maker(network_at(run_dir, point, config))
+        network = network_at(run_dir, point, config)
+        maker = functools.partial(guided_on, entry, network) if entry else saved_agent_maker(network)
         for opponent in missing:
             result = duplicate_eval(
                 maker,
@@ -125,8 +155,9 @@ def measure(run_dir: Path, opponents: list[str], every: int, boards: int, seed: 
             write_rows(csv_path, rows)
             shown = f"margin {result.margin:+.3f}" if house else f"{result.mean:+.3f} +- {result.ci95:.3f}"
             print(f"{point:>9} labels  vs {opponent:<8} {shown}", flush=True)
-    png = png or run_dir / "curve.png"
-    title = f"{config.name}: greedy network, {boards} deal sets a point"
+    png = png or run_dir / f"{stem}.png"
+    tested = f"{guided}'s search on the network" if guided else "greedy network"
+    title = f"{config.name}: {tested}, {boards} deal sets a point"
     xlabel = "labelled decisions (training steps of expert iteration)"
     plot_curve(csv_path, png, title=title, value="margin" if house else "mean", xlabel=xlabel)
     return png
@@ -140,6 +171,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--boards", type=int, default=300, help="deal sets a point (default 300)")
     parser.add_argument("--seed", type=int, default=2026, help="deal seed (default 2026)")
     parser.add_argument("--png", type=Path, help="the picture (default RUN_DIR/curve.png)")
+    parser.add_argument(
+        "--guided", help="measure this shipped guided search's settings on each checkpoint, e.g. exit-newmarket-search"
+    )
     args = parser.parse_args(argv)
     if args.every < 1:
         parser.error(f"--every {args.every} is not allowed; allowed: 1 or more")
@@ -149,7 +183,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not opponents:
         parser.error("--opponents is empty; give agent names separated by commas, e.g. control,search")
     try:
-        print(measure(args.run_dir, opponents, args.every, args.boards, args.seed, args.png))
+        print(measure(args.run_dir, opponents, args.every, args.boards, args.seed, args.png, args.guided))
     except (ValueError, OSError) as err:
         print(f"error: {err}", file=sys.stderr)
         return 2

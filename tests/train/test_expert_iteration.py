@@ -262,6 +262,37 @@ def test_the_curve_measures_each_checkpoint_as_the_saved_agent_of_that_point(tin
     assert [(r["steps"], r["seed"]) for r in again] == [("48", "6"), ("96", "6")]
 
 
+def test_the_guided_curve_measures_the_shipped_settings_on_each_checkpoints_network(tiny_run):
+    """``--guided exit-newmarket-search``: the last point equals a duplicate evaluation of a guided search with
+    the shipped entry's options on ``final.npz``; the network-alone curve's files are left alone."""
+    import functools
+
+    from newmarket_env.agents.guided_search import GuidedSearchAgent, shipped_guided
+    from newmarket_env.agents.saved import load_saved_agent
+    from newmarket_env.train.curve import main as curve
+    from newmarket_env.train.curve import read_rows
+    from newmarket_env.train.evaluate import duplicate_eval
+
+    alone = (tiny_run / "curve.csv").read_bytes() if (tiny_run / "curve.csv").exists() else None
+    arguments = ["--guided", "exit-newmarket-search", "--opponents", "random", "--every", "1", "--boards", "2"]
+    assert curve([str(tiny_run), *arguments]) == 0
+    rows = read_rows(tiny_run / "guided_curve.csv")
+    assert [(r["steps"], r["opponent"]) for r in rows] == [("48", "random"), ("96", "random")]
+    rules = make_rules("newmarket", 4, num_deals=1)
+    options = shipped_guided()["exit-newmarket-search"]["options"]
+
+    def guided(network, env, seed):
+        return GuidedSearchAgent(env.unwrapped.rules, seed, network, **options)
+
+    final = load_saved_agent(tiny_run / "final.npz", rules)
+    expected = duplicate_eval(
+        functools.partial(guided, final), "random", "newmarket", 4, boards=2, seed=2026, rules={"num_deals": 1}
+    )
+    assert float(rows[1]["mean"]) == pytest.approx(expected.mean, abs=1e-12)
+    assert (tiny_run / "guided_curve.png").is_file()
+    assert ((tiny_run / "curve.csv").read_bytes() if (tiny_run / "curve.csv").exists() else None) == alone
+
+
 def _exit_code(command, arguments):
     try:
         return command(arguments)
