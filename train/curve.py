@@ -156,8 +156,8 @@ def measure(
             shown = f"margin {result.margin:+.3f}" if house else f"{result.mean:+.3f} +- {result.ci95:.3f}"
             print(f"{point:>9} labels  vs {opponent:<8} {shown}", flush=True)
     png = png or run_dir / f"{stem}.png"
-    tested = f"{guided}'s search on the network" if guided else "greedy network"
-    title = f"{config.name}: {tested}, {boards} deal sets a point"
+    tested = f"{guided} on each checkpoint" if guided else f"{config.name}: greedy network"
+    title = f"{tested}, {boards} deal sets a point"
     xlabel = "labelled decisions (training steps of expert iteration)"
     plot_curve(csv_path, png, title=title, value="margin" if house else "mean", xlabel=xlabel)
     return png

@@ -17,6 +17,7 @@ rounds, each with fresh agent seeds).
 from __future__ import annotations
 
 import argparse
+import os
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -129,7 +130,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         prog="python -m newmarket_env.eval.bench.regret", description=__doc__.split("\n")[0]
     )
     parser.add_argument("--variant", choices=SEARCH_VARIANTS, default="newmarket", help="the preset (4 players)")
-    parser.add_argument("--agent", action="append", default=[], help="a registered agent to measure; repeatable")
+    parser.add_argument(
+        "--agent", action="append", default=[], help="a registered agent or a saved-agent file to measure; repeatable"
+    )
     parser.add_argument("--agent-option", action="append", default=[], help="NAME:KEY=VALUE, as for tournaments")
     parser.add_argument("--decisions", type=int, default=1500, help="decisions (default 1500)")
     parser.add_argument("--truth", type=int, default=2048, help="worlds of the truth search (default 2048)")
@@ -143,8 +146,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         if value < low:
             parser.error(f"{flag} {value} is not allowed; allowed: {low} or more")
     for name in args.agent:
-        if name not in available_agents():
-            parser.error(f"--agent {name!r} is unknown; allowed: {', '.join(available_agents())}")
+        if name not in available_agents() and not os.path.isfile(name):
+            parser.error(
+                f"--agent {name!r} is not a saved-agent file nor a known agent: {', '.join(available_agents())}"
+            )
     try:
         options = parse_agent_options(args.agent_option)
     except ValueError as err:

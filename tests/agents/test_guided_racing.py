@@ -259,7 +259,7 @@ def test_each_shipped_guided_search_loads_for_its_preset_with_its_options_and_on
     from newmarket_env.eval.tournament.entrants import default_agent_specs
 
     entries = json.loads(SHIPPED_FILE.read_text())["agents"]
-    assert {"exit-newmarket-search", "exit-michigan-search"} <= set(entries)
+    assert set(entries) == {"exit-newmarket-search", "exit-michigan-search", "exit-newbury-search"}
     for name, entry in entries.items():
         variant = entry["network"].removeprefix("exit-").removesuffix(".npz")
         agent = load_agent(name, env=raw_env(variant=variant, num_players=4), seed=1)

@@ -59,7 +59,7 @@ def test_the_command_prints_search_first_then_each_agent(capsys):
 @pytest.mark.parametrize(
     "arguments, message",
     [
-        (["--agent", "wizard"], "--agent 'wizard' is unknown; allowed: "),
+        (["--agent", "wizard"], "--agent 'wizard' is not a saved-agent file nor a known agent: "),
         (["--decisions", "0"], "--decisions 0 is not allowed; allowed: 1 or more"),
         (["--truth", "0"], "--truth 0 is not allowed; allowed: 1 or more"),
         (["--agent-option", "search"], "--agent-option 'search' is not AGENT:KEY=VALUE"),
