@@ -40,6 +40,7 @@ from __future__ import annotations
 
 import copy
 import json
+import math
 import os
 from typing import Any
 
@@ -118,8 +119,9 @@ class GuidedSearchAgent(SearchAgent):
             raise ValueError(f"rollout={rollout!r} is unknown; allowed: {', '.join(ROLLOUTS)}")
         if cutoff and rollout == "control":
             raise ValueError("cutoff > 0 needs rollout='network' (control's rollouts always play to the deal's end)")
-        if isinstance(prior_weight, bool) or not isinstance(prior_weight, int | float) or not prior_weight >= 0:
-            raise ValueError(f"prior_weight={prior_weight!r} must be a number >= 0 (chips per unit of logit)")
+        weight_ok = isinstance(prior_weight, int | float) and not isinstance(prior_weight, bool)
+        if not weight_ok or not (prior_weight >= 0 and math.isfinite(prior_weight)):
+            raise ValueError(f"prior_weight={prior_weight!r} must be a finite number >= 0 (chips per unit of logit)")
         racing_ok = isinstance(racing_worlds, int) and not isinstance(racing_worlds, bool) and racing_worlds != 1
         if not racing_ok or racing_worlds < 0:
             raise ValueError(f"racing_worlds={racing_worlds!r} must be 0 (no race) or an int >= 2 (worlds per round)")
@@ -142,7 +144,8 @@ class GuidedSearchAgent(SearchAgent):
         super().reset()
         from newmarket_env.engine._fast import CompiledSearch  # built: __init__ checked
 
-        self._sampler = CompiledSearch(self.rules, self.seed, "control")  # only its world stream is used
+        # its worlds for every search; its control rollouts too with rollout="control"
+        self._sampler = CompiledSearch(self.rules, self.seed, "control")
 
     def candidates(self, view: ObservationView) -> list[int]:
         """As ``search``; with ``prior="network"`` the legal actions of the highest logits (of the

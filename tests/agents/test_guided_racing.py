@@ -228,8 +228,9 @@ def test_per_world_chips_average_to_the_means():
 @pytest.mark.parametrize(
     "options, message",
     [
-        ({"prior_weight": -1}, "prior_weight=-1 must be a number >= 0 (chips per unit of logit)"),
-        ({"prior_weight": "high"}, "prior_weight='high' must be a number >= 0 (chips per unit of logit)"),
+        ({"prior_weight": -1}, "prior_weight=-1 must be a finite number >= 0 (chips per unit of logit)"),
+        ({"prior_weight": "high"}, "prior_weight='high' must be a finite number >= 0 (chips per unit of logit)"),
+        ({"prior_weight": float("inf")}, "prior_weight=inf must be a finite number >= 0 (chips per unit of logit)"),
         ({"racing_worlds": 1}, "racing_worlds=1 must be 0 (no race) or an int >= 2 (worlds per round)"),
         ({"racing_worlds": 2.5}, "racing_worlds=2.5 must be 0 (no race) or an int >= 2 (worlds per round)"),
         ({"racing_z": 0}, "racing_z=0 must be a number > 0 (standard errors to drop a candidate)"),
