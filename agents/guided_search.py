@@ -29,6 +29,10 @@ Two options spend control rollouts better than ``search`` does (``rollout="contr
   ``budget`` worlds. Clear choices stop after a round or two, and the rollouts saved go to the
   close ones (successive elimination; ``budget`` is then the most worlds a candidate gets).
 
+With both, the network's candidates and a race, it beats ``search`` at its default budget at no more
+think time in newmarket, michigan and newbury: the shipped ``exit-<variant>-search`` agents
+(:data:`SHIPPED_FILE` holds their options; docs/training/README.md, "Racing", their figures).
+
 >>> from newmarket_env import raw_env, load_agent
 >>> e = raw_env(variant="newmarket", num_players=4)
 >>> load_agent("guided_search", env=e)
