@@ -10,7 +10,8 @@
 #   NAMES="a b" scripts/mutation.sh M   only these mutants of module M (to check survivors again)
 #
 # Modules: agents (agents/ without saved.py), saved (agents/saved.py), train (train/),
-# tournament (eval/tournament/), replay (newmarket_env/play/replay.py).
+# tournament (eval/tournament/), replay (newmarket_env/play/replay.py); guided
+# (agents/guided_search.py alone, also part of agents) only when named.
 #
 # Why a copy: mutmut rewrites the sources it mutates, and the working tree is shared, so every
 # module runs in its own copy under $MUTATION_DIR (default /tmp/newmarket-mutation/<module>).
@@ -51,6 +52,8 @@ ONLY[train]="newmarket_env/train/*.py"
 TESTS[train]="tests/train tests/cli/test_command_help.py tests/ray/test_labels_on_ray.py tests/ray/test_evaluate_on_ray.py newmarket_env/train"
 ONLY[tournament]="newmarket_env/eval/tournament/*.py"
 TESTS[tournament]="tests/tournament tests/cli/test_command_help.py tests/ray/test_tournament_on_ray.py tests/ray/test_backend_input.py tests/ray/test_ray_task_errors.py newmarket_env/eval/tournament"
+ONLY[guided]="newmarket_env/agents/guided_search.py"  # part of agents, alone: its racing and prior weight
+TESTS[guided]="tests/agents newmarket_env/agents/guided_search.py"
 ONLY[replay]="newmarket_env/play/replay.py"
 TESTS[replay]="tests/cli/test_replay*.py newmarket_env/play/replay.py"
 
