@@ -300,8 +300,7 @@ SHIPPED_FILE = TRAINED_DIR / "guided.json"
 
 def shipped_guided() -> dict[str, dict[str, Any]]:
     """The entries of :data:`SHIPPED_FILE`: ``{name: {"network": FILE, "options": {...}}}``."""
-    entries = json.loads(SHIPPED_FILE.read_text(encoding="utf-8"))["agents"]
-    return {name: entry for name, entry in entries.items() if not name.startswith("_")}
+    return dict(json.loads(SHIPPED_FILE.read_text(encoding="utf-8"))["agents"])
 
 
 def register_shipped() -> None:

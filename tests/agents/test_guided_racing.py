@@ -258,11 +258,13 @@ def test_each_shipped_guided_search_loads_for_its_preset_with_its_options_and_on
     import json
 
     from newmarket_env import load_agent
-    from newmarket_env.agents.guided_search import SHIPPED_FILE
+    from newmarket_env.agents.guided_search import SHIPPED_FILE, register_shipped, shipped_guided
     from newmarket_env.eval.tournament.entrants import default_agent_specs
 
     entries = json.loads(SHIPPED_FILE.read_text())["agents"]
     assert set(entries) == {"exit-newmarket-search", "exit-michigan-search", "exit-newbury-search"}
+    assert shipped_guided() == entries
+    register_shipped()  # again, here: what the import registered is what this registers
     for name, entry in entries.items():
         variant = entry["network"].removeprefix("exit-").removesuffix(".npz")
         agent = load_agent(name, env=raw_env(variant=variant, num_players=4), seed=1)
@@ -284,3 +286,27 @@ def test_each_shipped_guided_search_loads_for_its_preset_with_its_options_and_on
             load_agent(name, env=raw_env(variant=other, num_players=4))
         field, _ = default_agent_specs(4, raw_env(variant=variant, num_players=4))
         assert name in field and name in default_agent_specs(4, raw_env(variant=other, num_players=4))[1]
+
+
+def test_a_shipped_guided_search_is_the_guided_search_of_its_network_and_options_with_the_seed_given():
+    """``load_agent("exit-michigan-search", seed=s)`` chooses as a GuidedSearchAgent built by hand from the
+    shipped network and options with seed ``s``, decision by decision (a lost seed would draw other worlds)."""
+    from newmarket_env import load_agent
+    from newmarket_env.agents.guided_search import GuidedSearchAgent, register_shipped, shipped_guided
+    from newmarket_env.agents.saved import TRAINED_DIR, load_saved_agent
+
+    register_shipped()
+    entry = shipped_guided()["exit-michigan-search"]
+    aec = raw_env(variant="michigan", num_players=4)
+    rules, observations = _decisions("michigan", 1, seed=5)
+    shipped = load_agent("exit-michigan-search", env=aec, seed=21)
+    by_hand = GuidedSearchAgent(rules, 21, load_saved_agent(TRAINED_DIR / entry["network"], rules), **entry["options"])
+    assert [shipped.act(o) for o in observations] == [by_hand.act(o) for o in observations]
+
+
+def test_a_cutoff_without_a_value_network_is_refused_in_so_many_words():
+    from newmarket_env.agents.guided_search import GuidedSearchAgent
+
+    with pytest.raises(ValueError) as caught:
+        GuidedSearchAgent(RULES, 0, _network(RULES), cutoff=2)
+    assert str(caught.value) == "cutoff > 0 needs value=PATH (a value network .npz, e.g. runs/<run>/final_value.npz)"
