@@ -50,10 +50,9 @@ from typing import Any
 
 import numpy as np
 
-from newmarket_env.agents import knowledge as K
 from newmarket_env.agents.sampling import VIEWER, position_of
 from newmarket_env.agents.saved import TRAINED_DIR, SavedAgent, load_saved_agent
-from newmarket_env.agents.search import SearchAgent, compiled_means
+from newmarket_env.agents.search import SearchAgent, compiled_means, world_inputs
 from newmarket_env.agents.value_net import ValueNet, load_value
 from newmarket_env.engine.choice import compiled_available
 from newmarket_env.engine.types import Decision
@@ -222,10 +221,7 @@ class GuidedSearchAgent(SearchAgent):
                 return int(alive[0])
 
     def _race_inputs(self, view: ObservationView) -> tuple[Any, int, int, int, list[int]]:
-        """What the sampler needs to draw worlds consistent with ``view`` (as :func:`compiled_means`)."""
-        rules = self.rules
-        known_dead = view.known_dead & ~rules.removed_mask
-        return position_of(view, rules), view.hand, K.unseen(view, rules), known_dead, list(view.card_counts[1:])
+        return world_inputs(view, self.rules, position_of(view, self.rules))
 
     def _race_settings(self) -> tuple[int, int, float]:
         return self.budget, self.racing_worlds, self.racing_z
@@ -246,16 +242,7 @@ class GuidedSearchAgent(SearchAgent):
         tables = np.arange(self.budget * width)
         batch = self._batch_of(tables.size)
         # search's worlds with search's draws (agents/sampling.py sample_world), sampled in C
-        batch.load_worlds(
-            self._sampler,
-            position,
-            view.hand,
-            K.unseen(view, self.rules),
-            view.known_dead & ~self.rules.removed_mask,
-            view.card_counts[1:],
-            self.budget,
-            width,
-        )
+        batch.load_worlds(self._sampler, *world_inputs(view, self.rules, position), self.budget, width)
         deal, used = int(batch.deal_index[0]), tables.size
         batch.step(np.array(candidates * self.budget), tables=tables)
         # The viewer's chips since the candidate. Slices rather than index lists on these small arrays: a step

@@ -38,15 +38,19 @@ from newmarket_env.rules import Rules
 ROLLOUT_POLICIES: dict[str, type[Policy]] = {"lowest": LowestPolicy, "greedy": GreedyPolicy, "control": ControlPolicy}
 
 
+def world_inputs(view: ObservationView, rules: Rules, position: Any) -> tuple[Any, int, int, int, list[int]]:
+    """What a ``CompiledSearch`` needs to draw worlds consistent with ``view``: the position, the viewer's
+    hand, the cards to deal out, the known part of the dead hand and the other seats' hand sizes."""
+    known_dead = view.known_dead & ~rules.removed_mask
+    return position, view.hand, K.unseen(view, rules), known_dead, list(view.card_counts[1:])
+
+
 def compiled_means(
     worlds: Any, view: ObservationView, rules: Rules, position: Any, candidates: list[int], budget: int
 ) -> np.ndarray:
     """Each candidate's mean chip change over ``budget`` worlds, sampled and rolled out in C by ``worlds``
     (a ``CompiledSearch``: the draws of :func:`sample_world`, the rollouts of its policy)."""
-    known_dead = view.known_dead & ~rules.removed_mask
-    return worlds.evaluate(
-        position, view.hand, K.unseen(view, rules), known_dead, view.card_counts[1:], candidates, budget
-    )
+    return worlds.evaluate(*world_inputs(view, rules, position), candidates, budget)
 
 
 class SearchAgent(Agent):
