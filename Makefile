@@ -11,7 +11,7 @@ $(BIN)/.installed: pyproject.toml
 	$(BIN)/pip install --quiet -e ".[dev]"
 	touch $@
 
-.PHONY: setup tournament test lint mutation
+.PHONY: setup tournament test lint docs mutation
 setup: $(BIN)/.installed
 
 tournament: $(BIN)/.installed  ## the main job: a tournament of the shipped agents, printing the leaderboard
@@ -24,6 +24,9 @@ lint: $(BIN)/.installed  ## ruff (lint, then format check) and mypy, as configur
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/python scripts/typecheck.py
+
+docs: $(BIN)/.installed  ## the docs site (Sphinx, Furo, MyST) into docs/_build/html; any warning fails the build
+	$(BIN)/python -m sphinx -W --keep-going -E -b html docs docs/_build/html
 
 mutation: $(BIN)/.installed  ## mutation testing outside the engine (mutmut; slow, not in CI): docs/testing.md
 	scripts/mutation.sh $(MODULES)

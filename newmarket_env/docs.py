@@ -2,9 +2,10 @@
 
 ``docs/observation.md`` comes from the observation layout
 (:data:`newmarket_env.observation.layout.PIECES`), ``docs/actions.md`` from
-:mod:`newmarket_env.actions`, the README's tables of variants, actions and
-observation pieces (between ``<!-- BEGIN name -->`` and ``<!-- END name -->``)
-from the same sources and the presets in :mod:`newmarket_env.rules`, and the
+:mod:`newmarket_env.actions`, the summary tables of actions and observation pieces
+in ``docs/guide/environment.md`` (between ``<!-- BEGIN name -->`` and ``<!-- END name -->``)
+from the same sources, the variant pages ``docs/variants/`` from the presets in
+:mod:`newmarket_env.rules` (:mod:`newmarket_env.variant_pages`), the
 event table of ``docs/contract.md`` from :data:`newmarket_env.engine.events.EVENTS`, and
 ``docs/cli.md`` from the ``newmarket`` commands' own ``--help``. So the docs
 cannot drift from the code: ``--check`` (and ``tests/cli/test_docs.py``) fails
@@ -19,6 +20,8 @@ from __future__ import annotations
 import argparse
 import re
 import sys
+from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 
 from newmarket_env import actions as A
@@ -27,6 +30,7 @@ from newmarket_env.engine.events import DOMAINS, EVENTS
 from newmarket_env.observation.encode import PLANES_SHAPE
 from newmarket_env.observation.layout import CARD_PIECES, CHIP_CLIP, CHIP_SCALE, FLAT_SIZE, PIECES, offsets
 from newmarket_env.rules import VARIANTS, make_rules
+from newmarket_env.variant_pages import variant_markdown, variants_index, write_variant_gif
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 REGENERATE = "python -m newmarket_env.docs"
@@ -313,18 +317,20 @@ def documented_help(command: str, root: Path = REPO_ROOT) -> str:
 
 
 # ---------------------------------------------------------------- files
-README_SECTIONS = {"variants": variants_table, "actions": actions_summary, "observation": observation_summary}
+GUIDE_SECTIONS = {"actions": actions_summary, "observation": observation_summary}
 CONTRACT_SECTIONS = {"events": events_table}
 #: Hand-written files with generated blocks, and the blocks of each.
-SECTION_FILES = {"README.md": README_SECTIONS, "docs/contract.md": CONTRACT_SECTIONS}
-DOC_FILES = {
+SECTION_FILES = {"docs/guide/environment.md": GUIDE_SECTIONS, "docs/contract.md": CONTRACT_SECTIONS}
+DOC_FILES: dict[str, Callable[[], str]] = {
     "docs/observation.md": observation_markdown,
     "docs/actions.md": actions_markdown,
     "docs/cli.md": cli_markdown,
+    "docs/variants/index.md": lambda: variants_index(variants_table()),
+    **{f"docs/variants/{name}.md": partial(variant_markdown, name) for name in VARIANTS},
 }
 
 
-def fill_sections(text: str, sections=README_SECTIONS, where: str = "README.md") -> str:
+def fill_sections(text: str, sections=GUIDE_SECTIONS, where: str = "docs/guide/environment.md") -> str:
     """``text`` (of the file ``where``) with every ``<!-- BEGIN name -->...<!-- END name -->`` block regenerated."""
     for name, make in sections.items():
         pattern = re.compile(rf"(<!-- BEGIN {name} -->\n).*?(<!-- END {name} -->)", re.S)
@@ -356,8 +362,16 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m newmarket_env.docs", description=__doc__.split("\n\n")[0])
     parser.add_argument("--check", action="store_true", help="only check; exit 1 if a generated file is stale")
     parser.add_argument("--root", type=Path, default=REPO_ROOT, help="the repository root (default: %(default)s)")
+    parser.add_argument(
+        "--pictures", action="store_true", help="also draw each variant page's animation (docs/variants/NAME.gif)"
+    )
     args = parser.parse_args(argv)
     try:
+        if args.pictures:
+            for name in VARIANTS:
+                path = args.root / "docs" / "variants" / f"{name}.gif"
+                path.parent.mkdir(parents=True, exist_ok=True)
+                print(f"wrote {path}: {write_variant_gif(name, str(path))} frames")
         stale = stale_files(args.root)
         if args.check:
             for path in stale:

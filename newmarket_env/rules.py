@@ -274,6 +274,7 @@ class Variant:
     players: tuple[int, int] = (MIN_PLAYERS, MAX_PLAYERS)
     default_players: int = 4
     default_deals: int | None = None  # None: one deal per player
+    summary: str = ""  # one sentence for the docs: what sets this preset apart
 
 
 VARIANTS: dict[str, Variant] = {
@@ -296,6 +297,10 @@ VARIANTS: dict[str, Variant] = {
                 leftover="lot",
                 starting_chips=40,
             ),
+            summary=(
+                "the English game: a pot and four boodles, a dealt dead hand, and after a stop the lowest card "
+                "of another suit leads."
+            ),
         ),
         Variant(
             "michigan",
@@ -316,6 +321,10 @@ VARIANTS: dict[str, Variant] = {
                 per_card_payment=1,
                 leftover="lot",
                 starting_chips=40,
+            ),
+            summary=(
+                "Michigan (Boodle), the American game: aces high; the dealer may take the widow unseen or it is "
+                "auctioned; after a stop the lead goes to the other colour."
             ),
         ),
         Variant(
@@ -339,6 +348,10 @@ VARIANTS: dict[str, Variant] = {
             ),
             players=(4, 4),
             default_deals=12,
+            summary=(
+                "Newbury Market: exactly 4 players scoring points from the house, no chips of their own; each "
+                "player discards 3 cards into the dead hand; the lowest club leads first."
+            ),
         ),
         Variant(
             "hoyle1885",
@@ -359,6 +372,7 @@ VARIANTS: dict[str, Variant] = {
                 leftover="lot",
                 starting_chips=40,
             ),
+            summary=("the 1885 Hoyle rules: the 8 of diamonds is taken out, the dealer stakes double."),
         ),
         Variant(
             "arnold2011",
@@ -377,6 +391,7 @@ VARIANTS: dict[str, Variant] = {
                 leftover="lot",
                 starting_chips=40,
             ),
+            summary=("the 2011 rules of Arnold: no payments for cards left in hand."),
         ),
     )
 }
