@@ -49,11 +49,11 @@ def self_play_iteration(policy, optimizer, batch, decisions: int) -> int:
         dist = masked_distribution(policy, batch.observations, batch.action_masks)
         actions = dist.sample()
         chosen = dist.log_prob(actions)
-        for table, seat in enumerate(batch.to_act):
-            pending[table].append((int(seat), won[table, seat], chosen[table]))
+        for table, seat in enumerate(batch.to_act.tolist()):
+            pending[table].append((seat, float(won[table, seat]), chosen[table]))
         batch.step(actions.numpy().astype(np.int32))
         won += batch.rewards
-        for table in np.flatnonzero(batch.done):
+        for table in np.flatnonzero(batch.done).tolist():
             for seat, before, log_p in pending[table]:
                 log_probs.append(log_p)
                 returns.append(won[table, seat] - before)  # chips won from this decision to the end
