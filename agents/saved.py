@@ -239,6 +239,8 @@ class SavedAgent(Agent):
         self.metadata = metadata
         self.layers = layers
         self.activation = ACTIVATIONS[metadata["activation"]]
+        if not isinstance(sample, bool | np.bool_):
+            raise ValueError(f"sample={sample!r} must be True or False (sample actions, or take the best)")
         self.sample = bool(sample)
         self.name = name
 
@@ -253,6 +255,8 @@ class SavedAgent(Agent):
 
     def act(self, observation: dict[str, Any]) -> int:
         mask = np.asarray(observation["action_mask"]).astype(bool)
+        if not mask.any():
+            raise ValueError("act() was given an observation whose action_mask has no legal action")
         logits = np.where(mask, self.logits(observation["observation"]), -np.inf)
         return int(self._choose(logits[None])[0])
 
@@ -327,7 +331,16 @@ def register_shipped() -> None:
     for name in shipped_agents():
         path = TRAINED_DIR / f"{name}.npz"
 
-        def factory(rules: Rules, seed: int | None = None, _path=path, _name=name, **kwargs: Any) -> SavedAgent:
-            return load_saved_agent(_path, rules=rules, seed=seed, name=_name, **kwargs)
+        def factory(
+            rules: Rules,
+            seed: int | None = None,
+            sample: bool = False,
+            allow_rules_mismatch: bool = False,
+            _path: Path = path,
+            _name: str = name,
+        ) -> SavedAgent:
+            return load_saved_agent(
+                _path, rules=rules, seed=seed, sample=sample, allow_rules_mismatch=allow_rules_mismatch, name=_name
+            )
 
         register_agent(name, factory)
