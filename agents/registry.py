@@ -2,7 +2,8 @@
 
 What ``load_agent(spec, env=...)`` accepts, tried in this order:
 
-1. a registered name (:func:`available_agents`: baselines, shipped agents, installed plugins' agents);
+1. a name of :func:`available_agents`: registered (baselines, shipped agents) or an installed package's
+   (:mod:`newmarket_env.agents.plugins`);
 2. the path of an existing file: a saved agent ``.npz`` (or a stable-baselines3 ``.zip``, read without unpickling);
 3. a reference ``MODULE:ATTR`` to an ``Agent`` subclass or a factory (:mod:`newmarket_env.agents.reference`).
 """
@@ -18,6 +19,7 @@ from newmarket_env.agents.compiled import POLICY_CODES, CompiledPolicyAgent
 from newmarket_env.agents.control import ControlPolicy
 from newmarket_env.agents.greedy import GreedyPolicy
 from newmarket_env.agents.lowest import LowestPolicy
+from newmarket_env.agents.plugins import load_plugin, plugin_entries
 from newmarket_env.agents.policy import PolicyAgent
 from newmarket_env.agents.random_agent import RandomAgent
 from newmarket_env.agents.reference import build, check_options, is_reference, load_reference
@@ -43,7 +45,8 @@ def register_agent(name: str, factory: AgentFactory, replace: bool = False) -> N
 
 
 def available_agents() -> list[str]:
-    return sorted(_REGISTRY)
+    """Registered names and the agents of installed packages (entry-point group ``newmarket_env.agents``)."""
+    return sorted(set(_REGISTRY) | set(plugin_entries(set(_REGISTRY))))
 
 
 def _rules_of(env: Any) -> Rules:
@@ -64,6 +67,9 @@ def load_agent(name_or_path: str, env: Any = None, seed: int | None = None, **kw
     key = os.fspath(name_or_path)
     if key in _REGISTRY:
         return build(key, _REGISTRY[key], _rules_of(env), seed, kwargs)
+    plugin = plugin_entries(set(_REGISTRY)).get(key)
+    if plugin is not None:
+        return build(key, load_plugin(plugin), _rules_of(env), seed, kwargs)
     if os.path.isfile(key):
         from newmarket_env.agents.saved import load_saved_agent
 
