@@ -4,7 +4,8 @@ What ``load_agent(spec, env=...)`` accepts, tried in this order:
 
 1. a name of :func:`available_agents`: registered (baselines, shipped agents) or an installed package's
    (:mod:`newmarket_env.agents.plugins`);
-2. the path of an existing file: a saved agent ``.npz`` (or a stable-baselines3 ``.zip``, read without unpickling);
+2. the path of an existing file: a saved agent ``.npz``, or a stable-baselines3 ``.zip`` read without
+   unpickling (:mod:`newmarket_env.agents.sb3_zip`);
 3. a reference ``MODULE:ATTR`` to an ``Agent`` subclass or a factory (:mod:`newmarket_env.agents.reference`).
 """
 
@@ -28,6 +29,8 @@ from newmarket_env.engine.choice import ENGINES
 from newmarket_env.rules import Rules
 
 AgentFactory = Callable[..., Agent]
+#: Files read as stable-baselines3 models (``model.save()`` writes ``.zip``); every other file as a saved agent.
+SB3_SUFFIX = ".zip"
 _REGISTRY: dict[str, AgentFactory] = {}
 
 
@@ -72,9 +75,11 @@ def load_agent(name_or_path: str, env: Any = None, seed: int | None = None, **kw
         return build(key, load_plugin(plugin), _rules_of(env), seed, kwargs)
     if os.path.isfile(key):
         from newmarket_env.agents.saved import load_saved_agent
+        from newmarket_env.agents.sb3_zip import load_sb3_agent
 
-        check_options(key, load_saved_agent, kwargs, given=("path", "rules", "seed"))
-        return load_saved_agent(key, rules=_rules_of(env), seed=seed, **kwargs)
+        loader = load_sb3_agent if key.lower().endswith(SB3_SUFFIX) else load_saved_agent
+        check_options(key, loader, kwargs, given=("path", "rules", "seed"))
+        return loader(key, rules=_rules_of(env), seed=seed, **kwargs)
     if is_reference(key):
         return load_reference(key, _rules_of(env), seed, kwargs)
     raise ValueError(
