@@ -360,7 +360,7 @@ def guided_search(
     allowed = ["network", "value", *(option_names(GuidedSearchAgent, given=("rules", "seed", "policy", "value")) or [])]
     unknown = [key for key in options if key not in allowed]
     if unknown:
-        raise ValueError(f"guided_search: option {unknown[0]!r} is unknown; allowed: {', '.join(allowed)}")
+        raise ValueError(f"agent option {unknown[0]!r} is unknown for guided_search; allowed: {', '.join(allowed)}")
     policy = load_saved_agent(network, rules, seed=seed)
     return GuidedSearchAgent(rules, seed, policy, load_value(value, rules) if value is not None else None, **options)
 

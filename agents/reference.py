@@ -116,8 +116,8 @@ def check_options(
     unknown = [name for name in options if name not in allowed]
     if unknown:
         raise ValueError(
-            f"agent {label!r}: option{'s' * (len(unknown) > 1)} {', '.join(map(repr, unknown))} "
-            f"{'are' if len(unknown) > 1 else 'is'} unknown; allowed: "
+            f"agent option{'s' * (len(unknown) > 1)} {', '.join(map(repr, unknown))} "
+            f"{'are' if len(unknown) > 1 else 'is'} unknown for {label!r}; allowed: "
             f"{', '.join(allowed) if allowed else 'none (it takes no options)'}"
         )
 
@@ -127,13 +127,17 @@ def build(label: str, target: Any, rules: Rules, seed: int | None, options: Mapp
     factory = check_agent_object(label, target)
     check_options(label, factory, options)
     try:
+        inspect.signature(factory).bind(rules=rules, seed=seed, **options)
+    except TypeError as err:  # a callable that cannot be called the way registered factories are
+        raise ValueError(
+            f"agent {label!r} cannot be built as factory(rules=..., seed=..., **options) ({one_line(err)})"
+        ) from None
+    except ValueError:  # a builtin without a signature: the call decides
+        pass
+    try:
         agent = factory(rules=rules, seed=seed, **options)
     except ValueError as err:
         raise ValueError(one_line(err)) from None
-    except TypeError as err:  # a factory that cannot be called the way registered factories are
-        raise ValueError(
-            f"agent {label!r} cannot be built as factory(rules=..., seed=..., **options) (TypeError: {one_line(err)})"
-        ) from None
     if not (callable(getattr(agent, "act", None)) and callable(getattr(agent, "reset", None))):
         raise ValueError(
             f"agent {label!r} returned a {type(agent).__name__}, which is not an agent (it needs reset() and act())"

@@ -73,7 +73,7 @@ def test_an_installed_packages_agents_are_available_and_load(site):
         "agent 'tiny-broken' of nm-tiny-plugin 0.1.0 (nm_tiny_plugin:Missing) cannot be loaded "
         "(AttributeError: module 'nm_tiny_plugin' has no attribute 'Missing')"
     )
-    assert out["tiny-factory"] == "agent 'tiny-factory': option 'colour' is unknown; allowed: lowest"
+    assert out["tiny-factory"] == "agent option 'colour' is unknown for 'tiny-factory'; allowed: lowest"
 
 
 def test_without_the_package_its_agents_are_unknown():

@@ -126,17 +126,17 @@ def test_a_class_and_a_factory_are_built_as_registered_factories_are(user_folder
             "nm_user_agents:needs_more",
             {},
             "agent 'nm_user_agents:needs_more' cannot be built as factory(rules=..., seed=..., **options) "
-            "(TypeError: needs_more() got an unexpected keyword argument 'rules')",
+            "(missing a required argument: 'colour')",
         ),
         (
             "nm_user_agents:make",
             {"colour": 1},
-            "agent 'nm_user_agents:make': option 'colour' is unknown; allowed: pick",
+            "agent option 'colour' is unknown for 'nm_user_agents:make'; allowed: pick",
         ),
         (
             "nm_user_agents:HighestAction",
             {"colour": 1},
-            "agent 'nm_user_agents:HighestAction': option 'colour' is unknown; allowed: none (it takes no options)",
+            "agent option 'colour' is unknown for 'nm_user_agents:HighestAction'; allowed: none (it takes no options)",
         ),
     ],
 )

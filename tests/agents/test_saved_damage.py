@@ -149,18 +149,18 @@ def test_a_guided_entry_may_not_take_a_baselines_name(tmp_path, monkeypatch):
         (
             "search",
             {"nosuch": 1},
-            "agent 'search': option 'nosuch' is unknown; allowed: budget, rollout, max_candidates, engine",
+            "agent option 'nosuch' is unknown for 'search'; allowed: budget, rollout, max_candidates, engine",
         ),
         (
             "ppo-newmarket",
             {"nosuch": 1},
-            "agent 'ppo-newmarket': option 'nosuch' is unknown; allowed: sample, allow_rules_mismatch",
+            "agent option 'nosuch' is unknown for 'ppo-newmarket'; allowed: sample, allow_rules_mismatch",
         ),
         ("ppo-newmarket", {"sample": "yes"}, "sample='yes' must be True or False (sample actions, or take the best)"),
         (
             "exit-newmarket-search",
             {"nosuch": 1},
-            "guided_search: option 'nosuch' is unknown; allowed: network, "
+            "agent option 'nosuch' is unknown for guided_search; allowed: network, "
             "value, budget, cutoff, max_candidates, prior, rollout, prior_weight, racing_worlds, racing_z",
         ),
         ("search", {"budget": 10**7}, "budget=10000000 must be an int from 1 to 10000 (worlds sampled per decision)"),
@@ -178,5 +178,5 @@ def test_a_saved_file_by_path_names_its_options_too(tmp_path):
     with pytest.raises(ValueError) as err:
         load_agent(str(path), env=env(variant="newmarket", num_players=4), nosuch=1)
     assert str(err.value) == (
-        f"agent {str(path)!r}: option 'nosuch' is unknown; allowed: sample, allow_rules_mismatch, name"
+        f"agent option 'nosuch' is unknown for {str(path)!r}; allowed: sample, allow_rules_mismatch, name"
     )
