@@ -46,10 +46,13 @@ import copy
 import json
 import math
 import os
+import warnings
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from newmarket_env.agents.reference import one_line, option_names
 from newmarket_env.agents.sampling import VIEWER, position_of
 from newmarket_env.agents.saved import TRAINED_DIR, SavedAgent, load_saved_agent
 from newmarket_env.agents.search import SearchAgent, compiled_means, world_inputs
@@ -285,23 +288,63 @@ class GuidedSearchAgent(SearchAgent):
 SHIPPED_FILE = TRAINED_DIR / "guided.json"
 
 
-def shipped_guided() -> dict[str, dict[str, Any]]:
-    """The entries of :data:`SHIPPED_FILE`: ``{name: {"network": FILE, "options": {...}}}``."""
-    return dict(json.loads(SHIPPED_FILE.read_text(encoding="utf-8"))["agents"])
+def shipped_guided(path: Path = SHIPPED_FILE) -> dict[str, dict[str, Any]]:
+    """The entries of :data:`SHIPPED_FILE`: ``{name: {"network": FILE, "options": {...}}}``.
+
+    A one-line ``ValueError`` naming the file when it is not such a table: not JSON, no ``agents``
+    object, an entry without a ``network`` file name of ``agents/trained/`` or without an ``options`` object.
+    """
+    where = f"shipped guided searches {os.fspath(path)!r}"
+    try:
+        table = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError) as err:
+        raise ValueError(f"{where} cannot be read as JSON ({one_line(err)})") from None
+    agents = table.get("agents") if isinstance(table, dict) else None
+    if not isinstance(agents, dict):
+        raise ValueError(f"{where} must be a JSON object with an 'agents' object")
+    for name, entry in agents.items():
+        network = entry.get("network") if isinstance(entry, dict) else None
+        if not (isinstance(network, str) and Path(network).name == network and network.endswith(".npz")):
+            raise ValueError(f"{where}: entry {name!r} needs 'network', the name of an .npz file beside it")
+        if not isinstance(entry.get("options"), dict):
+            raise ValueError(f"{where}: entry {name!r} needs 'options', an object of guided_search options")
+    return dict(agents)
 
 
-def register_shipped() -> None:
+def register_shipped(path: Path = SHIPPED_FILE) -> None:
     """Register every shipped guided search: ``load_agent("exit-newmarket-search", env=e)``; options given to
-    ``load_agent`` replace the shipped ones (e.g. ``budget=``)."""
-    from newmarket_env.agents.registry import register_agent
+    ``load_agent`` replace the shipped ones (e.g. ``budget=``).
 
-    for name, entry in shipped_guided().items():
+    A broken table registers none of its entries and says why in one warning naming the file, so the other
+    agents still load; an entry whose name is registered already (a baseline's, e.g. ``random``) is refused
+    the same way, and the registered agent keeps its name.
+    """
+    from newmarket_env.agents.registry import available_agents, register_agent
+
+    try:
+        entries = shipped_guided(path)
+    except ValueError as err:
+        warnings.warn(f"{err}; its agents are not registered", RuntimeWarning, stacklevel=2)
+        return
+    taken = set(available_agents())
+    for name, entry in entries.items():
+        if name in taken:
+            warnings.warn(
+                f"shipped guided searches {os.fspath(path)!r}: entry {name!r} is not registered, "
+                "the name belongs to another agent",
+                RuntimeWarning,
+                stacklevel=2,
+            )
+            continue
 
         def factory(rules: Rules, seed: int | None = None, _entry=entry, **options: Any) -> GuidedSearchAgent:
             chosen = {**_entry["options"], **options}
-            return guided_search(rules, seed=seed, network=TRAINED_DIR / _entry["network"], **chosen)
+            return guided_search(rules, seed=seed, network=path.parent / _entry["network"], **chosen)
 
-        register_agent(name, factory)
+        try:
+            register_agent(name, factory)
+        except ValueError as err:
+            warnings.warn(f"shipped guided searches {os.fspath(path)!r}: {err}", RuntimeWarning, stacklevel=2)
 
 
 def guided_search(
@@ -314,6 +357,10 @@ def guided_search(
     """The registered factory: ``load_agent("guided_search", env=e, network=PATH[, value=PATH, cutoff=K])``."""
     if network is None:
         raise ValueError("guided_search needs network=PATH (a saved-agent .npz, e.g. runs/<run>/final.npz)")
+    allowed = ["network", "value", *(option_names(GuidedSearchAgent, given=("rules", "seed", "policy", "value")) or [])]
+    unknown = [key for key in options if key not in allowed]
+    if unknown:
+        raise ValueError(f"agent option {unknown[0]!r} is unknown for guided_search; allowed: {', '.join(allowed)}")
     policy = load_saved_agent(network, rules, seed=seed)
     return GuidedSearchAgent(rules, seed, policy, load_value(value, rules) if value is not None else None, **options)
 

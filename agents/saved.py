@@ -24,6 +24,7 @@ import json
 import os
 import tempfile
 import zipfile
+import zlib
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -118,7 +119,9 @@ def read_saved(path: str | os.PathLike) -> tuple[dict[str, Any], list[tuple[np.n
 
     The archive's directory is checked before any array is decompressed: only the expected entries, the
     metadata first, then each layer no larger than its shape in ``layers`` allows (a file carrying an extra
-    or oversized array is refused without reading it).
+    or oversized array is refused without reading it). Each array's ``.npy`` header is read before its
+    numbers: a header declaring another shape or type than the metadata's is refused before anything is
+    allocated for it, and a corrupt compressed stream is a ``ValueError`` like any other damage.
     """
     where = f"{os.fspath(path)!r} is not a valid newmarket_env saved agent"
     try:
@@ -126,17 +129,70 @@ def read_saved(path: str | os.PathLike) -> tuple[dict[str, Any], list[tuple[np.n
             sizes = {info.filename: info.file_size for info in archive.infolist()}
             if sizes.get("metadata.npy", MAX_METADATA_BYTES + 1) > MAX_METADATA_BYTES:
                 raise ValueError(f"{where}: it has no 'metadata' entry of at most {MAX_METADATA_BYTES} bytes")
-            with np.load(path, allow_pickle=False) as data:
-                metadata = _parse_metadata(data["metadata"], where)
-                _check_directory(sizes, metadata, where)
-                arrays = {key: data[key] for key in data.files if key != "metadata"}
-    except (OSError, EOFError, zipfile.BadZipFile) as err:
-        raise ValueError(f"{where}: cannot read it as an .npz file ({err})") from None
+            shape, dtype = _read_header(archive, "metadata", where)
+            if len(shape) != 1 or dtype != np.uint8:
+                raise ValueError(f"{where}: its metadata is not JSON bytes (shape {shape} of {dtype})")
+            metadata = _parse_metadata(_read_array(archive, "metadata"), where)
+            _check_directory(sizes, metadata, where)
+            layers = _layer_sizes(metadata, where)
+            present = {name.removesuffix(".npy") for name in sizes} - {"metadata"}
+            if present != {f"layer{i}.{part}" for i in range(len(layers) - 1) for part in ("weight", "bias")}:
+                raise ValueError(f"{where}: arrays {sorted(present)} do not match 'layers' {layers}")
+            for i in range(len(layers) - 1):
+                weight = _read_header(archive, f"layer{i}.weight", where)
+                bias = _read_header(archive, f"layer{i}.bias", where)
+                _check_layer(i, weight, bias, layers, where)
+            arrays = {key: _read_array(archive, key) for key in (n.removesuffix(".npy") for n in sizes)}
+            arrays.pop("metadata")
+    except (OSError, EOFError, zipfile.BadZipFile, zlib.error) as err:
+        raise ValueError(f"{where}: cannot read it as an .npz file ({_one_line(err)})") from None
     except ValueError as err:
         if str(err).startswith(where):
             raise
-        raise ValueError(f"{where}: cannot read it as an .npz file ({err})") from None
+        raise ValueError(f"{where}: cannot read it as an .npz file ({_one_line(err)})") from None
     return metadata, _layers(arrays, metadata, where)
+
+
+#: What a ``.npy`` header declares: the shape and the type of its numbers.
+Header = tuple[tuple[int, ...], np.dtype]
+
+
+def _read_header(archive: zipfile.ZipFile, key: str, where: str) -> Header:
+    """Shape and type that the ``.npy`` header of entry ``key`` declares (nothing else is read)."""
+    try:
+        handle = archive.open(f"{key}.npy")
+    except KeyError:
+        raise ValueError(f"{where}: it has no entry {key!r}") from None
+    with handle:
+        version = np.lib.format.read_magic(handle)
+        if version == (1, 0):
+            shape, _, dtype = np.lib.format.read_array_header_1_0(handle)
+        elif version in ((2, 0), (3, 0)):
+            shape, _, dtype = np.lib.format.read_array_header_2_0(handle)
+        else:
+            raise ValueError(f"{where}: entry {key!r} has .npy format version {version}, unsupported")
+    if dtype.hasobject:
+        raise ValueError(f"{where}: entry {key!r} holds Python objects, not numbers")
+    return tuple(shape), dtype
+
+
+def _check_layer(i: int, weight: Header, bias: Header, sizes: list[int], where: str) -> None:
+    """Layer ``i``'s declared shapes and types against ``layers``, before its numbers are read."""
+    if weight[0] != (sizes[i + 1], sizes[i]) or bias[0] != (sizes[i + 1],) or weight[1].kind != "f":
+        raise ValueError(
+            f"{where}: layer {i} has shape {weight[0]} / {bias[0]}, "
+            f"expected float ({sizes[i + 1]}, {sizes[i]}) / ({sizes[i + 1]},)"
+        )
+
+
+def _read_array(archive: zipfile.ZipFile, key: str) -> np.ndarray:
+    """The numbers of entry ``key`` (its header checked already); never pickled objects."""
+    with archive.open(f"{key}.npy") as handle:
+        return np.lib.format.read_array(handle, allow_pickle=False)
+
+
+def _one_line(err: BaseException) -> str:
+    return " ".join(str(err).split())
 
 
 def _check_directory(sizes: Mapping[str, int], metadata: Mapping[str, Any], where: str) -> None:
@@ -239,6 +295,8 @@ class SavedAgent(Agent):
         self.metadata = metadata
         self.layers = layers
         self.activation = ACTIVATIONS[metadata["activation"]]
+        if not isinstance(sample, bool | np.bool_):
+            raise ValueError(f"sample={sample!r} must be True or False (sample actions, or take the best)")
         self.sample = bool(sample)
         self.name = name
 
@@ -253,6 +311,8 @@ class SavedAgent(Agent):
 
     def act(self, observation: dict[str, Any]) -> int:
         mask = np.asarray(observation["action_mask"]).astype(bool)
+        if not mask.any():
+            raise ValueError("act() was given an observation whose action_mask has no legal action")
         logits = np.where(mask, self.logits(observation["observation"]), -np.inf)
         return int(self._choose(logits[None])[0])
 
@@ -327,7 +387,16 @@ def register_shipped() -> None:
     for name in shipped_agents():
         path = TRAINED_DIR / f"{name}.npz"
 
-        def factory(rules: Rules, seed: int | None = None, _path=path, _name=name, **kwargs: Any) -> SavedAgent:
-            return load_saved_agent(_path, rules=rules, seed=seed, name=_name, **kwargs)
+        def factory(
+            rules: Rules,
+            seed: int | None = None,
+            sample: bool = False,
+            allow_rules_mismatch: bool = False,
+            _path: Path = path,
+            _name: str = name,
+        ) -> SavedAgent:
+            return load_saved_agent(
+                _path, rules=rules, seed=seed, sample=sample, allow_rules_mismatch=allow_rules_mismatch, name=_name
+            )
 
         register_agent(name, factory)

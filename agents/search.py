@@ -36,6 +36,9 @@ from newmarket_env.observation.view import ObservationView, decode, view_of_game
 from newmarket_env.rules import Rules
 
 ROLLOUT_POLICIES: dict[str, type[Policy]] = {"lowest": LowestPolicy, "greedy": GreedyPolicy, "control": ControlPolicy}
+#: Most worlds a decision may sample. Time and memory grow with the worlds (linearly); far beyond this bound a
+#: single decision takes minutes or runs out of memory, which no option should do by a typo.
+MAX_BUDGET = 10_000
 
 
 def world_inputs(view: ObservationView, rules: Rules, position: Any) -> tuple[Any, int, int, int, list[int]]:
@@ -74,8 +77,8 @@ class SearchAgent(Agent):
             raise ValueError("engine='compiled' but the compiled engine is not built; use engine='python' or 'auto'")
         # Worlds and rollouts in C (engine/_fast.pyx CompiledSearch) when built: the same draws, the same means.
         self.compiled = engine != "python" and compiled_available()
-        if isinstance(budget, bool) or not isinstance(budget, int) or budget < 1:
-            raise ValueError(f"budget={budget!r} must be an int >= 1 (worlds sampled per decision)")
+        if isinstance(budget, bool) or not isinstance(budget, int) or not 1 <= budget <= MAX_BUDGET:
+            raise ValueError(f"budget={budget!r} must be an int from 1 to {MAX_BUDGET} (worlds sampled per decision)")
         if rollout not in ROLLOUT_POLICIES:
             raise ValueError(f"rollout={rollout!r} is unknown; allowed: {', '.join(ROLLOUT_POLICIES)}")
         if isinstance(max_candidates, bool) or not isinstance(max_candidates, int) or max_candidates < 2:
@@ -154,4 +157,4 @@ class SearchAgent(Agent):
         return float(game.balances[VIEWER] - start)
 
 
-__all__ = ["SearchAgent", "ROLLOUT_POLICIES"]
+__all__ = ["SearchAgent", "ROLLOUT_POLICIES", "MAX_BUDGET"]

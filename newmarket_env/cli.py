@@ -50,6 +50,11 @@ COMMANDS: dict[str, tuple[str, str, str | None]] = {
         "train an agent from a config file (e.g. configs/newmarket_ppo.yaml)",
         "train",
     ),
+    "export": (
+        "newmarket_env.train.export_command",
+        "write a stable-baselines3 .zip model as a saved-agent .npz (read without unpickling)",
+        "train",
+    ),
     "bench": ("newmarket_env.eval.bench.cli", "measure the speed of the engine and the env", "eval"),
     "serve": ("newmarket_env.web.cli", "the web app: play, watch and replay in a browser (127.0.0.1)", "web"),
 }
@@ -60,6 +65,7 @@ NEEDS = {
     "tournament": ("rich", "openskill", "matplotlib"),
     "train": ("torch", "stable_baselines3", "sb3_contrib", "yaml", "matplotlib", "tensorboard", "tqdm", "rich"),
     "bench": ("openskill",),
+    "export": ("torch",),
 }
 
 

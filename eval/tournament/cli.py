@@ -50,8 +50,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
     add(
         "--agents",
         default="",
-        help="comma-separated agent names or saved-agent paths; repeats allowed "
-        "(e.g. greedy,random,random,random). Default: every non-oracle agent",
+        help="comma-separated agents: names, saved-agent .npz or stable-baselines3 .zip paths, or "
+        "MODULE:ATTR references; repeats allowed (e.g. greedy,random,random,random). Default: every "
+        "non-oracle agent",
     )
     add("--variant", default=DEFAULT_VARIANT, help=f"rules preset (default {DEFAULT_VARIANT})")
     add("--players", type=int, default=DEFAULT_PLAYERS, help=f"seats at the table (default {DEFAULT_PLAYERS})")

@@ -115,11 +115,15 @@ def parse_set_options(items: list[str] | tuple[str, ...]) -> dict[str, Any]:
 
 
 def parse_agent_options(items: list[str] | tuple[str, ...]) -> dict[str, dict[str, Any]]:
-    """``["search:budget=50"]`` -> ``{"search": {"budget": 50}}`` (values parsed like ``--set``)."""
+    """``["search:budget=50"]`` -> ``{"search": {"budget": 50}}`` (values parsed like ``--set``).
+
+    >>> parse_agent_options(["my_agents:make:lowest=yes", "search:budget=50"])
+    {'my_agents:make': {'lowest': True}, 'search': {'budget': 50}}
+    """
     out: dict[str, dict[str, Any]] = {}
     for item in items:
-        agent, sep, rest = item.partition(":")
-        key, eq, value = rest.partition("=")
+        head, eq, value = item.partition("=")
+        agent, sep, key = head.rpartition(":")  # the last colon: an agent may be MODULE:ATTR or a C:\ path
         if not sep or not eq or not agent.strip() or not key.strip():
             raise ValueError(f"--agent-option {item!r} is not AGENT:KEY=VALUE, e.g. --agent-option search:budget=50")
         out.setdefault(agent.strip(), {})[key.strip()] = parse_set_value(value)

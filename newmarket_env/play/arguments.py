@@ -106,8 +106,9 @@ def add_play_arguments(parser: argparse.ArgumentParser) -> None:
         "--agents",
         default="random",
         metavar="LIST",
-        help="the other players: one agent name for every other seat, or one name per other "
-        f"seat in seat order, comma-separated (default: random; known: {_known_agents()})",
+        help="the other players: one agent for every other seat, or one per other seat in seat order, "
+        "comma-separated; an agent is a name, a saved-agent .npz or stable-baselines3 .zip path, or "
+        f"MODULE:ATTR (default: random; known: {_known_agents()})",
     )
     parser.add_argument(
         "--set",
@@ -171,7 +172,8 @@ def add_watch_arguments(parser: argparse.ArgumentParser) -> None:
         "--agents",
         default="random",
         metavar="LIST",
-        help="one agent name for every seat, or one per seat in seat order, comma-separated "
+        help="one agent for every seat, or one per seat in seat order, comma-separated; an agent is a "
+        "name, a saved-agent .npz or stable-baselines3 .zip path, or MODULE:ATTR "
         f"(default: random; known: {_known_agents()})",
     )
     parser.add_argument("--seed", type=int, default=None, metavar="S", help="seed of the shuffles and the agents")

@@ -222,7 +222,7 @@ def test_bad_options_are_one_line_errors(mimic, tmp_path):
         ({"network": network, "cutoff": 2}, "cutoff > 0 needs value=PATH"),
         ({"network": network, "prior": "oracle"}, "prior='oracle' is unknown; allowed: control, network"),
         ({"network": network, "value": network, "cutoff": 2}, "is not a valid newmarket_env value network"),
-        ({"network": network, "budget": 0}, "budget=0 must be an int >= 1"),
+        ({"network": network, "budget": 0}, "budget=0 must be an int from 1 to 10000"),
         (
             {"network": network, "cutoff": -1},
             "cutoff=-1 must be an int >= 0 (decisions before the value net; 0 = none)",

@@ -164,7 +164,10 @@ def test_load_agent_refuses_what_is_not_a_name_nor_a_file(tmp_path):
     missing = str(tmp_path / "nothing.npz")
     with pytest.raises(ValueError) as err:
         load_agent(missing, env=e)
-    assert str(err.value) == f"unknown agent {missing!r}: not a known name nor an existing file; known agents: {known}"
+    assert str(err.value) == (
+        f"unknown agent {missing!r}: not a known name, an existing file nor a MODULE:ATTR reference; "
+        f"known agents: {known}"
+    )
 
 
 def test_load_agent_opens_a_saved_agent_by_path():

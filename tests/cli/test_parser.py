@@ -53,6 +53,7 @@ OPTIONS = {
         "--no-progress",
         "--describe",
     ],
+    "export": ["MODEL.zip", "OUT.npz", "--variant", "--players", "--set", "--name", "--overwrite"],
     "bench": [
         "--repeats",
         "--seconds",
@@ -100,7 +101,8 @@ def test_each_commands_help_lists_its_options(command, capsys):
 
 @pytest.mark.parametrize("command", OPTIONS)
 def test_an_unknown_option_is_one_line_naming_the_command(command, capsys):
-    assert cli.main([command, *(["game.json"] if command == "replay" else []), "--no-such-option"]) == 2
+    required = {"replay": ["game.json"], "export": ["m.zip", "o.npz", "--variant", "newmarket"]}
+    assert cli.main([command, *required.get(command, []), "--no-such-option"]) == 2
     captured = capsys.readouterr()
     assert captured.out == ""
     assert captured.err == (
@@ -161,8 +163,11 @@ def test_argv_is_parsed_once_and_run_gets_the_namespace(command, monkeypatch):
         monkeypatch.setattr(module, "add_arguments", add_arguments)
         monkeypatch.setattr(module, "run", run)
     monkeypatch.setitem(cli.NEEDS, command, ())  # this test is about parsing, not the extras
-    option, dest = {"replay": ("--deal", "deal"), "serve": ("--port", "port")}.get(command, ("--seed", "seed"))
-    assert cli.main([command, *(["game.json"] if command == "replay" else []), option, "11"]) == 7
+    option, dest = {"replay": ("--deal", "deal"), "serve": ("--port", "port"), "export": ("--players", "players")}.get(
+        command, ("--seed", "seed")
+    )
+    required = {"replay": ["game.json"], "export": ["m.zip", "o.npz", "--variant", "newmarket"]}
+    assert cli.main([command, *required.get(command, []), option, "11"]) == 7
     assert len(built) == 1 and len(received) == 1
     args = received[0]
     assert isinstance(args, argparse.Namespace) and getattr(args, dest) == 11

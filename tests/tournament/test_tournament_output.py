@@ -35,7 +35,7 @@ def _one_error_line(capsys, *words):
 
 
 def test_an_unwritable_out_stops_before_any_game(tmp_path):
-    # A search agent with a budget of 100,000 rollouts a decision would play for hours: the run can only end
+    # A search agent with its largest budget, 10,000 rollouts a decision would play for hours: the run can only end
     # at once if --out is checked first.
     command = [
         sys.executable,
@@ -44,7 +44,7 @@ def test_an_unwritable_out_stops_before_any_game(tmp_path):
         "--agents",
         "search,random,random,random",
         "--agent-option",
-        "search:budget=100000",
+        "search:budget=10000",
         "--blocks",
         "2",
         "--out",

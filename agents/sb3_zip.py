@@ -1,0 +1,224 @@
+"""stable-baselines3 ``.zip`` models (MaskablePPO, PPO) as agents, read without unpickling any code.
+
+A model saved by ``model.save("m.zip")`` is a zip archive: ``data`` (JSON; some values also hold a
+cloudpickled copy under ``":serialized:"``), ``policy.pth`` (the policy's ``state_dict``, saved by
+``torch.save``) and files this reader ignores (the optimizer, ``system_info.txt``). ``SB3's own
+load()`` unpickles the cloudpickled values, which can run any code the file's author chose. This reader
+does not: it takes
+
+- from ``data``, only the plain JSON that SB3 writes beside each pickled value (the policy class's module
+  and name, the spaces' type, shape and size, ``policy_kwargs``' ``net_arch`` and ``activation_fn`` as
+  text), never a ``":serialized:"`` value;
+- from ``policy.pth``, the tensors, through ``torch.load(..., weights_only=True)``: torch's restricted
+  unpickler, which rebuilds tensors and plain containers only and refuses any other object.
+
+What loading a ``.zip`` trusts, then, is torch's weights-only loader (and the zip and JSON readers), not
+the file's author. It needs torch (the ``train`` extra). The model must be an actor-critic MLP policy
+(``MlpPolicy`` of MaskablePPO or PPO) on this package's flat observation (``Box`` of ``FLAT_SIZE``) with
+``Discrete(NUM_ACTIONS)`` actions; anything else is refused in one line that says why. The hidden
+activation is read from ``policy_kwargs`` (SB3's default, ``Tanh``, when the model was made without one).
+The file does not say which rules it was trained for: it loads for any rules, with the observation of
+the env it plays in. Observations normalised during training (``VecNormalize``, saved in another file)
+are not part of the model and are not applied.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import pickle
+import re
+import zipfile
+import zlib
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from newmarket_env.actions import NUM_ACTIONS
+from newmarket_env.agents.saved import FORMAT, FORMAT_VERSION, SavedAgent
+from newmarket_env.observation.layout import FLAT_SIZE
+from newmarket_env.rules import Rules
+
+#: Policy classes (module, name) whose forward pass is an MLP on the flat observation, and their algorithm.
+POLICIES = {
+    ("sb3_contrib.common.maskable.policies", "MaskableActorCriticPolicy"): "MaskablePPO",
+    ("stable_baselines3.common.policies", "ActorCriticPolicy"): "PPO",
+}
+#: ``policy_kwargs["activation_fn"]`` as SB3 writes it in ``data`` -> the saved agents' activation.
+ACTIVATION_CLASSES = {
+    "<class 'torch.nn.modules.activation.Tanh'>": "tanh",
+    "<class 'torch.nn.modules.activation.ReLU'>": "relu",
+}
+#: ``ActorCriticPolicy``'s ``activation_fn`` when ``policy_kwargs`` does not give one.
+SB3_DEFAULT_ACTIVATION = "tanh"
+#: ``policy_kwargs`` that leave the actor's forward pass an MLP of ``net_arch`` (the rest shape training only).
+HARMLESS_KWARGS = {
+    "net_arch",
+    "activation_fn",
+    "ortho_init",
+    "log_std_init",
+    "full_std",
+    "use_expln",
+    "squash_output",
+    "share_features_extractor",
+    "normalize_images",
+    "optimizer_class",
+    "optimizer_kwargs",
+    "use_sde",
+}
+FLATTEN = "<class 'stable_baselines3.common.torch_layers.FlattenExtractor'>"
+#: Largest ``data`` (JSON, a few kB) and ``policy.pth`` read: beyond them the file is refused unread.
+MAX_DATA_BYTES = 16 << 20
+MAX_POLICY_BYTES = 1 << 30
+_POLICY_NET = re.compile(r"^mlp_extractor\.policy_net\.(\d+)\.(weight|bias)$")
+_CLASS_NAME = re.compile(r"^<function (\w+)\.__init__ at ")
+
+
+def read_sb3_zip(path: str | os.PathLike) -> tuple[dict[str, Any], list[tuple[np.ndarray, np.ndarray]]]:
+    """What the model at ``path`` is (``algorithm``, ``activation``, ``sb3_version``, ``num_timesteps``) and
+    its actor's linear layers, input to action logits; a one-line ``ValueError`` when it cannot play here."""
+    where = f"{os.fspath(path)!r} is not a stable-baselines3 model this package can play"
+    try:
+        with zipfile.ZipFile(path) as archive:
+            sizes = {info.filename: info.file_size for info in archive.infolist()}
+            for entry, limit in (("data", MAX_DATA_BYTES), ("policy.pth", MAX_POLICY_BYTES)):
+                if entry not in sizes:
+                    raise ValueError(f"{where}: it has no {entry!r} entry (is it a model.save() file?)")
+                if sizes[entry] > limit:
+                    raise ValueError(f"{where}: its {entry!r} is {sizes[entry]} bytes, more than {limit}")
+            data = json.loads(archive.read("data").decode())
+            info = _describe(data, where)
+            raw_policy = archive.read("policy.pth")
+            version = (
+                archive.read("_stable_baselines3_version").decode().strip()
+                if "_stable_baselines3_version" in sizes
+                else ""
+            )
+    except (OSError, EOFError, zipfile.BadZipFile, zlib.error, UnicodeDecodeError) as err:
+        raise ValueError(f"{where}: cannot read it as a zip file ({_one_line(err)})") from None
+    except json.JSONDecodeError as err:
+        raise ValueError(f"{where}: its 'data' is not JSON ({_one_line(err)})") from None
+    info["sb3_version"] = version
+    return info, _layers(_state_dict(raw_policy, where), where)
+
+
+def _describe(data: Any, where: str) -> dict[str, Any]:
+    """The algorithm and activation from ``data``'s readable values; refuses other policies and spaces."""
+    if not isinstance(data, dict):
+        raise ValueError(f"{where}: its 'data' is not a JSON object")
+    policy, observation, action = (
+        _readable(data, key) for key in ("policy_class", "observation_space", "action_space")
+    )
+    found = _CLASS_NAME.match(str(policy.get("__init__", "")))
+    key = (str(policy.get("__module__")), found.group(1) if found else "?")
+    if key not in POLICIES:
+        allowed = ", ".join(f"{name} ({algorithm})" for (_, name), algorithm in POLICIES.items())
+        raise ValueError(f"{where}: its policy is {key[1]!r} of {key[0]!r}; allowed: {allowed} (MlpPolicy)")
+    if observation.get(":type:") != "<class 'gymnasium.spaces.box.Box'>" or observation.get("_shape") != [FLAT_SIZE]:
+        raise ValueError(
+            f"{where}: its observation space is {observation.get(':type:', '?')} of shape "
+            f"{observation.get('_shape')}; this package's observation is a Box of shape ({FLAT_SIZE},)"
+        )
+    if (
+        action.get(":type:") != "<class 'gymnasium.spaces.discrete.Discrete'>"
+        or str(action.get("n")) != str(NUM_ACTIONS)
+        or str(action.get("start", "0")) != "0"
+    ):
+        raise ValueError(
+            f"{where}: its action space is {action.get(':type:', '?')} of n={action.get('n')}; "
+            f"this package's actions are Discrete({NUM_ACTIONS})"
+        )
+    kwargs = data.get("policy_kwargs") or {}
+    if not isinstance(kwargs, dict):
+        raise ValueError(f"{where}: its policy_kwargs are not readable")
+    extractor = kwargs.get("features_extractor_class")
+    unknown = sorted(set(kwargs) - HARMLESS_KWARGS - {":type:", ":serialized:", "features_extractor_class"})
+    if unknown or extractor not in (None, FLATTEN):
+        what = f"features_extractor_class {extractor}" if extractor not in (None, FLATTEN) else f"{unknown}"
+        raise ValueError(f"{where}: its policy_kwargs set {what}, which this reader cannot rebuild")
+    fn = kwargs.get("activation_fn")
+    activation = SB3_DEFAULT_ACTIVATION if fn is None else ACTIVATION_CLASSES.get(str(fn))
+    if activation is None:
+        raise ValueError(f"{where}: its activation_fn {fn} is unknown; allowed: {', '.join(ACTIVATION_CLASSES)}")
+    return {
+        "algorithm": POLICIES[key],
+        "activation": activation,
+        "num_timesteps": data.get("num_timesteps") if isinstance(data.get("num_timesteps"), int) else None,
+    }
+
+
+def _readable(data: dict[str, Any], key: str) -> dict[str, Any]:
+    """The plain JSON values SB3 wrote for ``data[key]`` (empty when there are none)."""
+    value = data.get(key)
+    return value if isinstance(value, dict) else {}
+
+
+def _state_dict(raw: bytes, where: str) -> dict[str, Any]:
+    try:
+        import torch
+    except ModuleNotFoundError:
+        raise ModuleNotFoundError(
+            f"reading the stable-baselines3 model {where.split(' is not ')[0]} needs torch: "
+            "pip install 'newmarket-env[train]'",
+            name="torch",
+        ) from None
+    try:
+        state = torch.load(io.BytesIO(raw), map_location="cpu", weights_only=True)
+    except (pickle.UnpicklingError, RuntimeError, EOFError, ValueError, zipfile.BadZipFile) as err:
+        raise ValueError(
+            f"{where}: its 'policy.pth' is not plain tensors (torch's weights-only loader: {_one_line(err)})"
+        ) from None
+    if not isinstance(state, dict) or not all(isinstance(v, torch.Tensor) for v in state.values()):
+        raise ValueError(f"{where}: its 'policy.pth' is not a state_dict of tensors")
+    return {str(k): v.detach().to(torch.float32).numpy() for k, v in state.items()}
+
+
+def _layers(state: dict[str, np.ndarray], where: str) -> list[tuple[np.ndarray, np.ndarray]]:
+    """The actor: ``mlp_extractor.policy_net`` linear layers in order, then ``action_net``; checked as a chain."""
+    if any(key.startswith(("features_extractor.", "pi_features_extractor.")) for key in state):
+        raise ValueError(f"{where}: its features extractor has weights; only a flat MLP policy can be read")
+    indices = sorted({int(m.group(1)) for m in map(_POLICY_NET.match, state) if m})
+    names = [(f"mlp_extractor.policy_net.{i}.weight", f"mlp_extractor.policy_net.{i}.bias") for i in indices]
+    names.append(("action_net.weight", "action_net.bias"))
+    layers = []
+    width = FLAT_SIZE
+    for weight_name, bias_name in names:
+        if weight_name not in state or bias_name not in state:
+            raise ValueError(f"{where}: its policy has no {weight_name!r} / {bias_name!r}")
+        weight, bias = state[weight_name], state[bias_name]
+        if weight.ndim != 2 or weight.shape[1] != width or bias.shape != (weight.shape[0],):
+            raise ValueError(
+                f"{where}: {weight_name} has shape {weight.shape} / {bias.shape}, expected (n, {width}) / (n,)"
+            )
+        if not (np.isfinite(weight).all() and np.isfinite(bias).all()):
+            raise ValueError(f"{where}: {weight_name} holds non-finite numbers")
+        layers.append((weight.copy(), bias.copy()))
+        width = weight.shape[0]
+    if width != NUM_ACTIONS:
+        raise ValueError(f"{where}: its action head gives {width} logits, expected {NUM_ACTIONS}")
+    return layers
+
+
+def load_sb3_agent(
+    path: str | os.PathLike, rules: Rules, seed: int | None = None, sample: bool = False, name: str | None = None
+) -> SavedAgent:
+    """The model at ``path`` as a numpy agent for ``rules`` (masked greedy actions, or sampled)."""
+    info, layers = read_sb3_zip(path)
+    metadata = {
+        "format": FORMAT,
+        "version": FORMAT_VERSION,
+        "variant": None,
+        "rules": rules.to_dict(),
+        "activation": info["activation"],
+        "training": {"source": "stable-baselines3", **info},
+    }
+    return SavedAgent(rules, seed, metadata, layers, sample=sample, name=name or Path(path).stem)
+
+
+def _one_line(err: BaseException) -> str:
+    return " ".join(str(err).split())
+
+
+__all__ = ["read_sb3_zip", "load_sb3_agent", "POLICIES", "ACTIVATION_CLASSES", "SB3_DEFAULT_ACTIVATION"]

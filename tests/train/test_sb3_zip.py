@@ -1,0 +1,254 @@
+"""stable-baselines3 models (MaskablePPO, PPO ``.zip``) as agents and ``newmarket export``: real models saved
+by SB3, read back without unpickling, played against SB3's own forward pass, refused when they cannot play."""
+
+from __future__ import annotations
+
+import io
+import json
+import pickle
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import gymnasium as gym
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+sb3 = pytest.importorskip("stable_baselines3")
+sb3_contrib = pytest.importorskip("sb3_contrib")
+
+from newmarket_env import env, load_agent  # noqa: E402
+from newmarket_env.actions import NUM_ACTIONS  # noqa: E402
+from newmarket_env.agents.sb3_zip import read_sb3_zip  # noqa: E402
+from newmarket_env.envs.single_agent import SingleAgentEnv  # noqa: E402
+from newmarket_env.observation.layout import FLAT_SIZE  # noqa: E402
+
+NEWMARKET = Path(sys.executable).parent / "newmarket"
+
+
+@pytest.fixture(scope="module")
+def models(tmp_path_factory):
+    """A MaskablePPO with ReLU and two layers of 16, and a PPO with SB3's defaults (Tanh, 64 x 64),
+    each trained for one short rollout so its weights are not the initial ones, saved by model.save()."""
+    folder = tmp_path_factory.mktemp("models")
+    game = SingleAgentEnv(variant="newmarket", num_players=4, opponents=["random"])
+    maskable = sb3_contrib.MaskablePPO(
+        "MlpPolicy",
+        game,
+        n_steps=64,
+        batch_size=32,
+        n_epochs=1,
+        seed=0,
+        policy_kwargs={"net_arch": [16, 16], "activation_fn": torch.nn.ReLU},
+    )
+    maskable.learn(64)
+    maskable.save(folder / "maskable.zip")
+    plain = sb3.PPO("MlpPolicy", game, n_steps=64, batch_size=32, n_epochs=1, seed=0)
+    plain.learn(64)
+    plain.save(folder / "plain.zip")
+    return {"maskable": (folder / "maskable.zip", maskable), "plain": (folder / "plain.zip", plain)}
+
+
+def _observations(count: int = 12):
+    e = env(variant="newmarket", num_players=4)
+    e.reset(seed=5)
+    out = []
+    for _agent in e.agent_iter():
+        observation, _, done, truncated, _ = e.last()
+        if done or truncated or len(out) == count:
+            break
+        out.append(observation)
+        e.step(int(np.flatnonzero(observation["action_mask"])[0]))
+    return out
+
+
+def _sb3_logits(model, flat: np.ndarray) -> np.ndarray:
+    policy = model.policy
+    with torch.no_grad():
+        features = policy.extract_features(torch.as_tensor(flat[None]), policy.pi_features_extractor)
+        return policy.action_net(policy.mlp_extractor.forward_actor(features)).numpy()[0]
+
+
+@pytest.mark.parametrize("kind,activation,sizes", [("maskable", "relu", [16, 16]), ("plain", "tanh", [64, 64])])
+def test_a_zip_plays_as_sb3_plays_it(models, kind, activation, sizes):
+    path, model = models[kind]
+    agent = load_agent(str(path), env=env(variant="newmarket", num_players=4), seed=0)
+    assert agent.metadata["activation"] == activation  # read from the model: ReLU is not SB3's default
+    assert [w.shape[0] for w, _ in agent.layers] == [*sizes, NUM_ACTIONS]
+    for observation in _observations():
+        flat = observation["observation"].astype(np.float32)
+        np.testing.assert_allclose(agent.logits(flat), _sb3_logits(model, flat), rtol=1e-5, atol=1e-5)
+        if kind == "maskable":
+            expected, _ = model.predict(flat, action_masks=observation["action_mask"].astype(bool), deterministic=True)
+            assert agent.act(observation) == int(expected)
+
+
+def test_what_the_zip_says_it_is(models):
+    info, _ = read_sb3_zip(models["maskable"][0])
+    assert info["algorithm"] == "MaskablePPO" and info["num_timesteps"] == 64
+    assert info["sb3_version"] == sb3.__version__
+    assert read_sb3_zip(models["plain"][0])[0]["algorithm"] == "PPO"
+
+
+class _OtherActions(gym.Env):
+    observation_space = gym.spaces.Box(-1, 1, (FLAT_SIZE,), np.float32)
+    action_space = gym.spaces.Discrete(5)
+
+    def reset(self, *, seed=None, options=None):
+        return np.zeros(FLAT_SIZE, np.float32), {}
+
+    def step(self, action):
+        return np.zeros(FLAT_SIZE, np.float32), 0.0, True, False, {}
+
+
+@pytest.mark.parametrize(
+    "make,reason",
+    [
+        (
+            lambda: sb3.PPO("MlpPolicy", "CartPole-v1"),
+            "its observation space is <class 'gymnasium.spaces.box.Box'> "
+            f"of shape [4]; this package's observation is a Box of shape ({FLAT_SIZE},)",
+        ),
+        (
+            lambda: sb3.PPO("MlpPolicy", _OtherActions()),
+            "its action space is <class 'gymnasium.spaces.discrete."
+            f"Discrete'> of n=5; this package's actions are Discrete({NUM_ACTIONS})",
+        ),
+        (
+            lambda: sb3.DQN("MlpPolicy", _OtherActions()),
+            "its policy is 'DQNPolicy' of 'stable_baselines3.dqn."
+            "policies'; allowed: MaskableActorCriticPolicy (MaskablePPO), ActorCriticPolicy (PPO) (MlpPolicy)",
+        ),
+    ],
+)
+def test_a_model_for_other_spaces_is_refused_with_the_reason(tmp_path, make, reason):
+    path = tmp_path / "other.zip"
+    make().save(path)
+    with pytest.raises(ValueError) as err:
+        load_agent(str(path), env=env(variant="newmarket"))
+    message = str(err.value)
+    assert message.startswith(f"{str(path)!r} is not a stable-baselines3 model this package can play: ")
+    assert reason in message and "\n" not in message
+
+
+def test_an_unknown_activation_is_refused(tmp_path):
+    game = SingleAgentEnv(variant="newmarket", num_players=4, opponents=["random"])
+    path = tmp_path / "elu.zip"
+    sb3.PPO("MlpPolicy", game, policy_kwargs={"activation_fn": torch.nn.ELU}).save(path)
+    with pytest.raises(ValueError, match=r"its activation_fn <class 'torch.nn.modules.activation.ELU'> is unknown"):
+        load_agent(str(path), env=env(variant="newmarket"))
+
+
+class _Marker:
+    """Unpickling this writes a file: the proof that a loader ran code from the model."""
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+
+    def __reduce__(self):
+        return (Path(self.path).write_text, ("ran",))
+
+
+def _rewrite(source: Path, target: Path, **replaced: bytes) -> None:
+    with zipfile.ZipFile(source) as old, zipfile.ZipFile(target, "w") as new:
+        for name in old.namelist():
+            new.writestr(name, replaced.get(name.replace(".", "_"), old.read(name)))
+
+
+def test_loading_a_zip_runs_no_pickled_code(models, tmp_path):
+    """A model whose pickled values would run code when unpickled: SB3's own load() runs it, load_agent not."""
+    source = models["maskable"][0]
+    marker = tmp_path / "ran.txt"
+    data = json.loads(zipfile.ZipFile(source).read("data"))
+    payload = __import__("base64").b64encode(pickle.dumps(_Marker(str(marker)))).decode()
+    data["policy_class"][":serialized:"] = payload
+    data["observation_space"][":serialized:"] = payload
+    poisoned = tmp_path / "poisoned.zip"
+    _rewrite(source, poisoned, data=json.dumps(data).encode())
+    agent = load_agent(str(poisoned), env=env(variant="newmarket"))
+    assert agent.act(_observations(1)[0]) >= 0 and not marker.exists()
+    with pytest.raises(Exception):  # noqa: B017 - what SB3 raises after running the code does not matter
+        sb3_contrib.MaskablePPO.load(poisoned)
+    assert marker.read_text() == "ran"  # the file would have run code through SB3's loader
+
+
+def test_a_policy_file_holding_code_is_refused_unrun(models, tmp_path):
+    marker = tmp_path / "ran.txt"
+    buffer = io.BytesIO()
+    torch.save({"action_net.weight": _Marker(str(marker))}, buffer)
+    poisoned = tmp_path / "poisoned.zip"
+    _rewrite(models["maskable"][0], poisoned, policy_pth=buffer.getvalue())
+    with pytest.raises(ValueError, match=r"its 'policy.pth' is not plain tensors \(torch's weights-only loader"):
+        load_agent(str(poisoned), env=env(variant="newmarket"))
+    assert not marker.exists()
+
+
+def test_without_torch_the_extra_is_named_in_one_line(models):
+    path = models["plain"][0]
+    probe = (
+        "import sys\nsys.modules['torch'] = None\n"
+        "from newmarket_env import env, load_agent\n"
+        "try:\n"
+        f"    load_agent({str(path)!r}, env=env(variant='newmarket'))\n"
+        "except ModuleNotFoundError as err:\n"
+        "    print(err)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=300)
+    assert done.stdout == (
+        f"reading the stable-baselines3 model {str(path)!r} needs torch: pip install 'newmarket-env[train]'\n"
+    ), done.stderr
+
+
+def test_export_writes_the_safe_file_with_the_models_activation(models, tmp_path):
+    path, model = models["maskable"]
+    out = tmp_path / "exported.npz"
+    command = [str(NEWMARKET), "export", str(path), str(out), "--variant", "michigan", "--players", "5"]
+    done = subprocess.run([*command, "--name", "mine"], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == f"wrote {out}: MaskablePPO policy {FLAT_SIZE} -> 16 -> 16 -> 79, activation relu, michigan\n"
+    e = env(variant="michigan", num_players=5)
+    agent = load_agent(str(out), env=e)
+    assert agent.name == "mine" and agent.metadata["activation"] == "relu" and agent.metadata["variant"] == "michigan"
+    assert agent.metadata["training"]["algorithm"] == "MaskablePPO"
+    with pytest.raises(ValueError, match="was trained for 'michigan' with other rules"):
+        load_agent(str(out), env=env(variant="newmarket"))
+    for observation in _observations():
+        flat = observation["observation"].astype(np.float32)
+        np.testing.assert_allclose(agent.logits(flat), _sb3_logits(model, flat), rtol=1e-5, atol=1e-5)
+    again = subprocess.run(command, capture_output=True, text=True, timeout=300)
+    assert again.returncode == 2 and again.stderr == (
+        f"newmarket export: error: OUT {str(out)!r} exists; pass --overwrite to replace it\n"
+    )
+
+
+@pytest.mark.parametrize(
+    "arguments,message",
+    [
+        (["MODEL", "x.txt"], "OUT 'x.txt' must end with .npz (the saved-agent format)"),
+        (["nothing.zip", "x.npz"], "MODEL 'nothing.zip' is not a file"),
+        (["MODEL", "x.npz", "--set", "widow=sometimes"], "widow"),
+    ],
+)
+def test_export_refuses_bad_input_in_one_line(models, tmp_path, arguments, message):
+    arguments = [str(models["plain"][0]) if a == "MODEL" else a for a in arguments]
+    done = subprocess.run(
+        [str(NEWMARKET), "export", *arguments, "--variant", "newmarket"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=tmp_path,
+    )
+    assert done.returncode == 2 and done.stderr.count("\n") == 1 and message in done.stderr
+    assert not (tmp_path / "x.npz").exists()
+
+
+def test_a_zip_enters_a_tournament_from_the_command_line(models, tmp_path):
+    path = models["maskable"][0]
+    command = [str(NEWMARKET), "tournament", "--agents", f"{path},random,random,random", "--blocks", "1"]
+    command += ["--workers", "1", "--resamples", "100", "--set", "num_deals=1", "--out", str(tmp_path / "out")]
+    done = subprocess.run(command, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    results = json.loads((tmp_path / "out" / "results.json").read_text())
+    assert results["agents"][0]["label"] == "maskable" and len(results["games"]) == 4
