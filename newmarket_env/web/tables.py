@@ -9,7 +9,7 @@ as in the terminal game); agents come from ``load_agent``; what is shown is a
 
 from __future__ import annotations
 
-import random
+import re
 import secrets
 import threading
 from collections import OrderedDict
@@ -22,9 +22,15 @@ from newmarket_env.engine.types import IllegalActionError
 from newmarket_env.envs import env as make_env
 from newmarket_env.play.replay import check_record
 from newmarket_env.play.scene import scene
+from newmarket_env.rules import PARAMETER_NAMES
 
 MODES = ("play", "watch")
 MAX_GAMES = 64  # tables and replays kept in memory; the oldest goes first
+MAX_SEED = 2**63 - 1
+# Drawn seeds are this many bits: a player who sees their own hand cannot search them for the deal.
+SEED_BITS = 63
+RULES_KEYS = tuple(p for p in PARAMETER_NAMES if p != "num_players")  # ``players`` sets the number
+_VIEW = re.compile(r"[0-9]{1,3}")
 
 
 class BadInput(ValueError):
@@ -50,6 +56,11 @@ class TableGame:
     ) -> None:
         if mode not in MODES:
             raise BadInput(f"mode {mode!r} is unknown; allowed: {', '.join(MODES)}")
+        if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed <= MAX_SEED):
+            raise BadInput(f"seed {seed!r} is out of range; allowed: 0..{MAX_SEED} (or none: a fresh one)")
+        unknown = sorted(set(rules or {}) - set(RULES_KEYS))
+        if unknown:  # the env takes other keywords too (render mode, observation): not the web's to set
+            raise BadInput(f"unknown rules parameter {', '.join(map(repr, unknown))}; allowed: {', '.join(RULES_KEYS)}")
         try:
             self.env = make_env(variant=variant, num_players=players, engine="python", **dict(rules or {}))
         except (ValueError, TypeError) as err:
@@ -59,13 +70,16 @@ class TableGame:
         self.human = seat if mode == "play" else None
         if mode == "play" and not (isinstance(seat, int) and 0 <= seat < n):
             raise BadInput(f"seat {seat!r} is not a seat of this {n}-player table; allowed: 0..{n - 1}")
-        self.seed = random.randrange(10**6) if seed is None else int(seed)
+        self.seed = secrets.randbits(SEED_BITS) if seed is None else seed
         robot_seats = [s for s in range(n) if s != self.human]
         names = _agent_names(agents, len(robot_seats))
-        self.agents = {
-            s: load_agent(name, env=self.env, seed=self.seed + 1 + s)
-            for s, name in zip(robot_seats, names, strict=True)
-        }
+        try:  # an agent made for other rules (a trained one) says so: a choice of the form, not a bug
+            self.agents = {
+                s: load_agent(name, env=self.env, seed=self.seed + 1 + s)
+                for s, name in zip(robot_seats, names, strict=True)
+            }
+        except (ValueError, TypeError) as err:
+            raise BadInput(f"{str(err).splitlines()[0]}") from None
         self.labels = {s: f"player_{s} ({name})" for s, name in zip(robot_seats, names, strict=True)}
         for agent in self.agents.values():
             agent.reset()
@@ -87,12 +101,14 @@ class TableGame:
             viewer, reveal = self.human, False
         elif view in (None, "", "all"):
             viewer, reveal = None, True
-        elif view.isdigit() and int(view) < n:
+        elif _VIEW.fullmatch(view) and int(view) < n:
             viewer, reveal = int(view), False
         else:
             raise BadInput(f"view {view!r} is unknown; allowed: all or a seat 0..{n - 1}")
         out = scene(self.game, viewer, reveal, self.labels)
-        out.update(mode=self.mode, seed=self.seed, variant=self.variant, labels=self._all_labels())
+        out.update(mode=self.mode, variant=self.variant, labels=self._all_labels())
+        # The seed rebuilds every hand and the dead hand: a player gets it with the record, at the end.
+        out["seed"] = self.seed if self.human is None or self.game.over else None
         return out
 
     def act(self, action: Any) -> None:
