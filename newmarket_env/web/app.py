@@ -18,6 +18,7 @@ Bad input is a 4xx with ``{"error": "one line"}``; no request gets a traceback.
 
 from __future__ import annotations
 
+import io
 from collections.abc import Sequence
 from importlib import resources
 from typing import Any
@@ -29,7 +30,7 @@ from pydantic import BaseModel, Field
 from starlette.exceptions import HTTPException
 
 from newmarket_env.agents import available_agents
-from newmarket_env.play.replay import read_records
+from newmarket_env.play.replay import RecordTooLarge, pick_record
 from newmarket_env.rules import PARAMETER_NAMES, VARIANTS
 from newmarket_env.web.guard import DEFAULT_ALLOWED_HOSTS, Guard
 from newmarket_env.web.tables import MODES, BadInput, GameStore, ReplayGame, TableGame
@@ -144,23 +145,18 @@ def create_app(store: GameStore | None = None, allowed_hosts: Sequence[str] = DE
             )
         if len(data) > MAX_RECORD_BYTES:
             raise BadInput(f"the file is {len(data)} bytes; the limit is {MAX_RECORD_BYTES}", 413)
-        records = read_records_or_fail(data)
-        if not 1 <= game <= len(records):
-            raise BadInput(f"game {game} is out of range; the file holds records 1..{len(records)}")
-        title, record = records[game - 1]
+        try:  # read a line at a time within the reader's limits; only record ``game`` is kept
+            title, record, count = pick_record(io.BytesIO(data).read, "the file", game)
+        except ValueError as err:
+            raise BadInput(str(err), 413 if isinstance(err, RecordTooLarge) else 400) from None
+        if not 1 <= game <= count:
+            raise BadInput(f"game {game} is out of range; the file holds records 1..{count}")
         replay = ReplayGame(record, title)
         key = games.add(replay)
-        return {"id": key, "records": len(records), "game": game, **replay.frame(0)}
+        return {"id": key, "records": count, "game": game, **replay.frame(0)}
 
     @app.get("/api/replays/{key}/{frame}")
     def replay_frame(key: str, frame: int) -> dict[str, Any]:
         return {"id": key, **games.get(key, ReplayGame).frame(frame)}
 
     return app
-
-
-def read_records_or_fail(data: bytes) -> list[tuple[str, dict[str, Any]]]:
-    try:
-        return read_records(data, "the file")
-    except ValueError as err:
-        raise BadInput(str(err)) from None

@@ -9,9 +9,16 @@ from __future__ import annotations
 
 import http.client
 import json
+import random
+import re
 import socket
+import subprocess
+import sys
 import threading
 import time
+import tracemalloc
+import zlib
+from pathlib import Path
 
 import pytest
 
@@ -19,8 +26,10 @@ pytest.importorskip("fastapi", reason="the web extra is not installed (pip insta
 uvicorn = pytest.importorskip("uvicorn", reason="the web extra is not installed (pip install 'newmarket-env[web]')")
 
 from newmarket_env import env  # noqa: E402
-from newmarket_env.web import create_app  # noqa: E402
-from newmarket_env.web.tables import GameStore  # noqa: E402
+from newmarket_env.engine.record import replay_steps  # noqa: E402
+from newmarket_env.play.scene import scene  # noqa: E402
+from newmarket_env.web import create_app, tables  # noqa: E402
+from newmarket_env.web.tables import GameStore, ReplayGame  # noqa: E402
 
 HANG_GUARD_S = 60  # only so a broken server fails instead of hanging; never an assertion on speed
 
@@ -240,3 +249,172 @@ def test_the_page_own_origin_may_post(server):
     headers = {"Origin": server.origin, "Content-Type": "application/octet-stream"}
     status, answer = server.request("POST", "/api/replays", a_record(), headers=headers)
     assert status == 200 and answer["frames"] > 1
+
+
+# -- what a request may cost the server -----------------------------------------------------------
+
+
+class ServeProcess:
+    """``newmarket serve`` as its own process, so its peak memory (VmHWM) is its alone."""
+
+    def __init__(self, *options: str) -> None:
+        self.port = free_port()
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "newmarket_env.cli", "serve", "--port", str(self.port), *options],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+        )
+        deadline = time.monotonic() + HANG_GUARD_S
+        while True:
+            assert self.process.poll() is None and time.monotonic() < deadline, self.process.stdout.read()
+            try:
+                socket.create_connection(("127.0.0.1", self.port), timeout=5).close()
+                break
+            except OSError:
+                time.sleep(0.2)
+        self.client = Server.__new__(Server)
+        self.client.port = self.port
+
+    def peak_mb(self) -> float:
+        status = Path(f"/proc/{self.process.pid}/status").read_text()
+        return int(re.search(r"VmHWM:\s+(\d+) kB", status).group(1)) / 1024
+
+    def stop(self) -> str:
+        self.process.terminate()
+        out, _ = self.process.communicate(timeout=HANG_GUARD_S)
+        return out
+
+
+@pytest.fixture(scope="module")
+def served():
+    running = ServeProcess("--allow-host", "table.lan")
+    yield running
+    running.stop()
+
+
+GROWTH_MB = 150  # a refused request may cost the server this much memory at its peak; unpacking 1 GiB costs 2 GB
+
+
+def gzip_of(piece: bytes, times: int) -> bytes:
+    pack = zlib.compressobj(9, zlib.DEFLATED, 16 + zlib.MAX_WBITS)
+    return b"".join(pack.compress(piece) for _ in range(times)) + pack.flush()
+
+
+@pytest.mark.parametrize(
+    "piece, words",
+    [
+        (b"\0" * 2**20, "holds a line longer than"),  # 1 GiB of zeros in 1 MB
+        (b'{"deals": []}\n' * 2**16, "holds more than 100000 records"),
+    ],
+)
+def test_a_gzip_bomb_is_refused_without_unpacking_it(served, piece, words):
+    bomb = gzip_of(piece, 2**30 // len(piece))
+    assert len(bomb) < 2 * 2**20
+    before = served.peak_mb()
+    status, answer = served.client.request(
+        "POST", "/api/replays", bomb, headers={"Content-Type": "application/octet-stream"}
+    )
+    one_line_error(status, answer, 413, words, "the limit")
+    assert served.peak_mb() - before < GROWTH_MB, (before, served.peak_mb())
+
+
+def test_a_body_past_the_limit_is_refused_as_it_streams(served):
+    """A chunked body (no Content-Length) of 100 MB: refused once 20 MB are in, never held whole."""
+    before = served.peak_mb()
+    connection = http.client.HTTPConnection("127.0.0.1", served.port, timeout=HANG_GUARD_S)
+    connection.putrequest("POST", "/api/replays", skip_host=True)
+    connection.putheader("Host", "localhost")
+    connection.putheader("Transfer-Encoding", "chunked")
+    connection.endheaders()
+    chunk = b"x" * 2**20
+    try:
+        for _ in range(100):
+            connection.send(b"%x\r\n%s\r\n" % (len(chunk), chunk))
+        connection.send(b"0\r\n\r\n")
+    except OSError:  # the server answered and closed while the body was still coming: what it should do
+        pass
+    answer = connection.getresponse()
+    error = json.loads(answer.read())["error"]
+    assert answer.status == 413 and f"larger than {20 * 2**20} bytes" in error, error
+    assert served.peak_mb() - before < GROWTH_MB, (before, served.peak_mb())
+
+
+def test_a_declared_length_past_the_limit_is_refused_before_the_body(served):
+    connection = http.client.HTTPConnection("127.0.0.1", served.port, timeout=HANG_GUARD_S)
+    connection.putrequest("POST", "/api/replays", skip_host=True)
+    connection.putheader("Host", "localhost")
+    connection.putheader("Content-Length", str(400 * 2**20))
+    connection.endheaders()  # and no body: the answer must come all the same
+    answer = connection.getresponse()
+    error = json.loads(answer.read())["error"]
+    assert answer.status == 413 and f"the request body is {400 * 2**20} bytes" in error, error
+
+
+def test_a_large_json_body_to_a_form_route_is_refused(served):
+    form = {"mode": "watch", "agents": ["random"] * 2**18}  # 2.4 MB of JSON
+    status, answer = served.client.request("POST", "/api/games", form)
+    one_line_error(status, answer, 413, "the limit of this route is 65536")
+
+
+def test_serve_allow_host_adds_a_name(served):
+    assert served.client.request("GET", "/api/options", headers={"Host": "table.lan:80"})[0] == 200
+    assert served.client.request("GET", "/api/options", headers={"Host": "other.lan"})[0] == 400
+
+
+def long_record(deals: int, seed: int = 1) -> dict:
+    e = env(variant="newmarket", num_players=8, num_deals=deals, engine="python")
+    e.reset(seed=seed)
+    game, rng = e.unwrapped.game, random.Random(seed)
+    while not game.over:
+        e.step(rng.choice(game.legal))
+    return e.unwrapped.record()
+
+
+def test_every_replay_frame_is_the_scene_of_its_moment(server):
+    """The frames are built deal by deal; each must equal the scene drawn from the game at that moment."""
+    record = long_record(3, seed=4)
+    status, first = server.request("POST", "/api/replays", json.dumps(record).encode())
+    assert status == 200
+    for index, game in enumerate(replay_steps(record)):
+        expected = scene(game, reveal=True)
+        status, frame = server.request("GET", f"/api/replays/{first['id']}/{index}")
+        assert status == 200 and {k: frame[k] for k in expected} == expected, index
+    assert index + 1 == first["frames"]
+
+
+def test_building_a_replay_keeps_memory_linear_in_the_record():
+    """Four times the deals may keep about four times the memory, not sixteen (each frame's whole log)."""
+
+    def kept(record) -> int:
+        tracemalloc.start()
+        try:
+            replay = ReplayGame(record)
+            size = tracemalloc.get_traced_memory()[0]
+        finally:
+            tracemalloc.stop()
+        assert replay.frame(0)["frames"] > 1
+        return size
+
+    short, long = kept(long_record(10)), kept(long_record(40))
+    assert long < 6 * short, (short, long)
+
+
+def test_a_record_past_the_decision_limit_is_refused(server, monkeypatch):
+    record = long_record(2)
+    decisions = sum(1 for d in record["deals"] for e in d["events"] if "action" in e)
+    monkeypatch.setattr(tables, "MAX_REPLAY_DECISIONS", decisions - 1)
+    status, answer = server.request("POST", "/api/replays", json.dumps(record).encode())
+    one_line_error(status, answer, 413, f"has {decisions} decisions", f"at most {decisions - 1}")
+
+
+def test_the_store_drops_the_oldest_replays_past_its_byte_budget():
+    store = GameStore(kept_bytes=1)  # every replay is more: only the newest is kept
+    budget = Server(store)
+    try:
+        data = json.dumps(long_record(1)).encode()
+        first, second = (budget.request("POST", "/api/replays", data)[1]["id"] for _ in range(2))
+        assert budget.request("GET", f"/api/replays/{first}/0")[0] == 404
+        assert budget.request("GET", f"/api/replays/{second}/0")[0] == 200
+    finally:
+        budget.stop()
