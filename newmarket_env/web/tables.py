@@ -260,7 +260,8 @@ class GameStore:
         if game is None or not isinstance(game, kind):
             what = "replay" if kind is ReplayGame else "game"
             raise BadInput(
-                f"{what} id {key!r} is unknown or expired (the server keeps the newest {self.limit}); start a new one",
+                f"{what} id {key!r} is unknown or expired (the server keeps the newest {self.limit}, "
+                "and a restart loses them all); start a new one",
                 404,
             )
         return game

@@ -17,6 +17,7 @@ import sys
 import threading
 import time
 import tracemalloc
+import urllib.parse
 import zlib
 from pathlib import Path
 
@@ -418,3 +419,77 @@ def test_the_store_drops_the_oldest_replays_past_its_byte_budget():
         assert budget.request("GET", f"/api/replays/{second}/0")[0] == 200
     finally:
         budget.stop()
+
+
+# -- bad input: a 4xx with one line, and the connection kept ----------------------------------------
+
+
+@pytest.mark.parametrize(
+    "form, status, words",
+    [
+        ({"mode": "play", "seed": -5}, 400, "seed -5 is out of range; allowed: 0..9223372036854775807"),
+        ({"mode": "play", "seed": -(2**63)}, 400, "is out of range"),
+        ({"mode": "watch", "seed": 2**70}, 400, "is out of range"),
+        ({"mode": "watch", "rules": {"observation": "planes"}, "agents": ["ppo-newmarket"]}, 400, "'observation'"),
+        ({"mode": "watch", "rules": {"render_mode": "ansi"}}, 400, "unknown rules parameter 'render_mode'; allowed:"),
+        ({"mode": "watch", "variant": "newmarket", "agents": ["ppo-michigan"]}, 400, "with other rules"),
+        ({"mode": "watch", "agents": ["guided_search"]}, 400, "needs network=PATH"),
+        ({"mode": "play", "seat": 2**70}, 400, "is not a seat of this 4-player table; allowed: 0..3"),
+    ],
+)
+def test_a_bad_new_table_is_a_4xx_with_one_line(server, form, status, words):
+    before = len(server.store._games)
+    one_line_error(*server.request("POST", "/api/games", form), status, words)
+    assert len(server.store._games) == before
+
+
+@pytest.mark.parametrize("view", ["²", "⁰", "9" * 5000, "-1", " 1", "1.0", "١"])
+def test_a_bad_view_is_a_400(server, view):
+    status, watched = server.request("POST", "/api/games", {"mode": "watch", "seed": 1})
+    path = f"/api/games/{watched['id']}?view={urllib.parse.quote(view)}"
+    one_line_error(*server.request("GET", path), 400, "allowed: all or a seat 0..3")
+
+
+@pytest.mark.parametrize(
+    "method, path, status, words",
+    [
+        ("GET", "/api/nothing", 404, "GET /api/nothing: Not Found"),
+        ("DELETE", "/api/games", 405, "Method Not Allowed"),
+        ("GET", "/api/replays/abc/x", 422, "frame"),
+        ("POST", "/api/replays?game=two", 422, "game"),
+    ],
+)
+def test_unknown_routes_and_bad_parameters_are_one_line(server, method, path, status, words):
+    one_line_error(*server.request(method, path, b"{}" if method == "POST" else None), status, words)
+
+
+class FailingStore(GameStore):
+    """A store that fails as a bug would: what the server answers then, and whether it keeps the connection."""
+
+    def add(self, game):
+        raise RuntimeError("a bug\nover two lines")
+
+
+def test_an_unexpected_error_is_one_line_and_keeps_the_connection():
+    failing = Server(FailingStore())
+    try:
+        connection = failing.connect()
+        for _ in range(2):
+            status, answer = failing.request("POST", "/api/games", {"mode": "watch"}, connection=connection)
+            assert (status, answer) == (500, {"error": "internal error: RuntimeError: a bug"})
+            status, answer = failing.request("GET", "/api/options", connection=connection)
+            assert status == 200 and "variants" in answer
+        connection.close()
+    finally:
+        failing.stop()
+
+
+def test_bad_requests_keep_the_connection(server):
+    connection = server.connect()
+    for path in ["/api/games/0123456789abcdef", "/api/nothing", "/api/options"]:
+        status, _answer = server.request("GET", path, connection=connection)
+    assert status == 200
+    status, _answer = server.request("POST", "/api/games", {"mode": "play", "seed": -5}, connection=connection)
+    assert status == 400
+    assert server.request("GET", "/api/options", connection=connection)[0] == 200
+    connection.close()
