@@ -6,9 +6,10 @@ replay shows everything: all hands, the dead hand, every discard.
 
 from __future__ import annotations
 
-import gzip
+import io
 import json
-from collections.abc import Callable, Mapping
+import zlib
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 from newmarket_env.engine.record import replay as rebuild_game
@@ -22,23 +23,36 @@ from newmarket_env.rules import VARIANTS, Rules, rules_from_dict
 _DEAL_KEYS = ("dealer", "hands", "dead", "events", "chips")
 
 
+# What reading a record file may cost, whatever the file holds (a gzip of zeros, /dev/zero):
+MAX_RECORD_TEXT = 16 * 2**20  # one record's JSON (a line, or a whole file); 160 deals at 8 players is about 1 MB
+MAX_RECORDS_TEXT = 2**30  # a file's text once unpacked; read a line at a time, never held whole
+MAX_RECORDS = 100_000  # records in one file (a tournament's records file holds a few thousand)
+_CHUNK = 2**20
+
+
+class RecordTooLarge(ValueError):
+    """A record file past one of the limits above."""
+
+
+_GZIP_MAGIC = b"\x1f\x8b"
+
+
 def load_session(path: str, game: int | None = None) -> tuple[dict[str, Any], Rules]:
     """The record in ``path`` and its rules; ``ValueError`` saying what is wrong with the file.
 
     ``path`` may be gzipped, and may hold many records (a tournament's ``records.jsonl.gz``):
-    ``game`` (from 1) picks one; without it a file of one record is required.
+    ``game`` (from 1) picks one; without it a file of one record is required. The file is
+    read a chunk at a time within the limits above, and only the record picked is kept.
     """
     try:
         with open(path, "rb") as fh:
-            data = fh.read()
+            _title, record, count = pick_record(fh.read, path, game or 1)
     except OSError as err:
         raise ValueError(f"cannot read {path}: {err.strerror}") from None
-    records = read_records(data, path)
-    if game is None and len(records) > 1:
-        raise ValueError(f"{path} holds {len(records)} records; pick one with --game K (1..{len(records)})")
-    if game is not None and not 1 <= game <= len(records):
-        raise ValueError(f"--game {game}: {path} holds records 1..{len(records)}")
-    record = records[(game or 1) - 1][1]
+    if game is None and count > 1:
+        raise ValueError(f"{path} holds {count} records; pick one with --game K (1..{count})")
+    if game is not None and not 1 <= game <= count:
+        raise ValueError(f"--game {game}: {path} holds records 1..{count}")
     return record, check_record(record, path)
 
 
@@ -48,29 +62,132 @@ def read_records(data: bytes, source: str) -> list[tuple[str, dict[str, Any]]]:
     A line may be a record or a tournament entry ``{"title": ..., "record": {...}}``
     (:mod:`newmarket_env.eval.tournament` with ``save_records``).
     """
+    items = list(_items(io.BytesIO(data).read, source))
+    return [_titled(item, number, len(items), source) for number, item in enumerate(items, start=1)]
+
+
+def pick_record(read: Callable[[int], bytes], source: str, game: int) -> tuple[str, Any, int]:
+    """Record number ``game`` (from 1) of what ``read`` gives, its title and how many records there are.
+
+    Only that record is kept (``None`` when there are fewer); the others are read and checked as JSON.
+    """
+    kept, count = None, 0
+    for count, item in enumerate(_items(read, source), start=1):
+        if count == game:
+            kept = item
+    if kept is None:
+        return "", None, count
+    return (*_titled(kept, game, count, source), count)
+
+
+def _titled(item: Any, number: int, count: int, source: str) -> tuple[str, Any]:
+    if isinstance(item, dict) and isinstance(item.get("record"), dict):
+        return str(item.get("title") or f"record {number}"), item["record"]
+    return f"record {number}" if count > 1 else source, item
+
+
+def _items(read: Callable[[int], bytes], source: str) -> Iterator[Any]:
+    """The JSON values of a file: one document (a saved record, indented), or one per line."""
+    lines = (line for line in _lines(_unpacked(read, source), source) if line.strip())
+    first = next(lines, None)
+    if first is None:
+        raise ValueError(f"{source} is not a JSON session record: it is empty")
     try:
-        if data[:2] == b"\x1f\x8b":
-            data = gzip.decompress(data)
-        text = data.decode("utf-8")
-    except (OSError, EOFError, UnicodeDecodeError) as err:
-        raise ValueError(f"{source} is neither a JSON session record nor a gzipped one: {err}") from None
-    try:
-        items = [json.loads(text)]
-    except json.JSONDecodeError as whole:
-        lines = [line for line in text.splitlines() if line.strip()]
+        item = json.loads(_text(first, source))
+    except json.JSONDecodeError:  # not a line of its own: the file is one document over many lines
+        yield _whole(first, lines, source)
+        return
+    yield item
+    for number, line in enumerate(lines, start=2):
+        if number > MAX_RECORDS:
+            raise RecordTooLarge(f"{source} holds more than {MAX_RECORDS} records; the limit is {MAX_RECORDS}")
         try:
-            items = [json.loads(line) for line in lines] if len(lines) > 1 else []
-        except json.JSONDecodeError:
-            items = []
-        if not items:
-            raise ValueError(f"{source} is not a JSON session record: {whole}") from None
-    out = []
-    for number, item in enumerate(items, start=1):
-        if isinstance(item, dict) and isinstance(item.get("record"), dict):
-            out.append((str(item.get("title") or f"record {number}"), item["record"]))
-        else:
-            out.append((f"record {number}" if len(items) > 1 else source, item))
-    return out
+            yield json.loads(_text(line, source))
+        except json.JSONDecodeError as err:
+            raise ValueError(f"{source} is not a JSON session record: line {number}: {err}") from None
+
+
+def _whole(first: bytes, rest: Iterator[bytes], source: str) -> Any:
+    parts, size = [first], len(first)
+    for line in rest:
+        size += len(line) + 1
+        if size > MAX_RECORD_TEXT:
+            raise RecordTooLarge(f"{source} holds a record longer than {MAX_RECORD_TEXT} bytes, the limit")
+        parts.append(line)
+    try:
+        return json.loads(_text(b"\n".join(parts), source))
+    except json.JSONDecodeError as err:
+        raise ValueError(f"{source} is not a JSON session record: {err}") from None
+
+
+def _text(line: bytes, source: str) -> str:
+    try:
+        return line.decode("utf-8")
+    except UnicodeDecodeError as err:
+        raise ValueError(f"{source} is neither a JSON session record nor a gzipped one: {err}") from None
+
+
+def _lines(chunks: Iterator[bytes], source: str) -> Iterator[bytes]:
+    """The lines of the text ``chunks`` give, none longer than :data:`MAX_RECORD_TEXT`."""
+    pending = bytearray()
+    for chunk in chunks:
+        pending += chunk
+        start, end = 0, pending.find(b"\n")
+        while end >= 0:
+            yield bytes(pending[start:end])
+            start, end = end + 1, pending.find(b"\n", end + 1)
+        del pending[:start]
+        if len(pending) > MAX_RECORD_TEXT:
+            raise RecordTooLarge(f"{source} holds a line longer than {MAX_RECORD_TEXT} bytes, the limit")
+    if pending:
+        yield bytes(pending)
+
+
+def _unpacked(read: Callable[[int], bytes], source: str) -> Iterator[bytes]:
+    """The text of a file, a chunk at a time, gunzipped if it is gzip (every member), at most
+    :data:`MAX_RECORDS_TEXT` bytes."""
+    chunk, total = read(_CHUNK), 0
+    packed = chunk[:2] == _GZIP_MAGIC
+    pieces = _gunzipped(chunk, read, source) if packed else _chunks(chunk, read)
+    for piece in pieces:
+        total += len(piece)
+        if total > MAX_RECORDS_TEXT:
+            what = "unpacks to" if packed else "holds"
+            raise RecordTooLarge(f"{source} {what} more than {MAX_RECORDS_TEXT} bytes; the limit is {MAX_RECORDS_TEXT}")
+        yield piece
+
+
+def _chunks(chunk: bytes, read: Callable[[int], bytes]) -> Iterator[bytes]:
+    while chunk:
+        yield chunk
+        chunk = read(_CHUNK)
+
+
+def _gunzipped(data: bytes, read: Callable[[int], bytes], source: str) -> Iterator[bytes]:
+    unpack, in_member = zlib.decompressobj(wbits=16 + zlib.MAX_WBITS), True
+    try:
+        while True:
+            if not data:
+                data = read(_CHUNK)
+            if not data:  # the end of the file: what zlib still holds is a window's worth at most
+                if in_member:
+                    yield unpack.flush()
+                    in_member = not unpack.eof
+                break
+            if not in_member:
+                unpack, in_member = zlib.decompressobj(wbits=16 + zlib.MAX_WBITS), True
+            piece = unpack.decompress(data, _CHUNK)  # never more than a chunk out per call
+            data = unpack.unconsumed_tail
+            if piece:
+                yield piece
+            if unpack.eof:
+                data, in_member = unpack.unused_data + data, False
+                if not data.strip(b"\0"):  # what gzip itself allows after the last member
+                    data = b""
+    except zlib.error as err:
+        raise ValueError(f"{source} is neither a JSON session record nor a gzipped one: {err}") from None
+    if in_member:
+        raise ValueError(f"{source} is neither a JSON session record nor a gzipped one: the gzip data is cut short")
 
 
 def check_record(record: Any, path: str) -> Rules:

@@ -41,11 +41,13 @@ def scene(
     reveal: bool = False,
     labels: Mapping[int, str] | None = None,
     ask: bool = True,
+    with_log: bool = True,
 ) -> dict[str, Any]:
     """The table of ``game`` as seen by ``viewer`` (``None``: nobody's hand unless ``reveal``).
 
     ``ask`` adds the pending decision (its question and choices in words) when
     ``viewer`` is the seat to act, or for any seat when ``reveal`` is set.
+    ``with_log=False`` leaves ``log`` ``None`` (a replay builds its logs deal by deal).
     """
     rules = game.rules
     names = Names(game.n, viewer, dict(labels or {}))
@@ -75,7 +77,7 @@ def scene(
             game.public_dead | (game.known_dead[viewer] if viewer is not None else 0), rules.ace_high
         ),
         "auction": _auction(game, names),
-        "log": session_log(game.deals, rules, names, reveal),
+        "log": session_log(game.deals, rules, names, reveal) if with_log else None,
         "decision": None,
     }
     if ask and to_act != NOBODY and (reveal or to_act == viewer):
@@ -107,11 +109,18 @@ def session_log(deals: Sequence[Mapping[str, Any]], rules, names: Names, reveal:
     lines: list[str] = []
     before = [rules.starting_chips] * rules.num_players
     for index, deal in enumerate(deals):
-        lines.append(deal_header(index, deal, rules, names))
-        lines.extend(describe_events(deal["events"], rules, names, reveal))
-        if deal["chips"]:
-            lines.append(deal_footer(index, deal["chips"], before, names))
-            before = list(deal["chips"])
+        lines.extend(deal_log(index, deal, rules, names, reveal, before))
+        before = list(deal["chips"]) or before
+    return lines
+
+
+def deal_log(
+    index: int, deal: Mapping[str, Any], rules, names: Names, reveal: bool, before: Sequence[int]
+) -> list[str]:
+    """Deal ``index`` in words: its header, its events, and (once it is over) the chips after it."""
+    lines = [deal_header(index, deal, rules, names), *describe_events(deal["events"], rules, names, reveal)]
+    if deal["chips"]:
+        lines.append(deal_footer(index, deal["chips"], list(before), names))
     return lines
 
 

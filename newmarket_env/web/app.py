@@ -18,7 +18,8 @@ Bad input is a 4xx with ``{"error": "one line"}``; no request gets a traceback.
 
 from __future__ import annotations
 
-import logging
+import io
+from collections.abc import Sequence
 from importlib import resources
 from typing import Any
 
@@ -26,14 +27,16 @@ from fastapi import Body, FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import HTMLResponse, JSONResponse
 from pydantic import BaseModel, Field
+from starlette.exceptions import HTTPException
 
 from newmarket_env.agents import available_agents
-from newmarket_env.play.replay import read_records
+from newmarket_env.play.replay import RecordTooLarge, pick_record
 from newmarket_env.rules import PARAMETER_NAMES, VARIANTS
+from newmarket_env.web.guard import DEFAULT_ALLOWED_HOSTS, Guard
 from newmarket_env.web.tables import MODES, BadInput, GameStore, ReplayGame, TableGame
 
-MAX_RECORD_BYTES = 20 * 2**20  # a tournament's records file of a few thousand sessions fits
-_log = logging.getLogger(__name__)
+MAX_RECORD_BYTES = 20 * 2**20  # a tournament's records file of a few thousand sessions fits (gzipped)
+MAX_FORM_BYTES = 64 * 2**10  # a new table's form or a decision: a few hundred bytes
 
 
 class NewGame(BaseModel):
@@ -56,9 +59,18 @@ def _page() -> str:
     return resources.files("newmarket_env.web").joinpath("static/index.html").read_text(encoding="utf-8")
 
 
-def create_app(store: GameStore | None = None) -> FastAPI:
-    """The app; each app has its own games (tests make one each)."""
+def body_limit(path: str) -> int:
+    """The most bytes a request body to ``path`` may have."""
+    return MAX_RECORD_BYTES if path.rstrip("/") == "/api/replays" else MAX_FORM_BYTES
+
+
+def create_app(store: GameStore | None = None, allowed_hosts: Sequence[str] = DEFAULT_ALLOWED_HOSTS) -> FastAPI:
+    """The app; each app has its own games (tests make one each).
+
+    ``allowed_hosts``: the names a request's ``Host`` header may give (:mod:`newmarket_env.web.guard`).
+    """
     app = FastAPI(title="newmarket-env", docs_url=None, redoc_url=None, openapi_url=None)
+    app.add_middleware(Guard, allowed_hosts=allowed_hosts, body_limit=body_limit)
     games = store or GameStore()
     page = _page()
 
@@ -72,10 +84,10 @@ def create_app(store: GameStore | None = None) -> FastAPI:
         problems = "; ".join(f"{'.'.join(str(p) for p in e['loc'][1:]) or 'body'}: {e['msg']}" for e in err.errors())
         return JSONResponse({"error": f"bad request: {problems}"}, status_code=422)
 
-    @app.exception_handler(Exception)
-    async def failure(request: Request, err: Exception) -> JSONResponse:  # a bug: logged here, one line there
-        _log.exception("request %s failed", request.url.path)
-        return JSONResponse({"error": f"internal error: {type(err).__name__}: {err}"}, status_code=500)
+    @app.exception_handler(HTTPException)
+    async def http_error(request: Request, err: HTTPException) -> JSONResponse:  # unknown route, wrong method
+        message = f"{request.method} {request.url.path}: {err.detail}"
+        return JSONResponse({"error": message}, status_code=err.status_code)
 
     @app.get("/", response_class=HTMLResponse)
     def index() -> str:
@@ -133,23 +145,18 @@ def create_app(store: GameStore | None = None) -> FastAPI:
             )
         if len(data) > MAX_RECORD_BYTES:
             raise BadInput(f"the file is {len(data)} bytes; the limit is {MAX_RECORD_BYTES}", 413)
-        records = read_records_or_fail(data)
-        if not 1 <= game <= len(records):
-            raise BadInput(f"game {game} is out of range; the file holds records 1..{len(records)}")
-        title, record = records[game - 1]
+        try:  # read a line at a time within the reader's limits; only record ``game`` is kept
+            title, record, count = pick_record(io.BytesIO(data).read, "the file", game)
+        except ValueError as err:
+            raise BadInput(str(err), 413 if isinstance(err, RecordTooLarge) else 400) from None
+        if not 1 <= game <= count:
+            raise BadInput(f"game {game} is out of range; the file holds records 1..{count}")
         replay = ReplayGame(record, title)
         key = games.add(replay)
-        return {"id": key, "records": len(records), "game": game, **replay.frame(0)}
+        return {"id": key, "records": count, "game": game, **replay.frame(0)}
 
     @app.get("/api/replays/{key}/{frame}")
     def replay_frame(key: str, frame: int) -> dict[str, Any]:
         return {"id": key, **games.get(key, ReplayGame).frame(frame)}
 
     return app
-
-
-def read_records_or_fail(data: bytes) -> list[tuple[str, dict[str, Any]]]:
-    try:
-        return read_records(data, "the file")
-    except ValueError as err:
-        raise BadInput(str(err)) from None

@@ -15,6 +15,7 @@ import fastapi  # noqa: F401 - imported first so a missing extra is named before
 import uvicorn
 
 from newmarket_env.cli_common import EXIT_BAD_INPUT, EXIT_FAILED, EXIT_OK, command_parser, fail
+from newmarket_env.web.guard import DEFAULT_ALLOWED_HOSTS, WILDCARD_ADDRESSES
 
 PROG = "newmarket serve"
 DEFAULT_HOST = "127.0.0.1"
@@ -34,6 +35,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
         "opens the app to the network, with no login)",
     )
     parser.add_argument("--port", type=int, default=DEFAULT_PORT, help=f"port (default {DEFAULT_PORT})")
+    parser.add_argument(
+        "--allow-host",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help=f"a name the browser may call this server by, besides {', '.join(DEFAULT_ALLOWED_HOSTS)} "
+        "(and the --host address); repeat for more. Other names are refused, so a web page "
+        "cannot reach the server through a name of its own that points here",
+    )
     return parser
 
 
@@ -59,9 +69,15 @@ def run(args: argparse.Namespace) -> int:
             probe.bind((args.host, args.port))
     except OSError as err:
         return fail(args.prog, f"cannot listen on {args.host}:{args.port}: {err.strerror or err}", EXIT_FAILED)
-    print(f"{args.prog}: open http://{args.host}:{args.port}/ in a browser (Ctrl-C stops)", flush=True)
+    allowed = [*DEFAULT_ALLOWED_HOSTS, *([] if args.host in WILDCARD_ADDRESSES else [args.host]), *args.allow_host]
+    shown = "127.0.0.1" if args.host in WILDCARD_ADDRESSES else args.host
+    print(
+        f"{args.prog}: open http://{shown}:{args.port}/ in a browser (Ctrl-C stops; the games live in "
+        "this process: stopping the server loses them)",
+        flush=True,
+    )
     try:
-        uvicorn.run(create_app(), host=args.host, port=args.port, log_level="warning")
+        uvicorn.run(create_app(allowed_hosts=allowed), host=args.host, port=args.port, log_level="warning")
     except OSError as err:  # e.g. the port is taken
         return fail(args.prog, f"cannot listen on {args.host}:{args.port}: {err.strerror or err}", EXIT_FAILED)
     return EXIT_OK

@@ -9,7 +9,8 @@ as in the terminal game); agents come from ``load_agent``; what is shown is a
 
 from __future__ import annotations
 
-import random
+import json
+import re
 import secrets
 import threading
 from collections import OrderedDict
@@ -20,11 +21,20 @@ from newmarket_env.agents import available_agents, load_agent
 from newmarket_env.engine.record import replay_steps
 from newmarket_env.engine.types import IllegalActionError
 from newmarket_env.envs import env as make_env
-from newmarket_env.play.replay import check_record
-from newmarket_env.play.scene import scene
+from newmarket_env.play.replay import check_record, count_decisions
+from newmarket_env.play.scene import deal_log, scene
+from newmarket_env.play.words import Names
+from newmarket_env.rules import PARAMETER_NAMES, Rules
 
 MODES = ("play", "watch")
 MAX_GAMES = 64  # tables and replays kept in memory; the oldest goes first
+MAX_REPLAY_DECISIONS = 20_000  # a record of 160 deals at 8 players has about 900
+MAX_KEPT_BYTES = 256 * 2**20  # the replays' frames kept in all; the oldest go first when more would be kept
+MAX_SEED = 2**63 - 1
+# Drawn seeds are this many bits: a player who sees their own hand cannot search them for the deal.
+SEED_BITS = 63
+RULES_KEYS = tuple(p for p in PARAMETER_NAMES if p != "num_players")  # ``players`` sets the number
+_VIEW = re.compile(r"[0-9]{1,3}")
 
 
 class BadInput(ValueError):
@@ -50,6 +60,11 @@ class TableGame:
     ) -> None:
         if mode not in MODES:
             raise BadInput(f"mode {mode!r} is unknown; allowed: {', '.join(MODES)}")
+        if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed <= MAX_SEED):
+            raise BadInput(f"seed {seed!r} is out of range; allowed: 0..{MAX_SEED} (or none: a fresh one)")
+        unknown = sorted(set(rules or {}) - set(RULES_KEYS))
+        if unknown:  # the env takes other keywords too (render mode, observation): not the web's to set
+            raise BadInput(f"unknown rules parameter {', '.join(map(repr, unknown))}; allowed: {', '.join(RULES_KEYS)}")
         try:
             self.env = make_env(variant=variant, num_players=players, engine="python", **dict(rules or {}))
         except (ValueError, TypeError) as err:
@@ -59,13 +74,16 @@ class TableGame:
         self.human = seat if mode == "play" else None
         if mode == "play" and not (isinstance(seat, int) and 0 <= seat < n):
             raise BadInput(f"seat {seat!r} is not a seat of this {n}-player table; allowed: 0..{n - 1}")
-        self.seed = random.randrange(10**6) if seed is None else int(seed)
+        self.seed = secrets.randbits(SEED_BITS) if seed is None else seed
         robot_seats = [s for s in range(n) if s != self.human]
         names = _agent_names(agents, len(robot_seats))
-        self.agents = {
-            s: load_agent(name, env=self.env, seed=self.seed + 1 + s)
-            for s, name in zip(robot_seats, names, strict=True)
-        }
+        try:  # an agent made for other rules (a trained one) says so: a choice of the form, not a bug
+            self.agents = {
+                s: load_agent(name, env=self.env, seed=self.seed + 1 + s)
+                for s, name in zip(robot_seats, names, strict=True)
+            }
+        except (ValueError, TypeError) as err:
+            raise BadInput(f"{str(err).splitlines()[0]}") from None
         self.labels = {s: f"player_{s} ({name})" for s, name in zip(robot_seats, names, strict=True)}
         for agent in self.agents.values():
             agent.reset()
@@ -87,12 +105,14 @@ class TableGame:
             viewer, reveal = self.human, False
         elif view in (None, "", "all"):
             viewer, reveal = None, True
-        elif view.isdigit() and int(view) < n:
+        elif _VIEW.fullmatch(view) and int(view) < n:
             viewer, reveal = int(view), False
         else:
             raise BadInput(f"view {view!r} is unknown; allowed: all or a seat 0..{n - 1}")
         out = scene(self.game, viewer, reveal, self.labels)
-        out.update(mode=self.mode, seed=self.seed, variant=self.variant, labels=self._all_labels())
+        out.update(mode=self.mode, variant=self.variant, labels=self._all_labels())
+        # The seed rebuilds every hand and the dead hand: a player gets it with the record, at the end.
+        out["seed"] = self.seed if self.human is None or self.game.over else None
         return out
 
     def act(self, action: Any) -> None:
@@ -154,34 +174,71 @@ def _agent_names(agents: Sequence[str], seats: int) -> list[str]:
 
 
 class ReplayGame:
-    """A saved record, as one scene before its first decision and one after each decision."""
+    """A saved record, as one scene before its first decision and one after each decision.
+
+    Built in one pass over the record, in time and memory linear in its length: each
+    frame is kept as its scene's JSON without the log, and the log of a frame is the
+    finished deals' lines (kept once, shared by every frame) followed by the lines of
+    the deal in progress (kept per frame: a deal is short).
+    """
 
     mode = "replay"
 
     def __init__(self, record: Any, title: str = "the record") -> None:
         try:
             rules = check_record(record, title)
-            self.frames = [scene(game, reveal=True) for game in replay_steps(record)]
+            decisions = count_decisions(record)
+            if decisions > MAX_REPLAY_DECISIONS:
+                raise BadInput(
+                    f"{title} has {decisions} decisions; the web replay takes at most {MAX_REPLAY_DECISIONS} "
+                    "(newmarket replay FILE shows any record)",
+                    413,
+                )
+            self._build(record, rules)
         except (ValueError, KeyError, TypeError, IndexError, AttributeError) as err:
+            if isinstance(err, BadInput):
+                raise
             message = str(err) if isinstance(err, ValueError) else f"malformed record ({type(err).__name__}: {err})"
             raise BadInput(message if message.startswith(title) else f"{title}: {message}") from None
         self.variant, self.title, self.num_players = record["variant"], title, rules.num_players
         self.lock = threading.Lock()
 
+    def _build(self, record: Any, rules: Rules) -> None:
+        names = Names(rules.num_players)  # as scene(game, reveal=True) names the seats
+        self.finished: list[str] = []  # the lines of every finished deal, in order
+        self._frames: list[tuple[bytes, int, tuple[str, ...]]] = []
+        done, before = 0, [rules.starting_chips] * rules.num_players
+        for game in replay_steps(record):
+            deals = game.deals
+            while done < len(deals) and deals[done]["chips"]:
+                self.finished.extend(deal_log(done, deals[done], rules, names, True, before))
+                before, done = list(deals[done]["chips"]), done + 1
+            current = tuple(deal_log(done, deals[done], rules, names, True, before)) if done < len(deals) else ()
+            shown = json.dumps(scene(game, reveal=True, with_log=False), separators=(",", ":")).encode()
+            self._frames.append((shown, len(self.finished), current))
+        self.size = sum(len(shown) + sum(map(len, current)) for shown, _, current in self._frames)
+        self.size += sum(map(len, self.finished))
+
+    @property
+    def frames(self) -> int:
+        return len(self._frames)
+
     def frame(self, index: int) -> dict[str, Any]:
-        last = len(self.frames) - 1
+        last = len(self._frames) - 1
         if not 0 <= index <= last:
             raise BadInput(f"frame {index} is out of range; allowed: 0..{last}")
-        out = dict(self.frames[index])
-        out.update(mode="replay", frame=index, frames=len(self.frames), variant=self.variant, title=self.title)
+        shown, finished, current = self._frames[index]
+        out = json.loads(shown)
+        out.update(log=[*self.finished[:finished], *current])
+        out.update(mode="replay", frame=index, frames=len(self._frames), variant=self.variant, title=self.title)
         return out
 
 
 class GameStore:
     """Games by id, the newest :data:`MAX_GAMES` kept; an unknown or dropped id is a 404."""
 
-    def __init__(self, limit: int = MAX_GAMES) -> None:
-        self.limit = limit
+    def __init__(self, limit: int = MAX_GAMES, kept_bytes: int = MAX_KEPT_BYTES) -> None:
+        self.limit, self.kept_bytes = limit, kept_bytes
         self._games: OrderedDict[str, Any] = OrderedDict()
         self._lock = threading.Lock()
 
@@ -189,9 +246,13 @@ class GameStore:
         key = secrets.token_hex(8)
         with self._lock:
             self._games[key] = game
-            while len(self._games) > self.limit:
+            while len(self._games) > self.limit or (len(self._games) > 1 and self.kept() > self.kept_bytes):
                 self._games.popitem(last=False)
         return key
+
+    def kept(self) -> int:
+        """Bytes of replay frames held (tables are small: a game and its agents)."""
+        return sum(getattr(game, "size", 0) for game in self._games.values())
 
     def get(self, key: str, kind: type) -> Any:
         with self._lock:
@@ -199,7 +260,8 @@ class GameStore:
         if game is None or not isinstance(game, kind):
             what = "replay" if kind is ReplayGame else "game"
             raise BadInput(
-                f"{what} id {key!r} is unknown or expired (the server keeps the newest {self.limit}); start a new one",
+                f"{what} id {key!r} is unknown or expired (the server keeps the newest {self.limit}, "
+                "and a restart loses them all); start a new one",
                 404,
             )
         return game

@@ -25,7 +25,7 @@ CARD = re.compile(r"\b[A2-9TJQK][CDHS]\b")
 
 @pytest.fixture
 def client():
-    return TestClient(create_app())
+    return TestClient(create_app(), base_url="http://localhost")  # a Host the app serves
 
 
 def _random_record(variant: str = "michigan", seed: int = 4, **rules) -> dict:
@@ -253,7 +253,7 @@ def test_replay_frame_out_of_range(client):
 
 
 def test_the_store_keeps_the_newest_games():
-    client = TestClient(create_app(GameStore(limit=2)))
+    client = TestClient(create_app(GameStore(limit=2)), base_url="http://localhost")
     ids = [client.post("/api/games", json={"mode": "watch", "seed": k}).json()["id"] for k in range(3)]
     assert client.get(f"/api/games/{ids[0]}").status_code == 404
     assert all(client.get(f"/api/games/{key}").status_code == 200 for key in ids[1:])

@@ -230,3 +230,9 @@ def test_an_unknown_agent_shows_a_message(page):
     page.click("#start-play")
     page.wait_for_selector("#error.shown")
     assert "unknown agent 'nobody'" in page.inner_text("#error")
+
+
+def test_the_page_says_a_restart_loses_the_games(page):
+    note = page.locator("#restart-note")
+    assert note.is_visible()
+    assert "restarting it loses them all" in note.inner_text()
