@@ -22,7 +22,7 @@ from newmarket_env.envs import env as make_env
 from newmarket_env.play.feed import RecordFeed
 from newmarket_env.play.session import _final, check_save_path
 from newmarket_env.play.table import table_lines
-from newmarket_env.play.words import Names
+from newmarket_env.play.words import Names, seat_labels
 
 Write = Callable[[str], None]
 
@@ -66,7 +66,8 @@ class WatchTable:
         names = options.agents * n if len(options.agents) == 1 else list(options.agents)
         self.seed = random.randrange(10**6) if options.seed is None else options.seed
         self.agents = [make_agent(name, env=self.env, seed=self.seed + 1 + s) for s, name in enumerate(names)]
-        self.labels = {s: f"player_{s} ({name})" for s, name in enumerate(names)}
+        self.agent_names = names
+        self.labels = seat_labels(names)
 
 
 def watch(table: WatchTable, write: Write = print, sleep: Callable[[float], None] = time.sleep) -> int:
@@ -76,7 +77,7 @@ def watch(table: WatchTable, write: Write = print, sleep: Callable[[float], None
         agent.reset()
     env.reset(seed=table.seed)
     game = env.unwrapped.game
-    names = Names(rules.num_players, options.seat, table.labels)
+    names = Names(rules.num_players, options.seat, table.labels, you=False)
     view = "every hand shown" if options.seat is None else f"told from {names(options.seat)}'s seat"
     write(
         f"newmarket watch -- variant {options.variant}, {rules.num_players} players, {rules.num_deals} deal(s), "
@@ -100,6 +101,6 @@ def watch(table: WatchTable, write: Write = print, sleep: Callable[[float], None
         write(line)
     _final(game.balances, rules.starting_chips, names, write)
     if options.save:
-        save_record(env.unwrapped.record(), options.save)
+        save_record({**env.unwrapped.record(), "agents": table.agent_names}, options.save)
         write(f"record saved to {options.save} (watch it again with: newmarket replay {options.save})")
     return 0
