@@ -17,6 +17,7 @@ from newmarket_env.engine.types import IllegalActionError
 from newmarket_env.play.events import chips_line, describe_events
 from newmarket_env.play.feed import deal_footer, deal_header
 from newmarket_env.play.summary import deal_summary, summary_lines
+from newmarket_env.play.thoughts import decisions_so_far, thought_lines
 from newmarket_env.play.words import Names, hand_text, seat_labels
 from newmarket_env.rules import VARIANTS, Rules, rules_from_dict
 
@@ -184,10 +185,25 @@ def record_names(record: Mapping[str, Any], rules: Rules) -> Names:
     return Names(rules.num_players, labels=seat_labels(record.get("agents")))
 
 
+def _thoughts_of_deal(
+    deals: list[Mapping[str, Any]], index: int, thoughts: list[Mapping[str, Any]]
+) -> list[Mapping[str, Any]]:
+    """The entries of a record's ``thoughts`` said during deal ``index`` (by their decision numbers)."""
+    first = decisions_so_far(deals[:index])
+    last = first + decisions_so_far(deals[index : index + 1])
+    return [entry for entry in thoughts if first <= entry["decision"] < last]
+
+
 def deal_lines(
-    index: int, deals: list[Mapping[str, Any]], rules: Rules, before: list[int], names: Names | None = None
+    index: int,
+    deals: list[Mapping[str, Any]],
+    rules: Rules,
+    before: list[int],
+    names: Names | None = None,
+    thoughts_said: list[Mapping[str, Any]] = (),  # type: ignore[assignment]
 ) -> list[str]:
-    """Deal ``index`` of ``deals`` told in full: hands as dealt, events, the result, chips after it."""
+    """Deal ``index`` of ``deals`` told in full: hands as dealt, events, what the agents thought (a record's
+    ``thoughts``), the result, chips after it."""
     deal = deals[index]
     names = names or Names(rules.num_players)
     width = max(9, *(len(names(s)) for s in range(rules.num_players)))
@@ -197,6 +213,12 @@ def deal_lines(
     if deal["dead"]:
         lines.append(f"  {'dead hand':<{width}} {hand_text(deal['dead'], rules.ace_high)}")
     lines.extend("  " + line for line in describe_events(deal["events"], rules, names, reveal=True))
+    thoughts = _thoughts_of_deal(deals, index, thoughts_said)
+    if thoughts:
+        lines.append("  what the agents thought (decisions counted from 1 in the session)")
+        for entry in thoughts:
+            said = thought_lines(entry, names)
+            lines += [f"  decision {entry['decision'] + 1}:", *("  " + line for line in said)]
     if deal["chips"]:
         lines.extend(summary_lines(deal_summary(deals, index, rules), rules, names, reveal=True))
         lines.append(deal_footer(index, deal["chips"], before, names))
@@ -245,7 +267,7 @@ def show_record(
         if only is None or index + 1 == only:
             if shown and not pager.go_on():
                 return
-            for line in deal_lines(index, record["deals"], rules, before, names):
+            for line in deal_lines(index, record["deals"], rules, before, names, record.get("thoughts") or []):
                 write(line)
             shown += 1
         before = list(deal["chips"]) or before

@@ -33,7 +33,8 @@ def test_watch_tells_the_whole_session_with_every_hand(capsys, tmp_path):
     )
     out = capsys.readouterr().out
     record = _direct_session(4, 2)
-    assert json.loads(saved.read_text()) == {**record, "agents": AGENTS}  # the session, and who sat where
+    saved_record = json.loads(saved.read_text())
+    assert {k: v for k, v in saved_record.items() if k != "thoughts"} == {**record, "agents": AGENTS}  # who sat where
     for k, deal in enumerate(record["deals"], start=1):
         assert f"==== deal {k} of 2 ====" in out
         for seat in range(len(deal["hands"])):  # every hand as dealt (the replay's words)
@@ -114,3 +115,28 @@ def test_watch_table_draws_the_seats_view_before_each_decision(capsys):
     out = capsys.readouterr().out
     tables = out.count("-- seen from player_2 (random) --")
     assert tables > 0 and tables == out.count("player_2 (random)'s hand\n")
+
+
+def test_watch_tells_what_the_agents_thought_and_the_replay_shows_it(capsys, tmp_path):
+    saved = tmp_path / "thought.json"
+    argv = ["watch", "--agents", "greedy,search,random,control", "--thoughts", "--seed", "6"]
+    assert cli.main([*argv, "--set", "num_deals=1", "--save", str(saved)]) == 0
+    out = capsys.readouterr().out
+    record = json.loads(saved.read_text())
+    decisions = [e for d in record["deals"] for e in d["events"] if "action" in e]
+    assert record["thoughts"]
+    for entry in record["thoughts"]:
+        # Each entry sits at the decision it was said at: the record's action there is the one marked taken.
+        assert decisions[entry["decision"]]["action"] == entry["action"]
+        assert decisions[entry["decision"]].get("seat") in (entry["seat"], None)
+        assert entry["agent"] == AGENTS_THOUGHT[entry["seat"]]
+    for seat, name in enumerate(AGENTS_THOUGHT):
+        assert f"  player_{seat} ({name}) thinks: " in out
+    assert "mean chips" in out and "worlds 64" in out  # search's candidates
+    assert re.search(r"    > lead \w\w: score ", out)  # a rule baseline's scores, the lead taken marked
+    assert cli.main(["replay", str(saved), "--all"]) == 0
+    shown = capsys.readouterr().out
+    assert "what the agents thought" in shown and "player_1 (search) thinks: mean chips" in shown
+
+
+AGENTS_THOUGHT = ["greedy", "search", "random", "control"]
