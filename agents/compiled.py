@@ -48,6 +48,20 @@ class CompiledPolicyAgent(Agent):
         if self.name != "random":
             self.policy.restart()
 
+    def explain(self, observation: dict[str, Any]) -> dict[str, Any]:
+        """The rule that chooses here, in words (docs/contract.md): told by the readable Python reference of
+        the same baseline, which decides alike, from a stream of its own (the compiled one is left alone)."""
+        from newmarket_env.agents.control import ControlPolicy
+        from newmarket_env.agents.greedy import GreedyPolicy
+        from newmarket_env.agents.lowest import LowestPolicy
+        from newmarket_env.agents.policy import explain_rule
+        from newmarket_env.agents.random_agent import RandomAgent
+
+        if self.name == "random":
+            return RandomAgent(self.rules, self.seed).explain(observation)
+        reference = {"lowest": LowestPolicy, "greedy": GreedyPolicy, "control": ControlPolicy}[self.name]
+        return explain_rule(reference, self.rules, self.seed, observation)
+
     def act(self, observation: dict[str, Any]) -> int:
         vector = observation["observation"]
         if np.shape(vector) != (FLAT_SIZE,):

@@ -34,15 +34,49 @@ class ControlPolicy(GreedyPolicy):
     name = "control"
 
     def lead(self, view: ObservationView) -> int:
+        values = self.lead_values(view)
+        return max(view.legal, key=lambda card: (values[card], -card))
+
+    def lead_values(self, view: ObservationView) -> dict[int, float]:
+        """Each legal lead's planned value (what :meth:`lead` maximises)."""
         boodles = K.boodle_mask(view)
         unseen = K.unseen(view, self.rules)
         p_dead = K.hidden_dead_count(view, self.rules) / max(1, unseen.bit_count())
         known = view.played | view.known_dead
+        return {card: self.plan_value(view, view.hand, known, card, PLAN_DEPTH, boodles, p_dead) for card in view.legal}
 
-        def value(card: int) -> float:
-            return self.plan_value(view, view.hand, known, card, PLAN_DEPTH, boodles, p_dead)
+    def why_lead(self, view: ObservationView) -> tuple[str, dict[int, float] | None]:
+        return (
+            f"plans chains of leads that keep control ({PLAN_DEPTH} leads deep): cards shed, boodles, the lead "
+            "coming back",
+            self.lead_values(view),
+        )
 
-        return max(view.legal, key=lambda card: (value(card), -card))
+    def why_discard(self, view: ObservationView) -> tuple[str, dict[int, float] | None]:
+        return (
+            "discards the card that makes a stop above its own card, leaves no gap and is high",
+            {card: self.discard_score(view, card) for card in view.legal},
+        )
+
+    def why_widow(self, view: ObservationView) -> tuple[str, dict[int, float] | None]:
+        gain = widow_gain(view, self.rules, self.rng)
+        return (
+            f"takes the widow only if the expected gain of sampled widows ({gain:.1f}) beats what the auction "
+            f"pays the dealer ({AUCTION_VALUE + EXCHANGE_MARGIN:.1f})",
+            None,
+        )
+
+    def why_buy(self, view: ObservationView) -> tuple[str, dict[int, float] | None]:
+        gain = widow_gain(view, self.rules, self.rng)
+        return (
+            f"buys only if the expected gain of sampled dead hands ({gain:.1f}) beats the fee "
+            f"({self.rules.widow_fee + EXCHANGE_MARGIN:.1f} with its margin)",
+            None,
+        )
+
+    def why_bid(self, view: ObservationView) -> tuple[str, dict[int, float] | None]:
+        worth = widow_gain(view, self.rules, self.rng) - EXCHANGE_MARGIN
+        return f"bids the minimum while it is at most what the widow is worth to it ({worth:.1f} chips)", None
 
     def plan_value(
         self, view: ObservationView, hand: int, known: int, card: int, depth: int, boodles: int, p_dead: float

@@ -52,6 +52,35 @@ class GreedyPolicy(Policy):
         score += 0.0 if K.suit_opened(view, card) else 1.0
         return score - 0.05 * order_key(card, view.ace_high)
 
+    def why_lead(self, view: ObservationView) -> tuple[str, dict[int, float] | None]:
+        return (
+            "the lead of the best score: cards shed in a row, boodles taken or reached, long and unopened suits, "
+            "low cards",
+            {card: self.lead_score(view, card) for card in view.legal},
+        )
+
+    def why_discard(self, view: ObservationView) -> tuple[str, dict[int, float] | None]:
+        return "discards its highest plain card (a boodle only when nothing else is left)", None
+
+    def why_stake(self, view: ObservationView) -> tuple[str, dict[int, float] | None]:
+        return "stakes on the boodle with the fewest chips", None
+
+    def why_widow(self, view: ObservationView) -> tuple[str, dict[int, float] | None]:
+        return "keeps: a dealer who keeps sells the widow, and the high bid is paid to the dealer", None
+
+    def why_buy(self, view: ObservationView) -> tuple[str, dict[int, float] | None]:
+        spread = scatter(view.hand, view.ace_high)
+        limit = self.scatter_limit + 0.1
+        return f"buys only a scattered hand without a boodle: scatter {spread:.2f} against {limit:.2f}", None
+
+    def why_bid(self, view: ObservationView) -> tuple[str, dict[int, float] | None]:
+        spread = scatter(view.hand, view.ace_high)
+        return (
+            f"bids the minimum (2 at most) only for a scattered hand without a boodle: scatter {spread:.2f} "
+            f"against {self.scatter_limit:.2f}",
+            None,
+        )
+
     def discard(self, view: ObservationView) -> int:
         """The highest plain card; a boodle only when nothing else is left."""
         boodles = K.boodle_mask(view)

@@ -168,14 +168,22 @@ class GuidedSearchAgent(SearchAgent):
         return self._logits
 
     def act(self, observation: dict[str, Any]) -> int:
+        return self._decide(super().act, observation)
+
+    def explain(self, observation: dict[str, Any]) -> dict[str, Any]:
+        """As ``search``'s (the next :meth:`act` on this observation takes the action found), with the
+        network's bonus and the race's dropped candidates when the options use them."""
+        return self._decide(super().explain, observation)
+
+    def _decide(self, decide: Any, observation: dict[str, Any]) -> Any:
         self.observation = np.asarray(observation["observation"], dtype=np.float32)
         self._logits = None  # a new decision (the observation may be the same array, written anew)
         if self.rollouts == "control":  # one forward pass of one row: no BLAS threads to hold back
-            return super().act(observation)
+            return decide(observation)
         # The forward passes are small (tens of rows): BLAS threads only wait on each other, and on a
         # loaded machine they made a decision 8 times slower (eval/bench/guided.py, 379 ms against 47 ms).
         with _blas_controller().limit(limits=1, user_api="blas"):
-            return super().act(observation)
+            return decide(observation)
 
     def choose(self, view: ObservationView, candidates: list[int]) -> int:
         """The candidate of the best score: mean chips plus ``prior_weight`` times the network's logit,
@@ -197,9 +205,19 @@ class GuidedSearchAgent(SearchAgent):
     def race_in_python(self, view: ObservationView, candidates: list[int], bonus: np.ndarray) -> int:
         """The index of the race's winner among ``candidates`` (successive elimination on shared worlds):
         the readable reference of :meth:`_race`."""
+        return self.race_trace(view, candidates, bonus)[0]
+
+    def race_trace(
+        self, view: ObservationView, candidates: list[int], bonus: np.ndarray
+    ) -> tuple[int, np.ndarray, np.ndarray, np.ndarray]:
+        """The race of :meth:`race_in_python`: the winner's index, each candidate's mean chips over the worlds
+        it was given, how many worlds each was given, and after how many worlds each left the race (0: it
+        stayed to the end)."""
         inputs = self._race_inputs(view)
         budget, round_worlds, z = self._race_settings()
         chips = np.zeros((budget, len(candidates)))  # world w's chip change after candidate c
+        given = np.zeros(len(candidates), dtype=np.int64)  # the worlds each candidate was played out on
+        dropped = np.zeros(len(candidates), dtype=np.int64)
         alive = np.arange(len(candidates))  # the candidates still racing; every one has all the worlds so far
         worlds = 0
         while True:
@@ -208,20 +226,63 @@ class GuidedSearchAgent(SearchAgent):
                 *inputs, [candidates[i] for i in alive], size
             )
             worlds += size
+            given[alive] = worlds
             seen = chips[:worlds, alive]
             scores = seen.mean(axis=0) + bonus[alive]
             lead = int(np.argmax(scores))
             if worlds >= budget:
-                return int(alive[lead])
+                return int(alive[lead]), _means(chips, given), given, dropped
             # The lead over each rival and its standard error, from the per-world differences (shared worlds
             # make them far less noisy than the two means). A rival equal to the leader in every world so far
             # (spread 0: the same cards in effect) is dropped too: more worlds would not part them.
             spread = (seen[:, [lead]] - seen).std(axis=0, ddof=1) / np.sqrt(worlds)
             keep = (scores[lead] - scores <= z * spread) & (spread > 0)
             keep[lead] = True
+            dropped[alive[~keep]] = worlds
             alive = alive[keep]
             if alive.size == 1:
-                return int(alive[0])
+                return int(alive[0]), _means(chips, given), given, dropped
+
+    def weigh(self, view: ObservationView, candidates: list[int]) -> dict[str, Any]:
+        """:meth:`choose` with its figures: each candidate's mean chips, the network's bonus, its score and,
+        in a race, the worlds it was given (``dropped_after``: the worlds after which it left the race)."""
+        if not (self.prior_weight or self.racing_worlds):
+            thoughts = super().weigh(view, candidates)
+            who = "the network" if self.rollouts == "network" else "control"
+            cut = f", cut off after {self.cutoff} decisions by the value network" if self.cutoff else ""
+            thoughts["summary"] = (
+                f"mean chips to the end of the deal over {self.budget} sampled worlds, {who} playing the "
+                f"rollouts{cut}; candidates from the {self.prior} prior"
+            )
+            return thoughts
+        bonus = np.zeros(len(candidates))
+        if self.prior_weight:
+            bonus = self.prior_weight * self._network_logits()[candidates].astype(np.float64)
+        if self.racing_worlds:
+            winner, means, given, dropped = self.race_trace(view, candidates, bonus)
+            summary = (
+                f"a race on shared worlds ({self.racing_worlds} a round, {self.budget} at most): a candidate "
+                f"leaves once the leader is {self.racing_z:g} standard errors ahead; score = mean chips"
+            )
+        else:
+            means = self.evaluate(view, candidates)
+            winner, given = int(np.argmax(means + bonus)), np.full(len(candidates), self.budget)
+            dropped = np.zeros(len(candidates), dtype=np.int64)
+            summary = f"mean chips over {self.budget} sampled worlds"
+        if self.prior_weight:
+            summary += f" + {self.prior_weight:g} x the network's logit"
+        rows = []
+        for i, action in enumerate(candidates):
+            row: dict[str, Any] = {"action": action, "mean_chips": float(means[i])}
+            if self.prior_weight:
+                row["bonus"] = float(bonus[i])
+            row["score"] = float(means[i] + bonus[i])
+            row["worlds"] = int(given[i])
+            if dropped[i]:
+                row["dropped_after"] = int(dropped[i])
+            rows.append(row)
+        rows.sort(key=lambda row: (row["action"] != candidates[winner], -row["worlds"], -row["score"]))
+        return {"summary": summary, "choice": candidates[winner], "actions": rows}
 
     def _race_inputs(self, view: ObservationView) -> tuple[Any, int, int, int, list[int]]:
         return world_inputs(view, self.rules, position_of(view, self.rules))
@@ -281,6 +342,11 @@ class GuidedSearchAgent(SearchAgent):
             self._batch = TableBatch(self.rules, size, seed=0)
             self._batch.auto_restart = False  # a rollout stops at its deal's end; no session follows
         return self._batch
+
+
+def _means(chips: np.ndarray, given: np.ndarray) -> np.ndarray:
+    """Each column's mean over its first ``given`` rows (the worlds that candidate was played out on)."""
+    return np.array([chips[: max(1, n), c].mean() for c, n in enumerate(given)])
 
 
 #: The shipped guided searches: name -> the shipped network (``agents/trained/``) and the options that were

@@ -39,6 +39,38 @@ class Policy:
         handler: Callable[[ObservationView], int] = getattr(self, view.decision.value)
         return handler(view)
 
+    def explain(self, view: ObservationView) -> dict[str, Any]:
+        """The rule that decides the view's decision, in words, and its figure for each action it weighs
+        (``why_<decision>``); the ``explain`` of docs/contract.md for the rule baselines."""
+        if len(view.legal) == 1:
+            return {"summary": "the only legal action", "actions": [{"action": view.legal[0]}]}
+        if view.decision is None:
+            raise ValueError("explain() needs a view of the viewer's own turn; this view asks no decision")
+        summary, figures = getattr(self, f"why_{view.decision.value}")(view)
+        if figures is None:
+            return {"summary": summary}
+        rows = sorted(figures.items(), key=lambda item: (-item[1], item[0]))
+        return {"summary": summary, "actions": [{"action": a, "score": round(float(v), 4)} for a, v in rows]}
+
+    # Why each kind of decision is taken: the rule in words, and a score per action when the rule weighs them.
+    def why_stake(self, view: ObservationView) -> tuple[str, dict[int, float] | None]:
+        return "stakes spread evenly: the k-th chip of a deal on boodle k mod 4", None
+
+    def why_discard(self, view: ObservationView) -> tuple[str, dict[int, float] | None]:
+        return "discards the first legal card", None
+
+    def why_widow(self, view: ObservationView) -> tuple[str, dict[int, float] | None]:
+        return "always keeps its own hand", None
+
+    def why_buy(self, view: ObservationView) -> tuple[str, dict[int, float] | None]:
+        return "always keeps its own hand", None
+
+    def why_bid(self, view: ObservationView) -> tuple[str, dict[int, float] | None]:
+        return "always passes", None
+
+    def why_lead(self, view: ObservationView) -> tuple[str, dict[int, float] | None]:
+        return "leads the first legal card: the lowest, clubs first", None
+
     # One method per Decision value; the base answers each in the simplest legal way.
     def stake(self, view: ObservationView) -> int:
         """Spread the chips: the k-th chip of a deal goes on boodle k mod 4."""
@@ -80,5 +112,18 @@ class PolicyAgent(Agent):
             raise ValueError("act() was given an observation whose action_mask has no legal action")
         return int(self.policy.decide(view))
 
+    def explain(self, observation: dict[str, Any]) -> dict[str, Any]:
+        """The rule that chooses here (docs/contract.md); asked of a fresh policy, so the agent's own random
+        stream, and what it does next, stay as they were."""
+        return explain_rule(self.policy_class, self.rules, self.seed, observation)
 
-__all__ = ["Policy", "PolicyAgent"]
+
+def explain_rule(policy: type[Policy], rules: Rules, seed: int | None, observation: dict[str, Any]) -> dict[str, Any]:
+    """``policy``'s explanation of ``observation``'s decision, from a policy of its own stream."""
+    view = decode(observation)
+    if not view.legal:
+        raise ValueError("explain() was given an observation whose action_mask has no legal action")
+    return policy(rules, random.Random(seed)).explain(view)
+
+
+__all__ = ["Policy", "PolicyAgent", "explain_rule"]

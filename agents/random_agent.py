@@ -27,3 +27,11 @@ class RandomAgent(Agent):
         if not legal.size:
             raise ValueError("act() was given an observation whose action_mask has no legal action")
         return int(legal[self.stream.randrange(len(legal))])
+
+    def explain(self, observation: dict[str, Any]) -> dict[str, Any]:
+        """No thought: every legal action is as likely (docs/contract.md, ``explain``)."""
+        legal = self.legal_actions(observation)
+        return {
+            "summary": f"picks uniformly at random among {len(legal)} legal actions",
+            "actions": [{"action": int(a), "probability": 1 / len(legal)} for a in legal],
+        }

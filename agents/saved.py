@@ -316,6 +316,24 @@ class SavedAgent(Agent):
         logits = np.where(mask, self.logits(observation["observation"]), -np.inf)
         return int(self._choose(logits[None])[0])
 
+    def explain(self, observation: dict[str, Any]) -> dict[str, Any]:
+        """The network's probabilities over the legal actions (a softmax of its masked logits), most likely
+        first (docs/contract.md). The saved file holds the policy only: no value is given."""
+        mask = np.asarray(observation["action_mask"]).astype(bool)
+        logits = self.logits(observation["observation"]).astype(np.float64)
+        legal = np.flatnonzero(mask)
+        probs = np.exp(logits[legal] - logits[legal].max())
+        probs /= probs.sum()
+        order = np.argsort(-probs, kind="stable")
+        how = "samples from them" if self.sample else "takes the most likely"
+        return {
+            "summary": f"the network's probabilities over the legal actions; it {how} (no value head in the file)",
+            "actions": [
+                {"action": int(legal[i]), "probability": float(probs[i]), "logit": float(logits[legal[i]])}
+                for i in order
+            ],
+        }
+
     def act_batch(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
         """One action per row of ``observations`` ``(B, obs_size)`` with legal ``masks`` ``(B, 79)``.
 

@@ -88,6 +88,7 @@ class SearchAgent(Agent):
 
     def reset(self) -> None:
         """Restart the random streams: the same seed gives the same session."""
+        self._explained: tuple[dict[str, np.ndarray], int] | None = None  # explain()'s observation and action
         self._random = random.Random(self.seed)
         self.guide = ControlPolicy(self.rules, random.Random(self.seed))
         self.rollout = ROLLOUT_POLICIES[self.rollout_name](self.rules, random.Random(self.seed))
@@ -98,6 +99,10 @@ class SearchAgent(Agent):
             self._worlds = CompiledSearch(self.rules, self.seed, self.rollout_name)
 
     def act(self, observation: dict[str, Any]) -> int:
+        explained = self._explained
+        self._explained = None
+        if explained is not None and _same_observation(explained[0], observation):
+            return explained[1]  # explain() searched this very decision: the action it found
         view = decode(observation)
         if not view.legal:
             raise ValueError("act() was given an observation whose action_mask has no legal action")
@@ -105,9 +110,44 @@ class SearchAgent(Agent):
             return int(self.guide.decide(view))
         return int(self.choose(view, self.candidates(view)))
 
+    def explain(self, observation: dict[str, Any]) -> dict[str, Any]:
+        """Search the decision as :meth:`act` would and say how each candidate did (docs/contract.md): its
+        mean chips over the shared worlds. The search is not repeated: the next :meth:`act` on this
+        observation takes the action found, so asking changes nothing the agent does."""
+        view = decode(observation)
+        if not view.legal:
+            raise ValueError("explain() was given an observation whose action_mask has no legal action")
+        if len(view.legal) == 1 or view.decision is Decision.STAKE:
+            action = int(self.guide.decide(view))
+            thoughts: dict[str, Any] = {
+                "summary": "the only legal action"
+                if len(view.legal) == 1
+                else "stakes are placed before the cards are seen: the baseline (control) places them",
+                "actions": [{"action": action}],
+            }
+        else:
+            thoughts = self.weigh(view, self.candidates(view))
+            action = int(thoughts["choice"])
+        self._explained = (_copy_observation(observation), action)
+        return thoughts
+
     def choose(self, view: ObservationView, candidates: list[int]) -> int:
         """The candidate of the best mean chip result over the shared worlds."""
         return candidates[int(np.argmax(self.evaluate(view, candidates)))]
+
+    def weigh(self, view: ObservationView, candidates: list[int]) -> dict[str, Any]:
+        """:meth:`choose` with its figures: each candidate's mean chips over the worlds, and the choice."""
+        means = self.evaluate(view, candidates)
+        best = int(np.argmax(means))
+        return {
+            "summary": f"mean chips to the end of the deal over {self.budget} sampled worlds, "
+            f"{self.rollout_name} playing every seat of the rollouts",
+            "choice": candidates[best],
+            "actions": [
+                {"action": c, "mean_chips": float(m), "worlds": self.budget}
+                for c, m in sorted(zip(candidates, means, strict=True), key=lambda item: -item[1])
+            ],
+        }
 
     # ------------------------------------------------------------------ candidates
     def candidates(self, view: ObservationView) -> list[int]:
@@ -155,6 +195,15 @@ class SearchAgent(Agent):
         while not game.over and game.deal_index == deal:
             game.apply(self.rollout.decide(view_of_game(game, game.to_act)))
         return float(game.balances[VIEWER] - start)
+
+
+def _copy_observation(observation: dict[str, Any]) -> dict[str, np.ndarray]:
+    """A copy of the observation's arrays (an env may write the next observation into the same arrays)."""
+    return {key: np.array(observation[key], copy=True) for key in ("observation", "action_mask")}
+
+
+def _same_observation(kept: dict[str, np.ndarray], observation: dict[str, Any]) -> bool:
+    return all(np.array_equal(kept[key], observation[key]) for key in kept)
 
 
 __all__ = ["SearchAgent", "ROLLOUT_POLICIES", "MAX_BUDGET"]

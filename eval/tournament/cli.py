@@ -270,6 +270,6 @@ def _finish(result: TournamentResult, output, command: str, quiet: bool) -> int:
     if not quiet:
         from newmarket_env.eval.tournament.table import print_leaderboard
 
-        print_leaderboard(result, command)
+        print_leaderboard(result, command, small_run_noted=True)  # _note_small_run said it before the run
         print(f"wrote {', '.join(paths)}")
     return EXIT_OK

@@ -41,6 +41,13 @@ def default_folder(variant: str, players: int, seed: int, agents: Sequence[str])
     return os.path.join(RESULTS_ROOT, f"tournament-{variant}-{players}p-{part}-seed{seed}")
 
 
+def _umask() -> int:
+    """This process's umask (reading it means setting it: set back at once)."""
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
 class OutputFolder:
     """A results folder being written: files go to :attr:`staging`, :meth:`publish` puts them in place."""
 
@@ -57,6 +64,8 @@ class OutputFolder:
         try:
             os.makedirs(parent, exist_ok=True)
             self.staging = tempfile.mkdtemp(prefix=f".{os.path.basename(self.folder)}.partial-", dir=parent)
+            # mkdtemp makes a private folder (0700); the results folder gets the modes os.makedirs gives.
+            os.chmod(self.staging, 0o777 & ~_umask())
         except OSError as err:
             raise ValueError(f"--out {folder}: cannot write in {parent} ({err.strerror or err})") from None
 

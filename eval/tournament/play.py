@@ -114,6 +114,8 @@ class TablePlayer:
         start = self.env.rules.starting_chips
         chips = [balance - start for balance in game.balances]
         record = self.env.record()
+        # who sat where, for every view of the record (docs/contract.md, "The record of a session")
+        record["agents"] = [self.setup.entrants[e].label for e in spec.seats]
         parts, outs = chip_parts(record)
         check_parts(parts, chips)
         return GameResult(

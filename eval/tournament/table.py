@@ -35,7 +35,7 @@ def _table(title: str | None, rows: list[tuple[str, ...]], columns: Sequence[int
     return table
 
 
-def print_leaderboard(result: TournamentResult, command: str | None = None) -> None:
+def print_leaderboard(result: TournamentResult, command: str | None = None, small_run_noted: bool = False) -> None:
     """Print the standings (and the command that reproduces the run)."""
     from rich.console import Console
 
@@ -55,7 +55,7 @@ def print_leaderboard(result: TournamentResult, command: str | None = None) -> N
         console.print(_table("chips per deal by source", rows, SOURCE_COLUMNS, CAPTION))
     console.print(WON_DEFINITION, markup=False, highlight=False)
     note = small_run_note(plan.config.blocks)
-    if note:
+    if note and not small_run_noted:  # the command line said it already, before the run
         console.print(f"note: {note}", markup=False, highlight=False)
     for name, why in plan.skipped.items():
         console.print(not_entered_line(name, why), markup=False, highlight=False)

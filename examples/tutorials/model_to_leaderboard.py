@@ -41,16 +41,12 @@ def main(argv: list[str] | None = None) -> Path:
     # 1. The safe file to share: weights and metadata, loaded with numpy alone (no pickle).
     run([newmarket, "export", args.model, agent, "--variant", args.variant])
     # 2. Measured against each baseline on duplicate boards (the same deals with the seats swapped).
-    run(
-        [sys.executable, "-m", "newmarket_env.train.measure", agent, "--variant", args.variant]
-        + ["--opponents", "random,greedy,control", "--boards", str(args.boards), "--seed", "2026"]
-    )
+    measure = [sys.executable, "-m", "newmarket_env.train.measure", agent, "--variant", args.variant]
+    run([*measure, "--opponents", "random,greedy,control", "--boards", str(args.boards), "--seed", "2026"])
     # 3. Entered in a tournament with the shipped agents; --save-records keeps every session.
     field = ",".join([agent, f"ppo-{args.variant}", "greedy", "control"])
-    run(
-        [newmarket, "tournament", "--variant", args.variant, "--agents", field, "--blocks", str(args.blocks)]
-        + ["--seed", "2026", "--save-records", "--out", args.out, "--overwrite", "--quiet"]
-    )
+    tournament = [newmarket, "tournament", "--variant", args.variant, "--agents", field, "--blocks", str(args.blocks)]
+    run([*tournament, "--seed", "2026", "--save-records", "--out", args.out, "--overwrite", "--quiet"])
     print((Path(args.out) / "leaderboard.md").read_text(encoding="utf-8"))
     # 4. Its games, in the browser.
     records = Path(args.out) / "records.jsonl.gz"

@@ -42,6 +42,7 @@ examples:
   newmarket watch                                          4 random agents, every hand shown
   newmarket watch --agents greedy,control,random,search --delay 0.5
   newmarket watch --variant michigan --seat 2 --table      told from seat 2, the table before each decision
+  newmarket watch --agents search,greedy,ppo-newmarket,control --thoughts   what each agent thought of its move
 """
 
 
@@ -200,7 +201,18 @@ def add_watch_arguments(parser: argparse.ArgumentParser) -> None:
         help="pause after each decision, to follow at reading speed (default: 0)",
     )
     parser.add_argument("--table", action="store_true", help="draw the table before every decision")
-    parser.add_argument("--save", default=None, metavar="FILE", help="write the session record (JSON) to FILE")
+    parser.add_argument(
+        "--thoughts",
+        action="store_true",
+        help="after each move, what the agent thought (its explain(): probabilities, searched candidates, "
+        "the rule that chose); with --seat, that seat's agent only",
+    )
+    parser.add_argument(
+        "--save",
+        default=None,
+        metavar="FILE",
+        help="write the session record (JSON) to FILE, with who sat where and what the agents thought",
+    )
 
 
 def _error(command: str, message: str) -> int:
@@ -292,6 +304,7 @@ def run_watch(args: argparse.Namespace) -> int:
             delay=args.delay,
             table=args.table,
             save=args.save,
+            thoughts=args.thoughts,
         )
         table = WatchTable(options)
     except ValueError as err:

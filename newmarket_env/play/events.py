@@ -39,12 +39,18 @@ from newmarket_env.play.words import Names, stop_reason
 from newmarket_env.rules import Rules
 
 
-def describe_events(events: Sequence[Event], rules: Rules, names: Names, reveal: bool = False) -> list[str]:
-    """Lines telling ``events`` in order."""
+def describe_events(
+    events: Sequence[Event], rules: Rules, names: Names, reveal: bool = False, previous: Event | None = None
+) -> list[str]:
+    """Lines telling ``events`` in order (``previous``: the event just before them in the deal, if any)."""
     lines: list[str] = []
     i = 0
     while i < len(events):
         event = events[i]
+        before = events[i - 1] if i else previous
+        stopper = before["seat"] if before is not None and before["type"] == "stop" else None
+        if event["type"] == "play" and stopper is not None and stopper != event["seat"]:
+            lines.append(_lead_passes(stopper, event["seat"], rules.num_players, names))
         if event["type"] == "stake":
             end = _end_of(events, i, lambda e: e["type"] == "stake")
             lines.extend(_stakes_lines([e for e in events[i:end] if e["type"] == "stake"], rules, names))
@@ -124,6 +130,18 @@ def _run_line(run: Sequence[Event], rules: Rules, names: Names) -> str:
     if seat is not None:
         parts.append(_segment(seat, cards, lead=not parts, names=names))
     return ", ".join(parts).replace(", ;", ";")
+
+
+def _lead_passes(stopper: int, leader: int, num_players: int, names: Names) -> str:
+    """``player_1 and you hold no card of the other colour: the lead passes to player_3``."""
+    passed = []
+    seat = stopper
+    while seat != leader:
+        passed.append(seat)
+        seat = (seat + 1) % num_players
+    who = " and ".join(names(s) for s in passed)
+    verb = "holds" if len(passed) == 1 and passed[0] != names.person else "hold"
+    return f"{who} {verb} no card of the other colour: the lead passes to {names(leader)}"
 
 
 def _segment(seat: int, cards: list[str], lead: bool, names: Names) -> str:
@@ -209,7 +227,7 @@ def _payment(event: PaymentEvent, rules: Rules, names: Names, reveal: bool) -> s
 
 
 def _out(event: OutEvent, rules: Rules, names: Names, reveal: bool) -> str:
-    verb = "win" if event["seat"] == names.viewer else "wins"
+    verb = "win" if event["seat"] == names.person else "wins"
     return f"{names.says(event['seat'], 'plays')} the last card and {verb} the deal"
 
 

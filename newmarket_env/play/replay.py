@@ -17,10 +17,15 @@ from newmarket_env.engine.record import session_record
 from newmarket_env.engine.types import IllegalActionError
 from newmarket_env.play.events import chips_line, describe_events
 from newmarket_env.play.feed import deal_footer, deal_header
-from newmarket_env.play.words import Names, hand_text
+from newmarket_env.play.summary import deal_summary, summary_lines
+from newmarket_env.play.thoughts import decisions_so_far, thought_lines
+from newmarket_env.play.words import Names, hand_text, seat_labels
 from newmarket_env.rules import VARIANTS, Rules, rules_from_dict
 
 _DEAL_KEYS = ("dealer", "hands", "dead", "events", "chips")
+#: A record's optional keys for the views, which the engine does not make (docs/contract.md): who sat where,
+#: and what the agents thought at their decisions.
+VIEW_KEYS = ("agents", "thoughts")
 
 
 # What reading a record file may cost, whatever the file holds (a gzip of zeros, /dev/zero):
@@ -82,7 +87,10 @@ def pick_record(read: Callable[[int], bytes], source: str, game: int) -> tuple[s
 
 def _titled(item: Any, number: int, count: int, source: str) -> tuple[str, Any]:
     if isinstance(item, dict) and isinstance(item.get("record"), dict):
-        return str(item.get("title") or f"record {number}"), item["record"]
+        record = item["record"]
+        if "agents" not in record and isinstance(item.get("seats"), list):  # written before records named them
+            record = {**record, "agents": [str(name) for name in item["seats"]]}
+        return str(item.get("title") or f"record {number}"), record
     return f"record {number}" if count > 1 else source, item
 
 
@@ -202,6 +210,11 @@ def check_record(record: Any, path: str) -> Rules:
     if not isinstance(record["rules"], dict):
         raise ValueError(f"{path}: 'rules' must be a mapping of rules parameters")
     rules = rules_from_dict(record["rules"], VARIANTS[record["variant"]].players)
+    agents = record.get("agents")
+    if agents is not None and not (
+        isinstance(agents, list) and len(agents) == rules.num_players and all(isinstance(a, str) for a in agents)
+    ):
+        raise ValueError(f"{path}: 'agents' must name the agent of each of the {rules.num_players} seats")
     deals = record["deals"]
     if not isinstance(deals, list) or not all(isinstance(d, dict) and set(_DEAL_KEYS) <= set(d) for d in deals):
         raise ValueError(f"{path}: every deal needs {', '.join(_DEAL_KEYS)}")
@@ -223,7 +236,8 @@ def first_difference(record: Mapping[str, Any]) -> str | None:
         game = rebuild_game(record)
     except IllegalActionError as err:  # the decisions no longer fit the deal (edited cards, dealer, actions)
         return f"{_first_illegal_decision(record)}: {err}"
-    return _first_difference(record, session_record(game, record["variant"]))
+    engine_part = {key: value for key, value in record.items() if key not in VIEW_KEYS}
+    return _first_difference(engine_part, session_record(game, record["variant"]))
 
 
 def _first_illegal_decision(record: Mapping[str, Any]) -> str:
@@ -283,16 +297,47 @@ def count_decisions(record: Mapping[str, Any]) -> int:
     return sum(1 for deal in record["deals"] for event in deal["events"] if "action" in event)
 
 
-def deal_lines(index: int, deal: Mapping[str, Any], rules: Rules, before: list[int]) -> list[str]:
-    """One deal told in full: hands as dealt, events, chips after it."""
-    names = Names(rules.num_players)
+def record_names(record: Mapping[str, Any], rules: Rules) -> Names:
+    """The seats of ``record`` named with their agents, when the record says who sat where."""
+    return Names(rules.num_players, labels=seat_labels(record.get("agents")))
+
+
+def _thoughts_of_deal(
+    deals: list[Mapping[str, Any]], index: int, thoughts: list[Mapping[str, Any]]
+) -> list[Mapping[str, Any]]:
+    """The entries of a record's ``thoughts`` said during deal ``index`` (by their decision numbers)."""
+    first = decisions_so_far(deals[:index])
+    last = first + decisions_so_far(deals[index : index + 1])
+    return [entry for entry in thoughts if first <= entry["decision"] < last]
+
+
+def deal_lines(
+    index: int,
+    deals: list[Mapping[str, Any]],
+    rules: Rules,
+    before: list[int],
+    names: Names | None = None,
+    thoughts_said: list[Mapping[str, Any]] = (),  # type: ignore[assignment]
+) -> list[str]:
+    """Deal ``index`` of ``deals`` told in full: hands as dealt, events, what the agents thought (a record's
+    ``thoughts``), the result, chips after it."""
+    deal = deals[index]
+    names = names or Names(rules.num_players)
+    width = max(9, *(len(names(s)) for s in range(rules.num_players)))
     lines = [deal_header(index, deal, rules, names)]
     for seat, hand in enumerate(deal["hands"]):
-        lines.append(f"  {names(seat):<9} {hand_text(hand, rules.ace_high)}")
+        lines.append(f"  {names(seat):<{width}} {hand_text(hand, rules.ace_high)}")
     if deal["dead"]:
-        lines.append(f"  {'dead hand':<9} {hand_text(deal['dead'], rules.ace_high)}")
+        lines.append(f"  {'dead hand':<{width}} {hand_text(deal['dead'], rules.ace_high)}")
     lines.extend("  " + line for line in describe_events(deal["events"], rules, names, reveal=True))
+    thoughts = _thoughts_of_deal(deals, index, thoughts_said)
+    if thoughts:
+        lines.append("  what the agents thought (decisions counted from 1 in the session)")
+        for entry in thoughts:
+            said = thought_lines(entry, names)
+            lines += [f"  decision {entry['decision'] + 1}:", *("  " + line for line in said)]
     if deal["chips"]:
+        lines.extend(summary_lines(deal_summary(deals, index, rules), rules, names, reveal=True))
         lines.append(deal_footer(index, deal["chips"], before, names))
     else:
         lines.append(f"deal {index + 1} was not finished when the record was saved")
@@ -330,20 +375,20 @@ def show_record(
         f"{len(record['deals'])} of {rules.num_deals} deal(s), aces {'high' if rules.ace_high else 'low'}, "
         f"boodles {' '.join(rules.boodles)}"
     )
+    names = record_names(record, rules)
+    if record.get("agents"):
+        write("the players: " + ", ".join(names(s) for s in range(rules.num_players)))
     pager, shown = _Pager(step, read, write), 0
     before = [rules.starting_chips] * rules.num_players
     for index, deal in enumerate(record["deals"]):
         if only is None or index + 1 == only:
             if shown and not pager.go_on():
                 return
-            for line in deal_lines(index, deal, rules, before):
+            for line in deal_lines(index, record["deals"], rules, before, names, record.get("thoughts") or []):
                 write(line)
             shown += 1
         before = list(deal["chips"]) or before
     final = record["deals"][-1]["chips"] if record["deals"] else []
     if final and only is None:
         start = [rules.starting_chips] * rules.num_players
-        write(
-            f"final balances (each started with {rules.starting_chips}): "
-            f"{chips_line(final, start, Names(rules.num_players))}"
-        )
+        write(f"final balances (each started with {rules.starting_chips}): {chips_line(final, start, names)}")

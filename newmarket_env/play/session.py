@@ -22,13 +22,14 @@ from newmarket_env.engine.types import Decision
 from newmarket_env.envs import env as make_env
 from newmarket_env.play.events import chips_line
 from newmarket_env.play.feed import RecordFeed
-from newmarket_env.play.prompt import Choices, QuitSession, ask
+from newmarket_env.play.prompt import QUIT_WORDS, Choices, QuitSession, ask
 from newmarket_env.play.table import table_lines
-from newmarket_env.play.words import Names, count_text
+from newmarket_env.play.words import Names, count_text, seat_labels
 from newmarket_env.rules import LeadRule
 
 Write = Callable[[str], None]
 Read = Callable[[str], str]
+PERSON = "person"  # the name of a person's seat in a record's ``agents``
 
 
 @dataclass
@@ -70,7 +71,9 @@ class Table:
         self.opponents = {
             s: make_agent(name, env=self.env, seed=self.seed + 1 + s) for s, name in zip(others, names, strict=True)
         }
-        self.labels = {s: f"player_{s} ({name})" for s, name in zip(others, names, strict=True)}
+        #: who sits where: the agents' names, and PERSON at the person's seat (a saved record's ``agents``)
+        self.agent_names = [PERSON if s == self.seat else names[others.index(s)] for s in range(n)]
+        self.labels = {s: label for s, label in seat_labels(self.agent_names).items() if s != self.seat}
 
     def start(self) -> None:
         for agent in self.opponents.values():
@@ -130,9 +133,13 @@ def play(table: Table, read: Read = input, write: Write = print) -> int:
         _write_all(feed.new_lines(), write)
         _final(game.balances, table.rules.starting_chips, Names(table.rules.num_players, table.seat), write)
     if options.save:
-        save_record(table.env.unwrapped.record(), options.save)
+        save_record({**table.env.unwrapped.record(), "agents": table.agent_names}, options.save)
         write(f"record saved to {options.save} (watch it with: newmarket replay {options.save})")
     return 0
+
+
+#: The question between two deals; it ends as the decision prompt does (tools that drive the game wait for it).
+NEXT_DEAL_PROMPT = "-- the deal is over: Enter for the next deal (q to quit)> "
 
 
 def _play_loop(table: Table, feed: RecordFeed, names: Names, read: Read, write: Write) -> None:
@@ -146,7 +153,17 @@ def _play_loop(table: Table, feed: RecordFeed, names: Names, read: Read, write: 
             action = _human_turn(game, table.seat, names, read, write)
         else:
             action = table.opponents[seat].act(env.observe(agent))
+        finished = _finished_deals(game)
         env.step(int(action))
+        if _finished_deals(game) > finished and not game.over:
+            # The deal's result (every hand left, the boodles, the pot, the chips), then the person's pace.
+            _write_all(feed.new_lines(to_deal_end=True), write)
+            if read(NEXT_DEAL_PROMPT).strip().lower() in QUIT_WORDS:
+                raise QuitSession
+
+
+def _finished_deals(game) -> int:
+    return sum(1 for deal in game.deals if deal["chips"])
 
 
 def _human_turn(game, seat: int, names: Names, read: Read, write: Write) -> int:

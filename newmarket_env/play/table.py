@@ -20,7 +20,8 @@ def table_lines(game: EngineGame, viewer: int, names: Names) -> list[str]:
     """Everything ``viewer`` may see of the table, one fact per line."""
     rules = game.rules
     deal = min(game.deal_index + 1, rules.num_deals)
-    lines = [f"-- deal {deal} of {rules.num_deals} -- dealer: {names(game.dealer)} -- you are player_{viewer} --"]
+    seen = f"you are player_{viewer}" if names.person == viewer else f"seen from {names(viewer)}"
+    lines = [f"-- deal {deal} of {rules.num_deals} -- dealer: {names(game.dealer)} -- {seen} --"]
     stacks = "  ".join(f"{card}: {chips}" for card, chips in zip(rules.boodles, game.boodle_stacks, strict=True))
     lines.append(f"layout    {stacks}    pot: {game.pot}")
     lines.extend(_seat_lines(game, names))
@@ -30,19 +31,20 @@ def table_lines(game: EngineGame, viewer: int, names: Names) -> list[str]:
     known = game.public_dead | game.known_dead[viewer]
     if known:
         lines.append("known dead  " + " ".join(_in_order(known, rules.ace_high)))
-    lines.append("your hand")
+    lines.append("your hand" if names.person == viewer else f"{names(viewer)}'s hand")
     lines.extend("  " + line for line in hand_lines(iter_cards(game.hands[viewer]), rules.ace_high) or ["(empty)"])
     return lines
 
 
 def _seat_lines(game: EngineGame, names: Names) -> list[str]:
     lines = []
+    width = max(9, *(len(names(seat)) for seat in range(game.n)))  # long agent names keep the columns
     for seat in range(game.n):
         mark = "  (dealer)" if seat == game.dealer else ""
         cards, chips = game.hands[seat].bit_count(), game.balances[seat]
         # "1 card " keeps the columns of "7 cards" aligned
         lines.append(
-            f"  {names(seat):<9} {cards:>2} {'card ' if cards == 1 else 'cards'}  {chips:>4} "
+            f"  {names(seat):<{width}} {cards:>2} {'card ' if cards == 1 else 'cards'}  {chips:>4} "
             f"{'chip ' if chips == 1 else 'chips'}{mark}".rstrip()
         )
     return lines

@@ -22,7 +22,8 @@ from newmarket_env.envs import env as make_env
 from newmarket_env.play.feed import RecordFeed
 from newmarket_env.play.session import _final, check_save_path
 from newmarket_env.play.table import table_lines
-from newmarket_env.play.words import Names
+from newmarket_env.play.thoughts import decisions_so_far, explain_and_act, thought_entry, thought_lines
+from newmarket_env.play.words import Names, seat_labels
 
 Write = Callable[[str], None]
 
@@ -40,6 +41,7 @@ class WatchOptions:
     delay: float = 0.0  # seconds to wait after each decision that added lines
     table: bool = False  # also draw the table (from ``seat``, or all hands) before each decision
     save: str | None = None
+    thoughts: bool = False  # tell what each agent thought (its explain), after its move
 
 
 class WatchTable:
@@ -66,7 +68,8 @@ class WatchTable:
         names = options.agents * n if len(options.agents) == 1 else list(options.agents)
         self.seed = random.randrange(10**6) if options.seed is None else options.seed
         self.agents = [make_agent(name, env=self.env, seed=self.seed + 1 + s) for s, name in enumerate(names)]
-        self.labels = {s: f"player_{s} ({name})" for s, name in enumerate(names)}
+        self.agent_names = names
+        self.labels = seat_labels(names)
 
 
 def watch(table: WatchTable, write: Write = print, sleep: Callable[[float], None] = time.sleep) -> int:
@@ -76,7 +79,7 @@ def watch(table: WatchTable, write: Write = print, sleep: Callable[[float], None
         agent.reset()
     env.reset(seed=table.seed)
     game = env.unwrapped.game
-    names = Names(rules.num_players, options.seat, table.labels)
+    names = Names(rules.num_players, options.seat, table.labels, you=False)
     view = "every hand shown" if options.seat is None else f"told from {names(options.seat)}'s seat"
     write(
         f"newmarket watch -- variant {options.variant}, {rules.num_players} players, {rules.num_deals} deal(s), "
@@ -85,13 +88,19 @@ def watch(table: WatchTable, write: Write = print, sleep: Callable[[float], None
     write("the players: " + ", ".join(table.labels.values()))
     write("")
     feed = RecordFeed(game.deals, rules, names, reveal=options.seat is None)
+    said: list[dict] = []  # the record's thoughts
     while not game.over:
         if options.table:
             for line in table_lines(game, game.to_act if options.seat is None else options.seat, names):
                 write(line)
-        seat = game.to_act
-        env.step(int(table.agents[seat].act(env.observe(env.agent_selection))))
+        seat, kind, decision = game.to_act, game.decision, decisions_so_far(game.deals)
+        action, thoughts = explain_and_act(table.agents[seat], env.observe(env.agent_selection))
+        env.step(action)
         lines = feed.new_lines()
+        if thoughts is not None:
+            said.append(thought_entry(decision, seat, table.agent_names[seat], action, thoughts, kind, rules))
+            if options.thoughts and options.seat in (None, seat):  # a seat's view: that seat's thoughts only
+                lines += thought_lines(said[-1], names)
         for line in lines:
             write(line)
         if lines and options.delay:
@@ -100,6 +109,6 @@ def watch(table: WatchTable, write: Write = print, sleep: Callable[[float], None
         write(line)
     _final(game.balances, rules.starting_chips, names, write)
     if options.save:
-        save_record(env.unwrapped.record(), options.save)
+        save_record({**env.unwrapped.record(), "agents": table.agent_names, "thoughts": said}, options.save)
         write(f"record saved to {options.save} (watch it again with: newmarket replay {options.save})")
     return 0

@@ -31,23 +31,32 @@ _IRREGULAR = {"passes": "pass", "is": "are", "has": "have", "goes": "go"}
 
 
 class Names:
-    """How seats are called: ``you`` for the viewer, ``player_k`` for everyone else."""
+    """How seats are called: ``you`` for the viewer (the person at the table), ``player_k`` or its label for
+    everyone else. ``you=False`` keeps the viewer's own name: a session watched from one seat."""
 
-    def __init__(self, num_players: int, viewer: int | None = None, labels: dict[int, str] | None = None) -> None:
+    def __init__(
+        self, num_players: int, viewer: int | None = None, labels: dict[int, str] | None = None, you: bool = True
+    ) -> None:
         self.viewer = viewer
         self._labels = {s: f"player_{s}" for s in range(num_players)}
         self._labels.update(labels or {})
-        if viewer is not None:
-            self._labels[viewer] = "you"
+        self.person = viewer if you else None  # the seat addressed as "you", if any
+        if self.person is not None:
+            self._labels[self.person] = "you"
 
     def __call__(self, seat: int | None) -> str:
         return "nobody" if seat is None else self._labels[seat]
 
     def says(self, seat: int, verb: str) -> str:
         """``"player_2 leads"`` or ``"you lead"``: the subject and its verb agreeing."""
-        if seat != self.viewer:
+        if seat != self.person:
             return f"{self(seat)} {verb}"
         return f"you {_IRREGULAR.get(verb, verb[:-1] if verb.endswith('s') else verb)}"
+
+
+def seat_labels(agents: Iterable[str | None] | None) -> dict[int, str]:
+    """``{2: "player_2 (greedy)"}``: each seat named with the agent that sat there (a record's ``agents``)."""
+    return {s: f"player_{s} ({name})" for s, name in enumerate(agents or []) if name}
 
 
 def count_text(count: int, noun: str) -> str:

@@ -22,7 +22,18 @@ from newmarket_env import cli, cli_common
 OPTIONS = {
     "play": ["--variant", "--players", "--seat", "--seed", "--agents", "--set", "--save"],
     "replay": ["FILE", "--game", "--gif", "--all", "--deal", "--verify"],
-    "watch": ["--variant", "--players", "--agents", "--seed", "--set", "--seat", "--delay", "--table", "--save"],
+    "watch": [
+        "--variant",
+        "--players",
+        "--agents",
+        "--seed",
+        "--set",
+        "--seat",
+        "--delay",
+        "--table",
+        "--thoughts",
+        "--save",
+    ],
     "tournament": [
         "--agents",
         "--variant",
@@ -68,7 +79,7 @@ OPTIONS = {
         "--json",
         "--markdown",
     ],
-    "serve": ["--host", "--port"],
+    "serve": ["--host", "--port", "--allow-host"],
 }
 # The commands a module runs on its own too: python -m MODULE.
 STANDALONE = {

@@ -222,20 +222,22 @@ def test_a_deal_is_told_in_full():
     record = _session("michigan", 3, deals=1)
     rules = rules_from_dict(record["rules"])
     deal = record["deals"][0]
-    lines = deal_lines(0, deal, rules, [rules.starting_chips] * 4)
+    lines = deal_lines(0, record["deals"], rules, [rules.starting_chips] * 4)
     assert lines[0].startswith("==== deal 1 of 1 ==== dealer: player_")
     assert lines[-1] == "" and lines[-2].startswith("chips after deal 1: ")
     # Every hand, then the dead hand, each on its own line, in the rules' card order (aces high here).
     assert [line.split()[0] for line in lines[1:5]] == ["player_0", "player_1", "player_2", "player_3"]
     assert lines[5].startswith("  dead hand ")
-    assert all(line.startswith("  ") for line in lines[1:-2])
+    result = lines.index("---- deal 1 of 1: the result ----")
+    assert all(line.startswith("  ") for line in lines[1:result])
+    assert any(e["type"] == "play" for e in deal["events"])
 
 
 def test_newbury_discards_are_shown_face_up():
     """The replay shows everything (reveal=True): the cards of each discard are named."""
     record = _session("newbury", 3, deals=1)
     rules = rules_from_dict(record["rules"])
-    lines = deal_lines(0, record["deals"][0], rules, [rules.starting_chips] * 4)
+    lines = deal_lines(0, record["deals"], rules, [rules.starting_chips] * 4)
     discards = [e for e in record["deals"][0]["events"] if e["type"] == "discard"]
     assert discards
     shown = " ".join(line for line in lines if " discards " in line)
@@ -247,7 +249,7 @@ def test_an_unfinished_deal_says_so():
     record = _session("michigan", 2)
     rules = rules_from_dict(record["rules"])
     deal = {**record["deals"][1], "chips": []}
-    lines = deal_lines(1, deal, rules, [0] * rules.num_players)
+    lines = deal_lines(1, [record["deals"][0], deal], rules, [0] * rules.num_players)
     assert lines[-2:] == ["deal 2 was not finished when the record was saved", ""]
 
 
@@ -270,7 +272,7 @@ def test_the_whole_record_is_shown(variant, aces):
     assert (
         second
         == "chips after deal 2: "
-        + deal_lines(1, record["deals"][1], rules, record["deals"][0]["chips"])[-2].split(": ", 1)[1]
+        + deal_lines(1, record["deals"], rules, record["deals"][0]["chips"])[-2].split(": ", 1)[1]
     )
     assert all(str(c) in out[-1] for c in final)
 
@@ -280,11 +282,9 @@ def test_one_deal_alone_and_paging(records):
     rules = rules_from_dict(record["rules"])
     out: list[str] = []
     show_record(record, rules, step=True, read=lambda prompt: "", write=out.append, only=2)
-    assert [line for line in out if line.startswith("==== deal")] == [
-        deal_lines(1, record["deals"][1], rules, [0] * 4)[0]
-    ]
+    assert [line for line in out if line.startswith("==== deal")] == [deal_lines(1, record["deals"], rules, [0] * 4)[0]]
     assert not any(line.startswith("final balances") for line in out)
-    footer = deal_lines(1, record["deals"][1], rules, record["deals"][0]["chips"])[-2]
+    footer = deal_lines(1, record["deals"], rules, record["deals"][0]["chips"])[-2]
     assert footer in out  # counted from the first deal's chips, though that deal was not shown
     asked: list[str] = []
     out = []

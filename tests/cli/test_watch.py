@@ -33,7 +33,8 @@ def test_watch_tells_the_whole_session_with_every_hand(capsys, tmp_path):
     )
     out = capsys.readouterr().out
     record = _direct_session(4, 2)
-    assert json.loads(saved.read_text()) == record
+    saved_record = json.loads(saved.read_text())
+    assert {k: v for k, v in saved_record.items() if k != "thoughts"} == {**record, "agents": AGENTS}  # who sat where
     for k, deal in enumerate(record["deals"], start=1):
         assert f"==== deal {k} of 2 ====" in out
         for seat in range(len(deal["hands"])):  # every hand as dealt (the replay's words)
@@ -46,11 +47,23 @@ def test_watch_tells_the_whole_session_with_every_hand(capsys, tmp_path):
 def test_watch_from_one_seat_hides_the_other_hands(capsys):
     assert cli.main(["watch", "--variant", "newbury", "--seed", "2", "--seat", "1", "--set", "num_deals=1"]) == 0
     out = capsys.readouterr().out
-    assert "you hold" not in out and " holds " not in out and "dead hand " not in out
-    assert "your hand as dealt: " in out
+    assert not re.search(r" holds? (clubs|diamonds|hearts|spades) ", out) and "dead hand " not in out
+    assert "player_1 (random)'s hand as dealt: " in out
     for line in out.splitlines():  # other seats' discards are told without their cards
-        if "discards" in line and not line.startswith("you "):
+        if "discards" in line and not line.startswith("player_1 "):
             assert not re.search(r"\b[A2-9TJQK][CDHS]\b", line), line
+
+
+def test_watching_from_a_seat_does_not_call_it_you(capsys):
+    """The watcher is not at the table: the seat keeps its name in every line, the table drawing too."""
+    argv = ["watch", "--variant", "michigan", "--seat", "2", "--table", "--seed", "3", "--set", "num_deals=1"]
+    assert cli.main(argv) == 0
+    out = capsys.readouterr().out
+    assert "told from player_2 (random)'s seat" in out
+    assert "-- seen from player_2 (random) --" in out and "player_2 (random)'s hand" in out
+    assert not re.search(r"\b(you|your|you're)\b", out, re.I), [
+        line for line in out.splitlines() if re.search(r"\b(you|your)\b", line, re.I)
+    ][:3]
 
 
 @pytest.mark.parametrize(
@@ -100,5 +113,30 @@ def test_replay_gif_bad_folder_is_one_line(tmp_path, capsys):
 def test_watch_table_draws_the_seats_view_before_each_decision(capsys):
     assert cli.main(["watch", "--seed", "3", "--seat", "2", "--table", "--set", "num_deals=1"]) == 0
     out = capsys.readouterr().out
-    tables = out.count("-- you are player_2 --")
-    assert tables > 0 and tables == out.count("your hand\n")
+    tables = out.count("-- seen from player_2 (random) --")
+    assert tables > 0 and tables == out.count("player_2 (random)'s hand\n")
+
+
+def test_watch_tells_what_the_agents_thought_and_the_replay_shows_it(capsys, tmp_path):
+    saved = tmp_path / "thought.json"
+    argv = ["watch", "--agents", "greedy,search,random,control", "--thoughts", "--seed", "6"]
+    assert cli.main([*argv, "--set", "num_deals=1", "--save", str(saved)]) == 0
+    out = capsys.readouterr().out
+    record = json.loads(saved.read_text())
+    decisions = [e for d in record["deals"] for e in d["events"] if "action" in e]
+    assert record["thoughts"]
+    for entry in record["thoughts"]:
+        # Each entry sits at the decision it was said at: the record's action there is the one marked taken.
+        assert decisions[entry["decision"]]["action"] == entry["action"]
+        assert decisions[entry["decision"]].get("seat") in (entry["seat"], None)
+        assert entry["agent"] == AGENTS_THOUGHT[entry["seat"]]
+    for seat, name in enumerate(AGENTS_THOUGHT):
+        assert f"  player_{seat} ({name}) thinks: " in out
+    assert "mean chips" in out and "worlds 64" in out  # search's candidates
+    assert re.search(r"    > lead \w\w: score ", out)  # a rule baseline's scores, the lead taken marked
+    assert cli.main(["replay", str(saved), "--all"]) == 0
+    shown = capsys.readouterr().out
+    assert "what the agents thought" in shown and "player_1 (search) thinks: mean chips" in shown
+
+
+AGENTS_THOUGHT = ["greedy", "search", "random", "control"]

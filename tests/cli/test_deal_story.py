@@ -1,0 +1,137 @@
+"""The story of a deal in the terminal: the hand after a widow exchange, the lead passing over a seat, the
+result of each deal (every hand left, boodles, pot, chips) and the wait before the next deal."""
+
+from __future__ import annotations
+
+import random
+import re
+
+from newmarket_env import cli, env
+from newmarket_env.cards import card_from_text, other_colour_mask
+from newmarket_env.engine.record import replay_steps
+from newmarket_env.play.events import describe_events
+from newmarket_env.play.session import NEXT_DEAL_PROMPT, PlayOptions, play, prepare
+from newmarket_env.play.words import Names
+from newmarket_env.rules import make_rules
+
+
+def _play(options: PlayOptions, answer) -> tuple[list[str], list[str], dict]:
+    """Play through the real session code; ``answer(prompt, screen)`` types each answer."""
+    table = prepare(options)
+    screen: list[str] = []
+    prompts: list[str] = []
+
+    def read(prompt: str) -> str:
+        prompts.append(prompt)
+        return answer(prompt, screen)
+
+    assert play(table, read=read, write=screen.append) == 0
+    return screen, prompts, table.env.unwrapped.record()
+
+
+def test_the_hand_after_taking_the_widow_is_shown():
+    """michigan, the person deals (seat 0) and takes the widow: the new hand is the widow as dealt."""
+
+    def answer(prompt: str, screen: list[str]) -> str:
+        return "take" if screen[-2:] and "keep your hand, or take the widow" in "\n".join(screen[-6:]) else "1"
+
+    screen, _, record = _play(
+        PlayOptions(variant="michigan", agents=["greedy"], seed=7, overrides={"num_deals": 1}), answer
+    )
+    text = "\n".join(screen)
+    assert "you take the widow" in text
+    shown = re.search(r"^you take the widow\nyour hand now: (.+)$", text, re.M)
+    assert shown, text[:3000]
+    widow = record["deals"][0]["dead"]  # the widow as dealt: the record's dead hand
+    told = shown.group(1).replace("|", " ").split()
+    suits = {"clubs": "C", "diamonds": "D", "hearts": "H", "spades": "S"}
+    cards, suit = [], None
+    for word in told:
+        if word in suits:
+            suit = suits[word]
+        else:
+            cards.append(word + suit)
+    assert sorted(cards) == sorted(widow)
+
+
+def test_play_tells_each_deals_result_and_waits_for_the_person():
+    screen, prompts, record = _play(
+        PlayOptions(variant="newmarket", agents=["greedy"], seed=11, overrides={"num_deals": 3}),
+        lambda prompt, screen: "" if prompt == NEXT_DEAL_PROMPT else "1",
+    )
+    assert prompts.count(NEXT_DEAL_PROMPT) == 2  # between deals 1-2 and 2-3, not after the last
+    text = "\n".join(screen)
+    rules = make_rules("newmarket", num_deals=3)
+    names = Names(4, viewer=0)
+    for k, deal in enumerate(record["deals"], start=1):
+        block = text.split(f"---- deal {k} of 3: the result ----\n", 1)[1].split("\nchips after deal", 1)[0]
+        out = next(e["seat"] for e in deal["events"] if e["type"] == "out")
+        assert block.splitlines()[0] == f"{names.says(out, 'goes')} out and {'win' if out == 0 else 'wins'} the deal"
+        # The cards each loser paid for (the record's payments) are the cards listed as left in its hand.
+        left = {e["from"]: e["amount"] // rules.per_card_payment for e in deal["events"] if e.get("reason") == "cards"}
+        for seat in range(4):
+            line = next(x for x in block.splitlines() if x.startswith(f"  {names(seat)} "))
+            assert line.endswith(f"({left.get(seat, 0)} card{'' if left.get(seat, 0) == 1 else 's'})"), line
+        for boodle in (e for e in deal["events"] if e["type"] == "boodle"):
+            assert f"{boodle['card']} paid {names(boodle['seat'])} {boodle['amount']} chip" in block
+    # The wait comes after the deal's result and before the next deal is told.
+    first_wait = prompts.index(NEXT_DEAL_PROMPT)
+    assert first_wait >= 0 and "==== deal 2 of 3 ====" in text
+
+
+def test_q_between_deals_stops_the_session():
+    _, prompts, record = _play(
+        PlayOptions(variant="newmarket", agents=["random"], seed=3, overrides={"num_deals": 2}),
+        lambda prompt, screen: "q" if prompt == NEXT_DEAL_PROMPT else "1",
+    )
+    assert prompts[-1] == NEXT_DEAL_PROMPT and len(record["deals"]) == 2 and not record["deals"][1]["chips"]
+
+
+def _newbury_with_a_passed_lead():
+    """A newbury session of random play where a lead passed over the stopper, with the engine's hands then."""
+    for seed in range(200):
+        e = env(variant="newbury", num_deals=1)
+        e.reset(seed=seed)
+        game, rng = e.unwrapped.game, random.Random(seed)
+        while not game.over:
+            e.step(rng.choice(game.legal))
+        record = e.unwrapped.record()
+        events = record["deals"][0]["events"]
+        for k in range(1, len(events)):
+            passed = events[k]["type"] == "play" and events[k - 1]["type"] == "stop"
+            if passed and events[k]["seat"] != events[k - 1]["seat"]:
+                return record, k
+    raise AssertionError("no passed lead in 200 newbury sessions")
+
+
+def test_newbury_says_when_the_lead_passes_over_a_player():
+    record, k = _newbury_with_a_passed_lead()
+    events = record["deals"][0]["events"]
+    stop, lead = events[k - 1], events[k]
+    rules = make_rules("newbury", num_deals=1)
+    lines = describe_events(events, rules, Names(4))
+    passing = [line for line in lines if "the lead passes to" in line]
+    assert passing, lines
+    passed = []
+    seat = stop["seat"]
+    while seat != lead["seat"]:
+        passed.append(seat)
+        seat = (seat + 1) % 4
+    expected = " and ".join(f"player_{s}" for s in passed)
+    assert any(line.startswith(f"{expected} hold") and line.endswith(f"player_{lead['seat']}") for line in passing)
+    # The engine agrees: at that lead, every passed seat held no card of the other colour from the stop.
+    colour = other_colour_mask(card_from_text(stop["card"]) // 13)
+    for game in replay_steps(record):
+        if game.played >> card_from_text(lead["card"]) & 1:
+            break
+        if game.played >> card_from_text(stop["card"]) & 1 and game.to_act == lead["seat"]:
+            assert all(not game.hands[s] & colour for s in passed)
+            break
+
+
+def test_watch_table_keeps_its_columns_with_long_agent_names(capsys):
+    argv = ["watch", "--agents", "random,control,lowest,greedy", "--table", "--seed", "1", "--set", "num_deals=1"]
+    assert cli.main(argv) == 0
+    rows = [line for line in capsys.readouterr().out.splitlines() if re.match(r"  player_\d \(\w+\) +\d+ card", line)]
+    assert rows
+    assert len({row.index(" card") for row in rows}) == 1 and len({row.index(" chip") for row in rows}) == 1
