@@ -9,9 +9,10 @@ import gzip
 import json
 import os
 import random
-import resource
 import subprocess
 import sys
+import tempfile
+import time
 import zlib
 
 import pytest
@@ -24,14 +25,27 @@ PEAK_MB = 300  # the interpreter and the engine are about 70 MB; unpacking 1 GiB
 
 
 def replay(*args: str) -> tuple[subprocess.CompletedProcess, float]:
-    """``newmarket replay ARGS`` in a child; its result and the peak memory (MB) of the children so far."""
-    done = subprocess.run(
-        [sys.executable, "-m", "newmarket_env.cli", "replay", *args],
-        capture_output=True,
-        text=True,
-        timeout=HANG_GUARD_S,
-    )
-    return done, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+    """``newmarket replay ARGS`` in a child; its result and that child's own peak memory (MB).
+
+    ``os.wait4`` gives the rusage of the one child waited for (``RUSAGE_CHILDREN`` would be the largest of
+    every child this test process ever ran, such as another test's torch-importing subprocess).
+    """
+    with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err:
+        child = subprocess.Popen([sys.executable, "-m", "newmarket_env.cli", "replay", *args], stdout=out, stderr=err)
+        deadline = time.monotonic() + HANG_GUARD_S
+        while True:
+            pid, status, usage = os.wait4(child.pid, os.WNOHANG)
+            if pid:
+                break
+            if time.monotonic() > deadline:
+                child.kill()
+                raise AssertionError(f"newmarket replay {args} did not end within {HANG_GUARD_S} s")
+            time.sleep(0.05)
+        child.returncode = os.waitstatus_to_exitcode(status)
+        out.seek(0)
+        err.seek(0)
+        done = subprocess.CompletedProcess(child.args, child.returncode, out.read(), err.read())
+    return done, usage.ru_maxrss / 1024
 
 
 def gzip_of(piece: bytes, times: int) -> bytes:
