@@ -35,7 +35,7 @@ def vector_env(**kwargs):
 # The agents are reached only through these two functions, imported when called: the engine, the envs
 # and the observation do not depend on newmarket_env.agents (see newmarket_env.agent_factory).
 def available_agents() -> list[str]:
-    """Every name :func:`load_agent` accepts: baselines and shipped trained agents."""
+    """Every name :func:`load_agent` accepts: baselines, shipped trained agents and installed plugins' agents."""
     from newmarket_env.agents import available_agents as _available
 
     return _available()
