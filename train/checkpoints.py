@@ -5,6 +5,16 @@ renamed into place) with a sidecar ``ppo_<steps>_steps.json`` written after it: 
 count, the size and the SHA-256 of the zip. A checkpoint without a matching sidecar (killed while
 saving, copied from another run, truncated later) is skipped with a message, and the previous good one
 is used.
+
+What ``--resume`` trusts. An SB3 zip holds cloudpickled Python objects (the spaces, the schedules) that
+``MaskablePPO.load`` would unpickle, which can run any code. A resumed run never calls it:
+:func:`load_weights` builds the model from the run's config and reads from the zip only the
+``policy.pth`` and ``policy.optimizer.pth`` tensors, through torch's weights-only loader (tensors and
+plain containers; anything else is refused), and two integers (the step and update counts) from its
+``data`` JSON, never the pickled entries. On top of that, checkpoints are read only from a folder this
+user owns that other users cannot write (:func:`check_checkpoint_folder`), and only files this user owns
+with a stamp of the folder's own run. So a run folder from someone else can at worst give bad weights,
+never run code.
 """
 
 from __future__ import annotations
@@ -13,7 +23,9 @@ import hashlib
 import json
 import os
 import re
+import stat
 import tempfile
+import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -86,6 +98,8 @@ def _problem(path: Path, steps: int, run_id: str) -> str | None:
         return "has no readable stamp (it was not finished, or is from an older version)"
     if not isinstance(stamp, dict) or stamp.get("run_id") != run_id or stamp.get("steps") != steps:
         return "belongs to another run"
+    if path.stat().st_uid != os.getuid():
+        return f"belongs to another user (uid {path.stat().st_uid})"
     if path.stat().st_size != stamp.get("bytes") or _digest(path) != stamp.get("sha256"):
         return "is damaged (its size or checksum differs from when it was saved)"
     return None
@@ -107,3 +121,49 @@ class AtomicCheckpoints(BaseCallback):
             self.last = self.num_timesteps // self.every * self.every
             save_checkpoint(self.model, self.folder, self.run_id)
         return True
+
+
+class CheckpointError(ValueError):
+    """A checkpoint that cannot be read as weights; one line."""
+
+
+def check_checkpoint_folder(out_dir: Path) -> None:
+    """``--resume`` reads checkpoints only from a folder of this user's that other users cannot write."""
+    me = os.getuid()
+    for folder in (out_dir, out_dir / "checkpoints"):
+        if not folder.is_dir():
+            continue
+        info = folder.stat()
+        if info.st_uid != me:
+            raise ValueError(
+                f"--resume: {folder} belongs to another user (uid {info.st_uid}); resume only runs you made "
+                "(a saved agent, final.npz, is safe to use from anyone: it holds numbers only)"
+            )
+        if info.st_mode & stat.S_IWOTH:
+            raise ValueError(
+                f"--resume: {folder} is writable by every user, so anyone could have put a checkpoint there; "
+                f"if you trust what is in it, chmod o-w {folder} and resume again"
+            )
+
+
+#: The plain integers a resumed model takes from the checkpoint's ``data`` JSON.
+_COUNTS = ("num_timesteps", "_n_updates")
+
+
+def load_weights(model: Any, path: Path) -> None:
+    """Give ``model`` (built from the run's config) the weights, optimiser state and step count of
+    checkpoint ``path``, reading only tensors and integers (the module's notes); ``CheckpointError`` if not."""
+    try:
+        model.set_parameters(str(path), exact_match=True, device="cpu")  # the .pth files, weights only
+        with zipfile.ZipFile(path) as archive:
+            data = json.loads(archive.read("data"))
+    except Exception as err:  # a refused pickle, a shape that differs, a damaged zip: one line, whatever it is
+        first = str(err).strip().splitlines()[0] if str(err).strip() else ""
+        raise CheckpointError(
+            f"--resume: {path} cannot be loaded as weights ({type(err).__name__}: {first}); start a new run"
+        ) from None
+    for key in _COUNTS:
+        value = data.get(key) if isinstance(data, dict) else None
+        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+            raise CheckpointError(f"--resume: {path} has no step count {key!r} as a plain number; start a new run")
+        setattr(model, key, value)

@@ -11,7 +11,7 @@ import argparse
 import shlex
 from collections.abc import Sequence
 
-from newmarket_env.cli_common import EXIT_BAD_INPUT, EXIT_OK, command_parser, fail
+from newmarket_env.cli_common import EXIT_BAD_INPUT, EXIT_FAILED, EXIT_OK, command_parser, fail
 
 PROG = "python -m newmarket_env.train"
 DESCRIPTION = "Train a MaskablePPO agent from a YAML config (keys: --describe; rules: docs/rules.md)."
@@ -123,6 +123,7 @@ def run(args: argparse.Namespace) -> int:
         return EXIT_OK
     if not args.config:
         return fail(args.prog, "give a config file, e.g. configs/newmarket_ppo.yaml (or --describe)")
+    from newmarket_env.train.checkpoints import CheckpointError
     from newmarket_env.train.run import prepare_run, train
 
     try:
@@ -130,6 +131,42 @@ def run(args: argparse.Namespace) -> int:
         start = prepare_run(config, resume=args.resume, overwrite=args.overwrite)  # nothing written unless it passes
     except ValueError as err:
         return fail(args.prog, str(err), EXIT_BAD_INPUT)
-    path = train(config, resume=args.resume, command=command_line(args), start=start)
+    try:
+        path = train(config, resume=args.resume, command=command_line(args), start=start)
+    except CheckpointError as err:
+        return fail(args.prog, str(err), EXIT_BAD_INPUT)
+    except OSError as err:  # a full disk, a folder gone: the run stops, its checkpoints are as they were
+        return fail(args.prog, cannot_write(start.out_dir, err), EXIT_FAILED)
     print(f"saved agent: {path}")
     return EXIT_OK
+
+
+def cannot_write(out_dir, err: OSError) -> str:
+    """The line a run stopped by a failed write ends with: what failed, and where it may continue from."""
+    where = f" ({err.filename})" if err.filename else ""
+    newest = newest_intact(out_dir)
+    then = (
+        f"the newest intact checkpoint is {newest}; make room, then --resume"
+        if newest
+        else "no checkpoint was written yet; make room, then start again"
+    )
+    return f"stopped: cannot write in run.out_dir {str(out_dir)!r}{where}: {err.strerror or err}; {then}"
+
+
+def newest_intact(out_dir) -> str | None:
+    """The newest checkpoint in ``out_dir`` that ``--resume`` would use (PPO's or expert iteration's), or None."""
+    import json
+    from pathlib import Path
+
+    from newmarket_env.train.checkpoints import find_checkpoint
+    from newmarket_env.train.expert.checkpoint import find_state
+
+    try:
+        run_id = json.loads((Path(out_dir) / "run.json").read_text())["run_id"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    for finder in (find_checkpoint, find_state):
+        found = finder(Path(out_dir) / "checkpoints", run_id)
+        if found.path is not None:
+            return str(found.path)
+    return None

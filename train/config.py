@@ -364,6 +364,8 @@ def _check_cross(config: TrainConfig) -> None:
 
     if "num_players" in config.env.rules:
         raise ValueError("env.rules.num_players is not a rules override: set env.num_players instead")
+    if not config.run.out_dir.strip():  # '' would be the current folder: a run's outputs among anything there
+        raise ValueError("run.out_dir is empty; allowed: a folder path, e.g. runs/newmarket_ppo")
     try:
         make_rules(config.env.variant, config.env.num_players, **config.env.rules)
     except ValueError as err:
@@ -428,10 +430,14 @@ def load_config(path: str | Path) -> TrainConfig:
     import yaml
 
     path = Path(path)
-    if not path.is_file():
+    if not path.exists():
         raise ValueError(f"config file {str(path)!r} does not exist")
     try:
-        data = yaml.safe_load(path.read_text()) or {}
+        data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    except OSError as err:
+        raise ValueError(f"config file {str(path)!r} cannot be read ({err.strerror or err})") from None
+    except UnicodeDecodeError as err:
+        raise ValueError(f"config file {str(path)!r} is not UTF-8 text ({err.reason} at byte {err.start})") from None
     except yaml.YAMLError as err:
         raise ValueError(f"{path}: not valid YAML ({' '.join(str(err).split())})") from None
     return config_from_dict(data)

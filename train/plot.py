@@ -85,6 +85,9 @@ def plot_curve(
     fig.tight_layout()
     # Through a temporary file: a reader (or a kill) never meets a half-written curve.
     temporary = Path(png_path).with_name(f".{Path(png_path).name}.tmp.png")
-    fig.savefig(temporary)
-    plt.close(fig)
-    os.replace(temporary, png_path)
+    try:
+        fig.savefig(temporary)
+        os.replace(temporary, png_path)
+    finally:  # a failed write or an interrupt leaves no temporary behind (a kill's is removed by --overwrite)
+        plt.close(fig)
+        temporary.unlink(missing_ok=True)

@@ -26,7 +26,8 @@ from threadpoolctl import threadpool_limits
 from newmarket_env.envs.single_agent import SingleAgentEnv
 from newmarket_env.rules import make_rules
 from newmarket_env.train.config import TrainConfig
-from newmarket_env.train.rundir import record_resume, start_fresh, start_resume, write_atomic
+from newmarket_env.train.rundir import RUN_FILE, check_writable, record_resume, start_fresh, start_resume, write_atomic
+from newmarket_env.train.runlock import RunLock
 
 
 def make_env(config: TrainConfig, rank: int) -> SingleAgentEnv:
@@ -128,6 +129,7 @@ class RunStart:
     checkpoint: Path | None = None
     steps: int = 0
     skipped: list[str] = field(default_factory=list)  # newer checkpoints passed over, and why
+    lock: RunLock | None = None  # the folder's lock, held until the run ends (released by train)
 
 
 def prepare_run(config: TrainConfig, resume: bool = False, overwrite: bool = False) -> RunStart:
@@ -136,22 +138,32 @@ def prepare_run(config: TrainConfig, resume: bool = False, overwrite: bool = Fal
     A fresh run claims the folder (``--overwrite`` replaces a previous run in it); ``--resume``
     continues only the folder's own run, with the same config, from its newest intact checkpoint.
     """
-    from newmarket_env.train.checkpoints import find_checkpoint
+    from newmarket_env.train.checkpoints import check_checkpoint_folder, find_checkpoint
 
     out_dir = Path(config.run.out_dir)
+    if resume and not (out_dir / RUN_FILE).is_file():
+        start_resume(out_dir, config.to_dict())  # says the folder holds no run, before any file is made there
     if not resume:
-        return RunStart(out_dir, start_fresh(out_dir, config.to_dict(), overwrite))
-    run = start_resume(out_dir, config.to_dict())
-    if config.method == "expert_iteration":  # its checkpoints are its own (train/expert/checkpoint.py)
-        from newmarket_env.train.expert.checkpoint import find_state as find_checkpoint
-    found = find_checkpoint(out_dir / "checkpoints", run["run_id"])
-    if found.path is None:
-        why = f" ({'; '.join(found.skipped)})" if found.skipped else ""
-        raise ValueError(
-            f"--resume: no usable checkpoint of this run in {out_dir / 'checkpoints'}{why}; start without --resume"
-        )
-    record_resume(out_dir, run, config.to_dict(), found.steps)
-    return RunStart(out_dir, run, found.path, found.steps, found.skipped)
+        check_writable(out_dir)
+    lock = RunLock(out_dir).acquire()  # one process per run folder, from here to the end of the run
+    try:
+        if not resume:
+            return RunStart(out_dir, start_fresh(out_dir, config.to_dict(), overwrite), lock=lock)
+        run = start_resume(out_dir, config.to_dict())
+        check_checkpoint_folder(out_dir)
+        if config.method == "expert_iteration":  # its checkpoints are its own (train/expert/checkpoint.py)
+            from newmarket_env.train.expert.checkpoint import find_state as find_checkpoint
+        found = find_checkpoint(out_dir / "checkpoints", run["run_id"])
+        if found.path is None:
+            why = f" ({'; '.join(found.skipped)})" if found.skipped else ""
+            raise ValueError(
+                f"--resume: no usable checkpoint of this run in {out_dir / 'checkpoints'}{why}; start without --resume"
+            )
+        record_resume(out_dir, run, config.to_dict(), found.steps)
+        return RunStart(out_dir, run, found.path, found.steps, found.skipped, lock)
+    except BaseException:
+        lock.release()
+        raise
 
 
 def warm_start(config: TrainConfig, model: Any, out_dir: Path) -> None:
@@ -192,10 +204,13 @@ def _load_or_build(config: TrainConfig, vec_env: Any, out_dir: Path, checkpoint:
         if config.pretrain.teacher:
             warm_start(config, model, out_dir)
         return model
-    from sb3_contrib import MaskablePPO
+    from newmarket_env.train.checkpoints import load_weights
 
-    # Our own checkpoint from this run folder (SB3 zip), checked by prepare_run; shipped agents never take this path.
-    return MaskablePPO.load(checkpoint, env=vec_env, device="cpu")
+    # A model built from the config, given the checkpoint's weights: nothing in the zip is unpickled
+    # (checkpoints.load_weights says what is read).
+    model = build_model(config, vec_env, out_dir)
+    load_weights(model, checkpoint)
+    return model
 
 
 def _callbacks(config: TrainConfig, rules: Any, out_dir: Path, start: int, run_id: str):
@@ -225,15 +240,26 @@ def train(
     the model, its optimiser and the step count from the checkpoint, and the logs from that step;
     its envs start new sessions seeded from ``run.seed`` (docs/training/README.md).
     """
+    start = start or prepare_run(config, resume, overwrite)
+    try:
+        stale = start.lock.stale if start.lock is not None else None
+        if stale:
+            print(f"run.out_dir: took over the lock of process {stale.get('pid')}, which is no longer running")
+        if config.method == "expert_iteration":  # search distillation on torch, not MaskablePPO
+            from newmarket_env.train.expert.loop import train_expert
+
+            return train_expert(config, start, command)
+        return _train_ppo(config, start, command)
+    finally:
+        if start.lock is not None:
+            start.lock.release()
+
+
+def _train_ppo(config: TrainConfig, start: RunStart, command: str) -> Path:
     import torch
 
     from newmarket_env.train.logs import configure_logger
 
-    start = start or prepare_run(config, resume, overwrite)
-    if config.method == "expert_iteration":  # search distillation on torch, not MaskablePPO
-        from newmarket_env.train.expert.loop import train_expert
-
-        return train_expert(config, start, command)
     for line in start.skipped:
         print(f"--resume: skipped {line}", flush=True)
     if start.checkpoint is not None:

@@ -3,8 +3,11 @@
 ``run.json`` in ``run.out_dir`` names the run (a random id) the folder belongs to; checkpoints carry
 the id too (:mod:`newmarket_env.train.checkpoints`), so ``--resume`` continues only its own run.
 
+- One process at a time: the caller holds the folder's lock (:mod:`newmarket_env.train.runlock`)
+  before any of this, so ``--overwrite`` or ``--resume`` of a run that still trains is refused.
 - A fresh run refuses a folder that already holds a run's outputs, unless ``--overwrite`` is given
-  (then the previous run's outputs are removed first, and only those).
+  (then the previous run's outputs are removed first, and only those: in its folders, only the
+  files a run writes there).
 - ``--resume`` refuses a folder without ``run.json``, and a config that differs from the run's
   ``config.yaml`` in anything but :data:`RESUMABLE_KEYS` (the budget and the machine settings).
 - Everything is checked before anything is written; ``config.yaml`` and ``run.json`` are written
@@ -15,7 +18,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import tempfile
 import time
 import uuid
@@ -58,6 +60,13 @@ RUN_OUTPUTS = (
     "labels",
     "final_value.npz",
 )
+#: Inside the folders among :data:`RUN_OUTPUTS`, the files a run writes (with their temporary names,
+#: left by a killed run): ``--overwrite`` removes these, then the folder if nothing else is in it.
+RUN_FOLDER_FILES = {
+    "checkpoints": ("ppo_*_steps.zip", "ppo_*_steps.json", "exit_*_steps.pt", "exit_*_steps.json", ".ppo_*", ".exit_*"),
+    "snapshots": ("snapshot_*.npz", ".snapshot_*"),
+    "labels": ("iter_*.npz", ".iter_*"),
+}
 _TENSORBOARD_PREFIX = "events.out.tfevents."
 
 
@@ -89,7 +98,25 @@ def previous_outputs(out_dir: Path) -> list[str]:
         return []
     found = [name for name in RUN_OUTPUTS if (out_dir / name).exists()]
     found += sorted(p.name for p in out_dir.glob(f"{_TENSORBOARD_PREFIX}*"))
+    # Temporary files of an atomic write a killed run left (write_atomic's, the curve's).
+    found += sorted(p.name for name in RUN_OUTPUTS for p in out_dir.glob(f".{name}.*") if p.is_file())
     return found
+
+
+def remove_outputs(out_dir: Path, names: list[str]) -> None:
+    """Remove the run outputs ``names`` (from :func:`previous_outputs`): files, and in a run's folders
+    only the files a run writes there (:data:`RUN_FOLDER_FILES`); anything else stays."""
+    for name in names:
+        target = out_dir / name
+        if not target.is_dir():
+            target.unlink(missing_ok=True)
+            continue
+        for pattern in RUN_FOLDER_FILES.get(name, ()):
+            for path in target.glob(pattern):
+                if path.is_file() or path.is_symlink():
+                    path.unlink()
+        if not any(target.iterdir()):
+            target.rmdir()
 
 
 def start_fresh(out_dir: Path, config: Mapping[str, Any], overwrite: bool) -> dict[str, Any]:
@@ -102,9 +129,7 @@ def start_fresh(out_dir: Path, config: Mapping[str, Any], overwrite: bool) -> di
             "train into another folder (--out-dir), or give --overwrite to replace it"
         )
     check_writable(out_dir)
-    for name in found:
-        target = out_dir / name
-        shutil.rmtree(target) if target.is_dir() else target.unlink()
+    remove_outputs(out_dir, found)
     run: dict[str, Any] = {
         "run_id": uuid.uuid4().hex,
         "name": config.get("name"),

@@ -38,6 +38,7 @@ import numpy as np
 
 from newmarket_env.agent_factory import AgentFactory, Opponent, check_agent_factory
 from newmarket_env.envs.aec import raw_env
+from newmarket_env.envs.learner_options import check_action_id, check_reward_scale
 
 SEAT_MODES = ("random", "rotate")
 _MAX_EMPTY_SESSIONS = 100  # sessions in which the learner never decides are skipped, up to this many
@@ -54,7 +55,8 @@ class SingleAgentEnv(gym.Env):
     multiplied by it); ``agent_factory`` (builds an opponent from its spec:
     ``factory(spec, env=..., seed=...)``; default ``newmarket_env.load_agent``).
     An action that is not legal is replaced by the lowest legal one and flagged
-    with ``info["illegal_action"]`` (Gymnasium's checkers send unmasked actions).
+    with ``info["illegal_action"]`` (Gymnasium's checkers send unmasked actions);
+    one that is not an integer (``20.7``, ``"4C"``) is a ``ValueError``, not a rounded id.
     """
 
     metadata = {"render_modes": ["ansi", "rgb_array"], "render_fps": 2}  # noqa: RUF012 (gymnasium.Env declares it an instance attribute)
@@ -103,8 +105,7 @@ class SingleAgentEnv(gym.Env):
             raise ValueError(f"snapshot_fraction={fraction!r} is out of range; allowed: 0.0..1.0")
         if seat not in SEAT_MODES and not (isinstance(seat, int) and 0 <= seat < self.n):
             raise ValueError(f"seat={seat!r} is unknown; allowed: {', '.join(SEAT_MODES)} or a seat 0..{self.n - 1}")
-        if not float(scale) > 0:
-            raise ValueError(f"reward_scale={scale!r} is out of range; allowed: a number > 0")
+        check_reward_scale(scale)
         if render_mode not in (None, *self.metadata["render_modes"]):
             raise ValueError(f"render_mode={render_mode!r} is unknown; allowed: None, 'ansi', 'rgb_array'")
 
@@ -159,8 +160,9 @@ class SingleAgentEnv(gym.Env):
         game = self.aec.game
         if game.over:
             raise RuntimeError("step() called after the session ended; call reset()")
-        illegal = int(action) not in game.legal
-        self.aec.step(min(game.legal) if illegal else int(action))
+        action = check_action_id(action)
+        illegal = action not in game.legal
+        self.aec.step(min(game.legal) if illegal else action)
         self._play_opponents()
         balance = self.aec.game.balances[self.learner]
         reward = (balance - self._last_balance) * self.reward_scale

@@ -72,6 +72,7 @@ from gymnasium.vector.utils import batch_space
 
 from newmarket_env.actions import NUM_ACTIONS
 from newmarket_env.agent_factory import AgentFactory, check_agent_factory
+from newmarket_env.envs.learner_options import check_reward_scale
 from newmarket_env.observation.layout import CHIP_CLIP, FLAT_SIZE
 from newmarket_env.rules import make_rules
 
@@ -463,7 +464,6 @@ def _check_options(num_envs, opponents, seat, snapshots, fraction, scale, seed, 
         raise ValueError(f"snapshots={snapshots!r} must be a list of saved-agent paths, not one string")
     if isinstance(fraction, bool) or not isinstance(fraction, numbers.Real) or not 0.0 <= float(fraction) <= 1.0:
         raise ValueError(f"snapshot_fraction={fraction!r} is out of range; allowed: 0.0..1.0")
-    if isinstance(scale, bool) or not isinstance(scale, numbers.Real) or not float(scale) > 0:
-        raise ValueError(f"reward_scale={scale!r} is out of range; allowed: a number > 0")
+    check_reward_scale(scale)
     if seed is not None and (isinstance(seed, bool) or not isinstance(seed, numbers.Integral) or seed < 0):
         raise ValueError(f"seed={seed!r} is not allowed; allowed: None or an int >= 0")

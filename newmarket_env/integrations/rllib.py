@@ -70,6 +70,7 @@ from ray.tune.registry import register_env
 from newmarket_env import actions as A
 from newmarket_env.engine.types import IllegalActionError
 from newmarket_env.envs.aec import raw_env
+from newmarket_env.envs.learner_options import check_reward_scale
 
 ENV_NAME = "newmarket_multiagent_v0"
 OBS_KEY, MASK_KEY = "observations", "action_mask"  # RLlib's keys (its masking example reads these)
@@ -91,9 +92,7 @@ class NewmarketMultiAgentEnv(MultiAgentEnv):
     def __init__(self, config: Mapping[str, Any] | None = None) -> None:
         super().__init__()
         options = dict(config or {})
-        self.reward_scale = float(options.pop("reward_scale", 1.0))
-        if not np.isfinite(self.reward_scale) or self.reward_scale <= 0:
-            raise ValueError(f"reward_scale={self.reward_scale!r} is not allowed; allowed: a number > 0")
+        self.reward_scale = check_reward_scale(options.pop("reward_scale", 1.0))
         if options.get("observation", "flat") != "flat":
             raise ValueError(f"observation={options['observation']!r} is not allowed here; allowed: 'flat'")
         if options.get("present_forced"):  # kept simple: a forced decision teaches nothing

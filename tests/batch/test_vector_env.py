@@ -318,7 +318,7 @@ BAD = [
     (dict(seat=4), r"seat=4 is unknown; allowed: random, rotate or a seat 0..3"),
     (dict(snapshot_fraction=1.5), r"snapshot_fraction=1.5 is out of range; allowed: 0.0..1.0"),
     (dict(snapshots="a.npz"), r"snapshots='a.npz' must be a list of saved-agent paths"),
-    (dict(reward_scale=0), r"reward_scale=0 is out of range; allowed: a number > 0"),
+    (dict(reward_scale=0), r"reward_scale=0 is out of range; allowed: a finite number > 0"),
     (dict(seed=-1), r"seed=-1 is not allowed; allowed: None or an int >= 0"),
     (dict(variant="whist"), r"unknown variant 'whist'; allowed variants: "),
     (dict(num_players=9), r"num_players=9 is out of range for 'newmarket'"),

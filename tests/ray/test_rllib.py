@@ -79,7 +79,8 @@ def test_env_refuses_illegal_actions_and_actions_out_of_turn_leaving_the_game_un
 @pytest.mark.parametrize(
     "config, words",
     [
-        ({"reward_scale": 0}, "reward_scale=0.0 is not allowed"),
+        ({"reward_scale": 0}, "reward_scale=0 is out of range; allowed: a finite number > 0"),
+        ({"reward_scale": float("inf")}, "reward_scale=inf is out of range"),
         ({"observation": "planes"}, "observation='planes' is not allowed here; allowed: 'flat'"),
         ({"variant": "nosuch"}, "nosuch"),
     ],
