@@ -179,9 +179,12 @@ def _human_turn(game, seat: int, names: Names, read: Read, write: Write) -> int:
     return ask(choices, show_table, read, write)
 
 
-def question_text(game, seat: int) -> str:
-    """The question ``seat`` is asked now, with the rule that limits its choices (terminal and web)."""
+def question_text(game, seat: int, you: bool = True) -> str:
+    """The question ``seat`` is asked now, with the rule that limits its choices (terminal and web); ``you``
+    False asks it of the seat by its role, for someone watching the table."""
     rules, left = game.rules, game.pending_for(seat)
+    if not you:
+        return _watched_question(game, left)
     questions = {
         Decision.STAKE: f"Place a stake chip on a boodle ({left} to place).",
         Decision.DISCARD: f"Discard a card face down into the dead hand ({left} to discard).",
@@ -192,6 +195,21 @@ def question_text(game, seat: int) -> str:
         ),
         Decision.BID: "Auction for the widow: bid, or pass and be out of the auction.",
         Decision.LEAD: f"Your lead: {_lead_rule(game)}.",
+    }
+    return questions[game.decision]
+
+
+def _watched_question(game, left: int) -> str:
+    """The question of the seat to act, said about it: ``Lead: the lowest card of any suit held.``"""
+    fee = game.rules.widow_fee
+    rule = _lead_rule(game).replace("you hold", "held").replace("if you", "if they").replace("you must", "it must")
+    questions = {
+        Decision.STAKE: f"Stake: a chip on a boodle ({left} to place).",
+        Decision.DISCARD: f"Discard: a card face down into the dead hand ({left} to discard).",
+        Decision.WIDOW: "The dealer keeps the hand or takes the widow unseen.",
+        Decision.BUY: f"The dealer keeps the hand or buys the dead hand unseen for {count_text(fee, 'chip')}.",
+        Decision.BID: "Auction for the widow: bid, or pass and be out of the auction.",
+        Decision.LEAD: f"Lead: {rule}.",
     }
     return questions[game.decision]
 

@@ -22,6 +22,10 @@ from newmarket_env.engine.types import IllegalActionError
 from newmarket_env.envs import env as make_env
 from newmarket_env.play.replay import check_record
 from newmarket_env.play.scene import scene
+from newmarket_env.play.session import PERSON
+from newmarket_env.play.summary import deal_summary
+from newmarket_env.play.thoughts import decisions_so_far, explain_and_act, thought_entry
+from newmarket_env.play.words import seat_labels
 
 MODES = ("play", "watch")
 MAX_GAMES = 64  # tables and replays kept in memory; the oldest goes first
@@ -66,7 +70,13 @@ class TableGame:
             s: load_agent(name, env=self.env, seed=self.seed + 1 + s)
             for s, name in zip(robot_seats, names, strict=True)
         }
-        self.labels = {s: f"player_{s} ({name})" for s, name in zip(robot_seats, names, strict=True)}
+        #: who sits where: the agents' names, and PERSON at the person's seat (the record's ``agents``)
+        self.agent_names = [PERSON if s == self.human else names[robot_seats.index(s)] for s in range(n)]
+        self.labels = {s: label for s, label in seat_labels(self.agent_names).items() if s != self.human}
+        self.thoughts: list[dict[str, Any]] = []  # what the agents said at their decisions (the record's)
+        self.latest_thoughts: dict[str, Any] | None = None  # those of the last step (watch)
+        self.waiting = False  # play: a deal just ended, and the agents wait for the person to go on
+        self.ended_deal: int | None = None  # the deal (from 0) the last request ended, for its result
         for agent in self.agents.values():
             agent.reset()
         self.env.reset(seed=self.seed)
@@ -91,9 +101,21 @@ class TableGame:
             viewer, reveal = int(view), False
         else:
             raise BadInput(f"view {view!r} is unknown; allowed: all or a seat 0..{n - 1}")
-        out = scene(self.game, viewer, reveal, self.labels)
+        out = scene(self.game, viewer, reveal, self.labels, you=self.human is not None)
+        if self.waiting:  # the person reads the deal's result first: the next deal's question comes after
+            out["decision"] = None
         out.update(mode=self.mode, seed=self.seed, variant=self.variant, labels=self._all_labels())
+        out.update(waiting=self.waiting, summary=None, thoughts=None)
+        if self.ended_deal is not None:
+            out["summary"] = deal_summary(self.game.deals, self.ended_deal, self.rules)
+        latest = self.latest_thoughts
+        if self.human is None and latest is not None and viewer in (None, latest["seat"]):
+            out["thoughts"] = latest  # watching: what the agent thought of the move just made
         return out
+
+    @property
+    def rules(self):
+        return self.env.unwrapped.rules
 
     def act(self, action: Any) -> None:
         """The person's decision; then the agents move until it is the person's turn again (or the end)."""
@@ -102,22 +124,36 @@ class TableGame:
             raise BadInput("this table is watched, not played: nobody may act; use step", 409)
         if game.over:
             raise BadInput("the session is over; start a new game", 409)
+        if self.waiting:
+            raise BadInput("the deal is over: go on to the next deal first (POST .../next)", 409)
         if game.to_act != self.human:  # cannot happen between requests, but a second tab could race
             raise BadInput(f"it is player_{game.to_act}'s turn, not yours", 409)
         if isinstance(action, bool) or not isinstance(action, int) or action not in game.legal:
             legal = ", ".join(str(a) for a in game.legal)
             raise BadInput(f"action {action!r} is not one of your choices now; allowed: {legal}")
+        self.ended_deal = None
+        finished = _finished_deals(game)
         try:
             self.env.step(action)
         except IllegalActionError as err:  # the engine's own check, kept as the last word
             raise BadInput(str(err)) from None
+        if not self._deal_ended(finished):
+            self._agents_until_human()
+
+    def next_deal(self) -> None:
+        """Play: the person has read the deal's result; the agents go on to the person's next decision."""
+        if self.human is None:
+            raise BadInput("this table is watched, not played: step through it instead", 409)
+        if not self.waiting:
+            raise BadInput("no deal is waiting to be closed: it is time to decide", 409)
+        self.waiting, self.ended_deal = False, None
         self._agents_until_human()
 
     def record(self) -> dict[str, Any]:
         """The session record (every hand as dealt): for a played table only once the session is over."""
         if self.human is not None and not self.game.over:
             raise BadInput("the record shows every hand: it is given once the session is over", 409)
-        return self.env.unwrapped.record()
+        return {**self.env.unwrapped.record(), "agents": self.agent_names, "thoughts": self.thoughts}
 
     def step(self) -> None:
         """One agent decision (watch mode)."""
@@ -125,19 +161,46 @@ class TableGame:
             raise BadInput("this table is played by you: agents move by themselves after your decision", 409)
         if self.game.over:
             raise BadInput("the session is over; start a new game", 409)
+        self.ended_deal, self.latest_thoughts = None, None
+        finished, decisions_before = _finished_deals(self.game), decisions_so_far(self.game.deals)
         self._agent_move()
+        if _finished_deals(self.game) > finished:
+            self.ended_deal = finished
+        if self.thoughts and self.thoughts[-1]["decision"] >= decisions_before:
+            self.latest_thoughts = self.thoughts[-1]
 
     def _agents_until_human(self) -> None:
+        """Agents move until the person's turn, the end, or the end of a deal (the person reads its result)."""
         while not self.game.over and self.game.to_act != self.human:
+            finished = _finished_deals(self.game)
             self._agent_move()
+            if self._deal_ended(finished):
+                return
+
+    def _deal_ended(self, finished: int) -> bool:
+        """After a move: whether it ended a deal (then its result is shown, and play waits unless it was the last)."""
+        if _finished_deals(self.game) == finished:
+            return False
+        self.ended_deal = finished
+        self.waiting = not self.game.over
+        return True
 
     def _agent_move(self) -> None:
-        name = self.env.agent_selection
-        seat = self.game.to_act
-        self.env.step(int(self.agents[seat].act(self.env.observe(name))))
+        """One agent decision, what the agent thought of it kept (its ``explain``, when it has one)."""
+        game, seat = self.game, self.game.to_act
+        kind, decision = game.decision, decisions_so_far(game.deals)
+        action, thoughts = explain_and_act(self.agents[seat], self.env.observe(self.env.agent_selection))
+        self.env.step(action)
+        if thoughts is not None:
+            agent = self.agent_names[seat]
+            self.thoughts.append(thought_entry(decision, seat, agent, action, thoughts, kind, self.rules))
 
     def _all_labels(self) -> list[str]:
         return [self.labels.get(s, "you") for s in range(self.game.n)]
+
+
+def _finished_deals(game) -> int:
+    return sum(1 for deal in game.deals if deal["chips"])
 
 
 def _agent_names(agents: Sequence[str], seats: int) -> list[str]:
@@ -154,14 +217,32 @@ def _agent_names(agents: Sequence[str], seats: int) -> list[str]:
 
 
 class ReplayGame:
-    """A saved record, as one scene before its first decision and one after each decision."""
+    """A saved record, as one scene before its first decision and one after each decision.
+
+    A frame after a decision also holds what that step did (``moves``: the cards played and the boodles
+    taken, in order, so the page can show forced follows one card at a time), the ``summary`` of a deal it
+    ended, and the ``thoughts`` of the agent that decided, when the record kept them.
+    """
 
     mode = "replay"
 
     def __init__(self, record: Any, title: str = "the record") -> None:
         try:
             rules = check_record(record, title)
-            self.frames = [scene(game, reveal=True) for game in replay_steps(record)]
+            labels = seat_labels(record.get("agents"))
+            self.frames = []
+            flat = [(d, e) for d, deal in enumerate(record["deals"]) for e in deal["events"]]
+            said = {entry["decision"]: entry for entry in record.get("thoughts") or []}
+            seen = finished = 0
+            for step, game in enumerate(replay_steps(record)):
+                frame = scene(game, reveal=True, labels=labels)
+                now = sum(len(deal["events"]) for deal in game.deals)
+                frame["moves"] = _moves(flat[seen:now])
+                ended = _finished_deals(game)
+                frame["summary"] = deal_summary(record["deals"], finished, rules) if ended > finished else None
+                frame["thoughts"] = said.get(step - 1)
+                seen, finished = now, ended
+                self.frames.append(frame)
         except (ValueError, KeyError, TypeError, IndexError, AttributeError) as err:
             message = str(err) if isinstance(err, ValueError) else f"malformed record ({type(err).__name__}: {err})"
             raise BadInput(message if message.startswith(title) else f"{title}: {message}") from None
@@ -175,6 +256,22 @@ class ReplayGame:
         out = dict(self.frames[index])
         out.update(mode="replay", frame=index, frames=len(self.frames), variant=self.variant, title=self.title)
         return out
+
+
+def _moves(events: Sequence[tuple[int, Mapping[str, Any]]]) -> list[dict[str, Any]]:
+    """The cards played and boodles taken by one step, in order, in the deal the step began in."""
+    if not events:
+        return []
+    first = events[0][0]
+    moves = []
+    for deal, event in events:
+        if deal == first and event["type"] == "play":
+            moves.append({"type": "play", "seat": event["seat"], "card": event["card"]})
+        elif deal == first and event["type"] == "boodle":
+            moves.append(
+                {"type": "boodle", "seat": event["seat"], "boodle": event["boodle"], "amount": event["amount"]}
+            )
+    return moves
 
 
 class GameStore:

@@ -22,7 +22,18 @@ from newmarket_env import cli, cli_common
 OPTIONS = {
     "play": ["--variant", "--players", "--seat", "--seed", "--agents", "--set", "--save"],
     "replay": ["FILE", "--game", "--gif", "--all", "--deal", "--verify"],
-    "watch": ["--variant", "--players", "--agents", "--seed", "--set", "--seat", "--delay", "--table", "--thoughts", "--save"],
+    "watch": [
+        "--variant",
+        "--players",
+        "--agents",
+        "--seed",
+        "--set",
+        "--seat",
+        "--delay",
+        "--table",
+        "--thoughts",
+        "--save",
+    ],
     "tournament": [
         "--agents",
         "--variant",
