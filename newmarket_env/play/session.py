@@ -202,7 +202,8 @@ def question_text(game, seat: int, you: bool = True) -> str:
 def _watched_question(game, left: int) -> str:
     """The question of the seat to act, said about it: ``Lead: the lowest card of any suit held.``"""
     fee = game.rules.widow_fee
-    rule = _lead_rule(game).replace("you hold", "held").replace("if you", "if they").replace("you must", "it must")
+    rule = _lead_rule(game).replace("if you hold one", "if it holds one").replace("you hold", "held")
+    rule = rule.replace("you must", "it must")
     questions = {
         Decision.STAKE: f"Stake: a chip on a boodle ({left} to place).",
         Decision.DISCARD: f"Discard: a card face down into the dead hand ({left} to discard).",

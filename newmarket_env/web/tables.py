@@ -21,11 +21,11 @@ from newmarket_env.engine.record import replay_steps
 from newmarket_env.engine.types import IllegalActionError
 from newmarket_env.envs import env as make_env
 from newmarket_env.play.replay import check_record
-from newmarket_env.play.scene import scene
+from newmarket_env.play.scene import scene, session_log
 from newmarket_env.play.session import PERSON
 from newmarket_env.play.summary import deal_summary
 from newmarket_env.play.thoughts import decisions_so_far, explain_and_act, thought_entry
-from newmarket_env.play.words import seat_labels
+from newmarket_env.play.words import Names, seat_labels
 
 MODES = ("play", "watch")
 MAX_GAMES = 64  # tables and replays kept in memory; the oldest goes first
@@ -102,8 +102,11 @@ class TableGame:
         else:
             raise BadInput(f"view {view!r} is unknown; allowed: all or a seat 0..{n - 1}")
         out = scene(self.game, viewer, reveal, self.labels, you=self.human is not None)
-        if self.waiting:  # the person reads the deal's result first: the next deal's question comes after
+        if self.waiting:  # the person reads the deal's result first: the next deal comes after
+            assert self.ended_deal is not None  # set with waiting
             out["decision"] = None
+            names = Names(self.game.n, viewer, self.labels)
+            out["log"] = session_log(self.game.deals[: self.ended_deal + 1], self.rules, names, reveal)
         out.update(mode=self.mode, seed=self.seed, variant=self.variant, labels=self._all_labels())
         out.update(waiting=self.waiting, summary=None, thoughts=None)
         if self.ended_deal is not None:

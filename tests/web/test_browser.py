@@ -84,8 +84,9 @@ def page(browser, server):
     assert not errors, f"JavaScript errors on the page: {errors}"
 
 
-def _not_blank(page, name: str) -> None:
-    """The screenshot is a picture: many colours, the felt green and the white of card faces."""
+def _not_blank(page, name: str | None = None) -> None:
+    """The screenshot is a picture: many colours, the felt green and the white of card faces. With a
+    ``name``, it is one of the README's pictures (saved as web_NAME.png under NEWMARKET_SCREENSHOTS)."""
     from io import BytesIO
 
     from PIL import Image
@@ -97,7 +98,7 @@ def _not_blank(page, name: str) -> None:
     felt = np.all(np.abs(pixels.astype(int) - (31, 107, 58)) < 40, axis=-1).mean()
     assert felt > 0.05, felt
     folder = os.environ.get("NEWMARKET_SCREENSHOTS")
-    if folder:
+    if folder and name:
         with open(os.path.join(folder, f"web_{name}.png"), "wb") as fh:
             fh.write(png)
 
@@ -130,7 +131,7 @@ def test_play_a_whole_session_by_clicking(page):
         disabled = page.locator(".seat[data-seat='0'] button.card:disabled").count()
         assert disabled + legal_cards.count() == page.locator(".seat[data-seat='0'] button.card").count()
         if not screenshot and legal_cards.count() and disabled:
-            _not_blank(page, "play")
+            _not_blank(page)
             screenshot = True
         before = page.inner_text("#log")
         with page.expect_response("**/act") as answer:
@@ -166,7 +167,7 @@ def test_watch_a_session_to_its_end(page):
     assert page.locator(".seat[data-seat='1'] .card.back").count() == 0
     page.select_option("#view", "all")
     page.wait_for_function("document.querySelectorAll('.seat .card.back').length === 0")
-    _not_blank(page, "watch")
+    _not_blank(page)
     page.select_option("#speed", "0")
     page.click("#run")
     page.wait_for_selector("#status[data-over=yes]", timeout=120_000)
@@ -220,7 +221,7 @@ def test_replay_a_saved_record_forward_and_back(page, record_file):
     assert page.locator("#dead .card").count() > 0  # the dead hand is drawn in a replay
     page.fill("#slider", str(last // 2))
     page.wait_for_selector(f"#frame-label[data-frame='{last // 2}']")
-    _not_blank(page, "replay")
+    _not_blank(page)
     _go(page, "#last", last)
     assert "session over" in page.inner_text("#status")
 
@@ -310,6 +311,7 @@ def test_play_shows_the_new_hand_and_each_deals_result_before_the_next(page):
     assert took_widow and page.locator("#next-deal").count() == 1  # deal 1 ended: the table waits
     log = page.inner_text("#log")
     assert "you take the widow\nyour hand now: " in log  # the new hand, told right after the exchange
+    assert "==== deal 2" not in log  # the next deal is not told before the person goes on
     # Every hand left, face up, with the cards each loser paid for.
     rows = page.locator("#summary .sumseat")
     assert rows.count() == 4
@@ -323,6 +325,7 @@ def test_play_shows_the_new_hand_and_each_deals_result_before_the_next(page):
         assert row.locator(".card.back").count() == 0
         assert row.locator(".card").count() * per_card == paid.get(row.locator(".nm").inner_text(), 0)
     after_deal_1 = [int(t.split()[-1]) for t in rows.locator(".delta").all_inner_texts()]
+    _not_blank(page, "play")
     page.click("#next-deal")
     page.wait_for_selector("#summary", state="detached")
     page.wait_for_selector(".seat")
@@ -333,24 +336,26 @@ def test_play_shows_the_new_hand_and_each_deals_result_before_the_next(page):
 
 def test_watch_shows_what_the_agent_thought_and_a_watched_seat_is_not_you(page):
     page.click("#tab-watch")
-    page.fill("#setup-watch input[name=agents]", "greedy,random,control,lowest")
+    page.fill("#setup-watch input[name=agents]", "greedy,ppo-newmarket,search,control")
     page.fill("#setup-watch input[name=seed]", "4")
-    page.fill("#setup-watch input[name=rules]", "num_deals=1")
     page.click("#start-watch")
     page.wait_for_selector("#status")
-    for _ in range(40):
+    headers = set()  # the figures each agent gave: scores, probabilities, mean chips and worlds
+    for _ in range(80):
         with page.expect_response("**/step**"):
             page.click("#step")
         page.wait_for_function("document.getElementById('step') !== null")
-        if page.locator("#thoughts-panel:not(.hidden) tr.taken").count() and "score" in page.inner_text(
-            "#thoughts-table"
-        ):
-            break
+        if page.locator("#thoughts-panel:not(.hidden) tr.taken").count():
+            headers.add(" ".join(page.locator("#thoughts-table th").all_inner_texts()))
+            if page.locator("#thoughts-table .bar").count() > 1 and len(headers) >= 3:
+                break  # the network's probabilities over several actions, after the others had their say
+    assert {"action probability logit", "action mean chips worlds"} <= headers, headers
     assert page.locator("#thoughts-panel:not(.hidden)").count() == 1
     assert page.inner_text("#thoughts-who").startswith("What player_")
     assert page.locator("#thoughts-table tr.taken").count() == 1  # the action taken, marked
     taken = page.inner_text("#thoughts-table tr.taken td:first-child")
     assert taken.split()[-1] in page.inner_text("#log")
+    _not_blank(page, "watch")
     # From one seat's view the question is said about the seat, never to "you".
     page.select_option("#view", "2")
     page.wait_for_selector(".seat .card.back")
@@ -423,8 +428,45 @@ def test_long_agent_names_do_not_wrap_the_seat_headers(page):
     page.fill("#setup-watch input[name=seed]", "1")
     page.click("#start-watch")
     page.wait_for_selector(".seat .who")
-    heights = page.locator(".seat .who").evaluate_all("els => els.map(e => e.getBoundingClientRect().height)")
-    line = page.evaluate("parseFloat(getComputedStyle(document.querySelector('.seat .who')).lineHeight)")
-    assert max(heights) < 1.5 * line, (heights, line)  # one line each
+    names = page.locator(".seat .who > span:first-child")
+    heights = names.evaluate_all("els => els.map(e => e.getBoundingClientRect().height)")
+    line = page.evaluate("parseFloat(getComputedStyle(document.querySelector('.seat .who b')).lineHeight)")
+    assert max(heights) < 1.5 * line, (heights, line)  # each name on one line
+    headers = page.locator(".seat .who").evaluate_all("els => els.map(e => e.getBoundingClientRect().height)")
+    assert len(set(headers)) == 1, headers  # every header alike: none wraps further than another
     title = page.locator(".seat .who > span:first-child").first
     assert "exit-newmarket-search" in title.inner_text() or title.get_attribute("title")
+
+
+def test_replay_shows_what_the_agents_thought(page, tmp_path):
+    """A session watched with agents that explain themselves: each replay step shows the thoughts behind it."""
+    from newmarket_env.web.tables import TableGame
+
+    table = TableGame("watch", agents=["search", "greedy", "ppo-newmarket", "control"], seed=3)
+    while not table.game.over:
+        table.step()
+    record = table.record()
+    path = tmp_path / "watched.json"
+    path.write_text(json.dumps(record))
+    by_frame = {entry["decision"] + 1: entry for entry in record["thoughts"]}
+    page.click("#tab-replay")
+    page.set_input_files("#record-file", str(path))
+    page.click("#start-replay")
+    page.wait_for_selector("#frame-label[data-frame='0']")
+    frames = int(page.get_attribute("#slider", "max")) + 1
+    searched = [k for k, e in by_frame.items() if e["agent"] == "search" and k < frames]
+    shown = 0
+    for k in searched[2:8]:
+        page.fill("#slider", str(k))
+        page.wait_for_selector(f"#frame-label[data-frame='{k}']")
+        entry = by_frame[k]
+        assert page.inner_text("#thoughts-summary") == entry["summary"]
+        rows = page.locator("#thoughts-table tr[data-action]")
+        assert rows.count() == len(entry["actions"])
+        assert page.get_attribute("#thoughts-table tr.taken", "data-action") == str(entry["action"])
+        assert page.inner_text("#thoughts-who") == "What player_0 (search) thought of its move"
+        shown += 1
+        if page.locator("#played .card.just").count() >= 2:
+            break
+    assert shown
+    _not_blank(page, "replay")
