@@ -75,6 +75,7 @@ class TableGame:
         self.labels = {s: label for s, label in seat_labels(self.agent_names).items() if s != self.human}
         self.thoughts: list[dict[str, Any]] = []  # what the agents said at their decisions (the record's)
         self.latest_thoughts: dict[str, Any] | None = None  # those of the last step (watch)
+        self.moves: list[dict[str, Any]] = []  # the cards the last request saw played (public), in order
         self.waiting = False  # play: a deal just ended, and the agents wait for the person to go on
         self.ended_deal: int | None = None  # the deal (from 0) the last request ended, for its result
         for agent in self.agents.values():
@@ -108,7 +109,7 @@ class TableGame:
             names = Names(self.game.n, viewer, self.labels)
             out["log"] = session_log(self.game.deals[: self.ended_deal + 1], self.rules, names, reveal)
         out.update(mode=self.mode, seed=self.seed, variant=self.variant, labels=self._all_labels())
-        out.update(waiting=self.waiting, summary=None, thoughts=None)
+        out.update(waiting=self.waiting, summary=None, thoughts=None, moves=self.moves)
         if self.ended_deal is not None:
             out["summary"] = deal_summary(self.game.deals, self.ended_deal, self.rules)
         latest = self.latest_thoughts
@@ -135,13 +136,14 @@ class TableGame:
             legal = ", ".join(str(a) for a in game.legal)
             raise BadInput(f"action {action!r} is not one of your choices now; allowed: {legal}")
         self.ended_deal = None
-        finished = _finished_deals(game)
+        finished, mark = _finished_deals(game), self._events_so_far()
         try:
             self.env.step(action)
         except IllegalActionError as err:  # the engine's own check, kept as the last word
             raise BadInput(str(err)) from None
         if not self._deal_ended(finished):
             self._agents_until_human()
+        self.moves = self._moves_since(mark)
 
     def next_deal(self) -> None:
         """Play: the person has read the deal's result; the agents go on to the person's next decision."""
@@ -150,7 +152,9 @@ class TableGame:
         if not self.waiting:
             raise BadInput("no deal is waiting to be closed: it is time to decide", 409)
         self.waiting, self.ended_deal = False, None
+        mark = self._events_so_far()
         self._agents_until_human()
+        self.moves = self._moves_since(mark)
 
     def record(self) -> dict[str, Any]:
         """The session record (every hand as dealt): for a played table only once the session is over."""
@@ -166,11 +170,21 @@ class TableGame:
             raise BadInput("the session is over; start a new game", 409)
         self.ended_deal, self.latest_thoughts = None, None
         finished, decisions_before = _finished_deals(self.game), decisions_so_far(self.game.deals)
+        mark = self._events_so_far()
         self._agent_move()
+        self.moves = self._moves_since(mark)
         if _finished_deals(self.game) > finished:
             self.ended_deal = finished
         if self.thoughts and self.thoughts[-1]["decision"] >= decisions_before:
             self.latest_thoughts = self.thoughts[-1]
+
+    def _events_so_far(self) -> int:
+        return sum(len(deal["events"]) for deal in self.game.deals)
+
+    def _moves_since(self, mark: int) -> list[dict[str, Any]]:
+        """The cards played (and boodles taken) since ``mark`` events: public, so any view may show them."""
+        flat = [(d, e) for d, deal in enumerate(self.game.deals) for e in deal["events"]]
+        return _moves(flat[mark:])
 
     def _agents_until_human(self) -> None:
         """Agents move until the person's turn, the end, or the end of a deal (the person reads its result)."""

@@ -86,15 +86,20 @@ def test_watch_shows_what_the_agent_thought_and_keeps_it_in_the_record(client):
             "rules": {"num_deals": 2},
         },
     ).json()
-    key, seen = view["id"], []
+    key, seen, results, moved = view["id"], [], [], []
     while not view["over"]:
         seat = view["to_act"]
         view = client.post(f"/api/games/{key}/step").json()
+        moved += [(m["seat"], m["card"]) for m in view["moves"] if m["type"] == "play"]
+        if view["summary"]:  # the step that ended a deal brings its result
+            results.append(view["summary"]["deal"])
         if view["thoughts"]:
             assert view["thoughts"]["seat"] == seat and view["thoughts"]["summary"]
             seen.append(view["thoughts"])
     assert {t["agent"] for t in seen} == {"greedy", "random", "control", "lowest"}
     record = client.get(f"/api/games/{key}/record").json()
+    assert results == [1, 2]
+    assert moved == [(e["seat"], e["card"]) for d in record["deals"] for e in d["events"] if e["type"] == "play"]
     assert record["thoughts"] == seen and record["agents"] == ["greedy", "random", "control", "lowest"]
     decisions = [e for d in record["deals"] for e in d["events"] if "action" in e]
     assert all(decisions[t["decision"]]["action"] == t["action"] for t in seen)
