@@ -24,6 +24,7 @@ from newmarket_env.play.events import chips_line
 from newmarket_env.play.feed import RecordFeed
 from newmarket_env.play.prompt import QUIT_WORDS, Choices, QuitSession, ask
 from newmarket_env.play.table import table_lines
+from newmarket_env.play.thoughts import decisions_so_far, explain_and_act, thought_entry
 from newmarket_env.play.words import Names, count_text, seat_labels
 from newmarket_env.rules import LeadRule
 
@@ -74,6 +75,7 @@ class Table:
         #: who sits where: the agents' names, and PERSON at the person's seat (a saved record's ``agents``)
         self.agent_names = [PERSON if s == self.seat else names[others.index(s)] for s in range(n)]
         self.labels = {s: label for s, label in seat_labels(self.agent_names).items() if s != self.seat}
+        self.thoughts: list[dict[str, Any]] = []  # what the agents said at their decisions (a saved record's)
 
     def start(self) -> None:
         for agent in self.opponents.values():
@@ -133,7 +135,8 @@ def play(table: Table, read: Read = input, write: Write = print) -> int:
         _write_all(feed.new_lines(), write)
         _final(game.balances, table.rules.starting_chips, Names(table.rules.num_players, table.seat), write)
     if options.save:
-        save_record({**table.env.unwrapped.record(), "agents": table.agent_names}, options.save)
+        record = {**table.env.unwrapped.record(), "agents": table.agent_names, "thoughts": table.thoughts}
+        save_record(record, options.save)
         write(f"record saved to {options.save} (watch it with: newmarket replay {options.save})")
     return 0
 
@@ -151,6 +154,12 @@ def _play_loop(table: Table, feed: RecordFeed, names: Names, read: Read, write: 
             # Told only now, so a run of agents' moves reads as whole lines (e.g. "discards 3 cards").
             _write_all(feed.new_lines(), write)
             action = _human_turn(game, table.seat, names, read, write)
+        elif table.options.save is not None:  # the saved record keeps what the agents thought (shown in replays)
+            kind, decision = game.decision, decisions_so_far(game.deals)
+            action, thoughts = explain_and_act(table.opponents[seat], env.observe(agent))
+            if thoughts is not None:
+                name = table.agent_names[seat]
+                table.thoughts.append(thought_entry(decision, seat, name, action, thoughts, kind, table.rules))
         else:
             action = table.opponents[seat].act(env.observe(agent))
         finished = _finished_deals(game)
