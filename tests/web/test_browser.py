@@ -470,3 +470,37 @@ def test_replay_shows_what_the_agents_thought(page, tmp_path):
             break
     assert shown
     _not_blank(page, "replay")
+
+
+def test_watch_steps_through_forced_follows_card_by_card(page):
+    from newmarket_env.web.tables import TableGame
+
+    agents = ["greedy", "random", "control", "lowest"]
+    table = TableGame("watch", agents=agents, seed=8, rules={"num_deals": 1})
+    steps = 0
+    while True:  # the first step (with the page's settings) whose move made others follow with 3 cards or more
+        table.step()
+        steps += 1
+        if len([m for m in table.moves if m["type"] == "play"]) >= 3:
+            break
+    page.click("#tab-watch")
+    page.fill("#setup-watch input[name=agents]", ",".join(agents))
+    page.fill("#setup-watch input[name=seed]", "8")
+    page.fill("#setup-watch input[name=rules]", "num_deals=1")
+    page.click("#start-watch")
+    page.wait_for_selector("#status")
+    page.select_option("#speed", "1000")  # the slowest: each card stays up long enough to be seen
+    for _ in range(steps - 1):
+        with page.expect_response("**/step**"):
+            page.click("#step")
+        page.wait_for_function("document.getElementById('table').dataset.partial === undefined")
+    page.click("#step")
+    page.wait_for_function("document.getElementById('table').dataset.partial === '1'")
+    assert page.locator("#played .card.just").count() == 1
+    page.wait_for_function("document.getElementById('table').dataset.partial === '2'")
+    assert page.locator("#played .card.just").count() == 2
+    page.wait_for_function("document.getElementById('table').dataset.partial === undefined")
+    played = [m["card"] for m in table.moves if m["type"] == "play"]
+    assert sorted(page.locator("#played .card.just").evaluate_all("els => els.map(e => e.dataset.card)")) == sorted(
+        played
+    )
