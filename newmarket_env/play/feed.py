@@ -27,7 +27,7 @@ class RecordFeed:
     viewer and ``reveal``, every hand and the dead hand are.
     """
 
-    def __init__(self, deals: list[dict[str, Any]], rules: Rules, names: Names, reveal: bool = False) -> None:
+    def __init__(self, deals: Sequence[Mapping[str, Any]], rules: Rules, names: Names, reveal: bool = False) -> None:
         self.deals, self.rules, self.names, self.reveal = deals, rules, names, reveal
         self._deal, self._event, self._headed, self._hand_told = 0, 0, False, False
         self._chips_before = [rules.starting_chips] * rules.num_players

@@ -28,8 +28,7 @@ from newmarket_env import actions as A
 from newmarket_env.cards import SUIT_NAMES, card_text
 from newmarket_env.engine.game import NOBODY, Game
 from newmarket_env.engine.types import Phase
-from newmarket_env.play.events import describe_events
-from newmarket_env.play.feed import deal_footer, deal_header
+from newmarket_env.play.feed import RecordFeed
 from newmarket_env.play.prompt import Choices
 from newmarket_env.play.table import _in_order, _last_stop
 from newmarket_env.play.words import Names, stop_reason
@@ -41,16 +40,18 @@ def scene(
     reveal: bool = False,
     labels: Mapping[int, str] | None = None,
     ask: bool = True,
+    you: bool = True,
     with_log: bool = True,
 ) -> dict[str, Any]:
     """The table of ``game`` as seen by ``viewer`` (``None``: nobody's hand unless ``reveal``).
 
     ``ask`` adds the pending decision (its question and choices in words) when
-    ``viewer`` is the seat to act, or for any seat when ``reveal`` is set.
-    ``with_log=False`` leaves ``log`` ``None`` (a replay builds its logs deal by deal).
+    ``viewer`` is the seat to act, or for any seat when ``reveal`` is set. ``you``
+    False: the viewer watches that seat, so it keeps its name (it is nobody's "you").
+    ``with_log=False`` leaves ``log`` ``None`` (a replay builds its log once, as it goes).
     """
     rules = game.rules
-    names = Names(game.n, viewer, dict(labels or {}))
+    names = Names(game.n, viewer, dict(labels or {}), you=you)
     seen = set(range(game.n)) if reveal else ({viewer} if viewer is not None else set())
     to_act = NOBODY if game.over else game.to_act
     out: dict[str, Any] = {
@@ -96,7 +97,7 @@ def decision(game: Game, names: Names) -> dict[str, Any]:
         "seat": game.to_act,
         "who": names(game.to_act),
         "kind": game.decision.value,
-        "question": question_text(game, game.to_act),
+        "question": question_text(game, game.to_act, you=names.person == game.to_act),
         "choices": [
             {"action": a, "text": text, "short": A.action_text(a), "card": card_text(a) if A.is_card(a) else None}
             for a, text in zip(choices.actions, choices.texts, strict=True)
@@ -105,23 +106,9 @@ def decision(game: Game, names: Names) -> dict[str, Any]:
 
 
 def session_log(deals: Sequence[Mapping[str, Any]], rules, names: Names, reveal: bool) -> list[str]:
-    """Every deal so far in words: its header, its events, the chips after it."""
-    lines: list[str] = []
-    before = [rules.starting_chips] * rules.num_players
-    for index, deal in enumerate(deals):
-        lines.extend(deal_log(index, deal, rules, names, reveal, before))
-        before = list(deal["chips"]) or before
-    return lines
-
-
-def deal_log(
-    index: int, deal: Mapping[str, Any], rules, names: Names, reveal: bool, before: Sequence[int]
-) -> list[str]:
-    """Deal ``index`` in words: its header, its events, and (once it is over) the chips after it."""
-    lines = [deal_header(index, deal, rules, names), *describe_events(deal["events"], rules, names, reveal)]
-    if deal["chips"]:
-        lines.append(deal_footer(index, deal["chips"], list(before), names))
-    return lines
+    """Every deal so far in words, as the terminal tells it: its header, the hands it may show, its events,
+    its result and the chips after it."""
+    return RecordFeed([dict(deal) for deal in deals], rules, names, reveal).new_lines()
 
 
 def _seat(game: Game, seat: int, names: Names, shown: bool, to_act: int) -> dict[str, Any]:

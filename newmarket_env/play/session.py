@@ -24,6 +24,7 @@ from newmarket_env.play.events import chips_line
 from newmarket_env.play.feed import RecordFeed
 from newmarket_env.play.prompt import QUIT_WORDS, Choices, QuitSession, ask
 from newmarket_env.play.table import table_lines
+from newmarket_env.play.thoughts import decisions_so_far, explain_and_act, thought_entry
 from newmarket_env.play.words import Names, count_text, seat_labels
 from newmarket_env.rules import LeadRule
 
@@ -74,6 +75,7 @@ class Table:
         #: who sits where: the agents' names, and PERSON at the person's seat (a saved record's ``agents``)
         self.agent_names = [PERSON if s == self.seat else names[others.index(s)] for s in range(n)]
         self.labels = {s: label for s, label in seat_labels(self.agent_names).items() if s != self.seat}
+        self.thoughts: list[dict[str, Any]] = []  # what the agents said at their decisions (a saved record's)
 
     def start(self) -> None:
         for agent in self.opponents.values():
@@ -133,7 +135,8 @@ def play(table: Table, read: Read = input, write: Write = print) -> int:
         _write_all(feed.new_lines(), write)
         _final(game.balances, table.rules.starting_chips, Names(table.rules.num_players, table.seat), write)
     if options.save:
-        save_record({**table.env.unwrapped.record(), "agents": table.agent_names}, options.save)
+        record = {**table.env.unwrapped.record(), "agents": table.agent_names, "thoughts": table.thoughts}
+        save_record(record, options.save)
         write(f"record saved to {options.save} (watch it with: newmarket replay {options.save})")
     return 0
 
@@ -151,6 +154,12 @@ def _play_loop(table: Table, feed: RecordFeed, names: Names, read: Read, write: 
             # Told only now, so a run of agents' moves reads as whole lines (e.g. "discards 3 cards").
             _write_all(feed.new_lines(), write)
             action = _human_turn(game, table.seat, names, read, write)
+        elif table.options.save is not None:  # the saved record keeps what the agents thought (shown in replays)
+            kind, decision = game.decision, decisions_so_far(game.deals)
+            action, thoughts = explain_and_act(table.opponents[seat], env.observe(agent))
+            if thoughts is not None:
+                name = table.agent_names[seat]
+                table.thoughts.append(thought_entry(decision, seat, name, action, thoughts, kind, table.rules))
         else:
             action = table.opponents[seat].act(env.observe(agent))
         finished = _finished_deals(game)
@@ -179,9 +188,12 @@ def _human_turn(game, seat: int, names: Names, read: Read, write: Write) -> int:
     return ask(choices, show_table, read, write)
 
 
-def question_text(game, seat: int) -> str:
-    """The question ``seat`` is asked now, with the rule that limits its choices (terminal and web)."""
+def question_text(game, seat: int, you: bool = True) -> str:
+    """The question ``seat`` is asked now, with the rule that limits its choices (terminal and web); ``you``
+    False asks it of the seat by its role, for someone watching the table."""
     rules, left = game.rules, game.pending_for(seat)
+    if not you:
+        return _watched_question(game, left)
     questions = {
         Decision.STAKE: f"Place a stake chip on a boodle ({left} to place).",
         Decision.DISCARD: f"Discard a card face down into the dead hand ({left} to discard).",
@@ -192,6 +204,22 @@ def question_text(game, seat: int) -> str:
         ),
         Decision.BID: "Auction for the widow: bid, or pass and be out of the auction.",
         Decision.LEAD: f"Your lead: {_lead_rule(game)}.",
+    }
+    return questions[game.decision]
+
+
+def _watched_question(game, left: int) -> str:
+    """The question of the seat to act, said about it: ``Lead: the lowest card of any suit held.``"""
+    fee = game.rules.widow_fee
+    rule = _lead_rule(game).replace("if you hold one", "if it holds one").replace("you hold", "held")
+    rule = rule.replace("you must", "it must")
+    questions = {
+        Decision.STAKE: f"Stake: a chip on a boodle ({left} to place).",
+        Decision.DISCARD: f"Discard: a card face down into the dead hand ({left} to discard).",
+        Decision.WIDOW: "The dealer keeps the hand or takes the widow unseen.",
+        Decision.BUY: f"The dealer keeps the hand or buys the dead hand unseen for {count_text(fee, 'chip')}.",
+        Decision.BID: "Auction for the widow: bid, or pass and be out of the auction.",
+        Decision.LEAD: f"Lead: {rule}.",
     }
     return questions[game.decision]
 

@@ -63,8 +63,9 @@ def deal_summary(deals: Sequence[Mapping[str, Any]], index: int, rules: Rules) -
 
     ``winner`` (the seat that went out, ``None`` when the deal was blocked), ``hands`` and ``dead`` (left at
     the end, cards in suit and rank order), ``boodles`` and ``pot`` (``taken_by``, ``amount`` taken, ``left``
-    on it for the next deal), ``payments`` (between seats and into the pot), ``chips`` after the deal and
-    ``change`` (this deal's gain or loss per seat).
+    on it for the next deal, and after the last deal ``lot``: ``{"seat", "amount"}``, who won what was left
+    by lot, seat ``None`` when it vanished), ``payments`` (between seats and into the pot), ``chips`` after
+    the deal and ``change`` (this deal's gain or loss per seat).
     """
     deal = deals[index]
     if not deal["chips"]:
@@ -72,6 +73,7 @@ def deal_summary(deals: Sequence[Mapping[str, Any]], index: int, rules: Rules) -
     stacks, pot = _stacks_before(deals, index, rules)
     taken: dict[int, tuple[int, int]] = {}  # boodle -> (seat, amount)
     pot_taken: tuple[int, int] | None = None
+    lots: dict[Any, dict[str, Any]] = {}  # after the last deal: "pot" or a boodle -> who won its chips by lot
     winner, payments = None, []
     for event in deal["events"]:
         kind = event["type"]
@@ -82,6 +84,11 @@ def deal_summary(deals: Sequence[Mapping[str, Any]], index: int, rules: Rules) -
             pot_taken = (event["seat"], event["amount"])
         elif kind == "out":
             winner = event["seat"]
+        elif kind == "leftover":
+            lots[event["stack"] if event["stack"] == "pot" else event["boodle"]] = {
+                "seat": event["seat"],
+                "amount": event["amount"],
+            }
         elif kind == "payment":
             payments.append({key: event[key] for key in ("from", "to", "amount", "reason")})
     hands, dead = hands_left(deal)
@@ -99,6 +106,7 @@ def deal_summary(deals: Sequence[Mapping[str, Any]], index: int, rules: Rules) -
                 "taken_by": taken[b][0] if b in taken else None,
                 "amount": taken[b][1] if b in taken else 0,
                 "left": stacks[b],
+                "lot": lots.get(b),
             }
             for b, card in enumerate(rules.boodles)
         ],
@@ -106,6 +114,7 @@ def deal_summary(deals: Sequence[Mapping[str, Any]], index: int, rules: Rules) -
             "taken_by": pot_taken[0] if pot_taken else None,
             "amount": pot_taken[1] if pot_taken else 0,
             "left": pot,
+            "lot": lots.get("pot"),
         },
         "payments": payments,
         "chips": list(deal["chips"]),
@@ -174,8 +183,16 @@ def _wins(seat: int, names: Names) -> str:
 
 def _stack_text(stack: Mapping[str, Any], names: Names) -> str:
     """``paid player_2 4 chips``, ``not taken, 4 chips stay for the next deal`` or ``empty``."""
+    lot = stack.get("lot")
     if stack["taken_by"] is not None:
         text = f"paid {names(stack['taken_by'])} {count_text(stack['amount'], 'chip')}"
+    elif lot is not None:
+        chips = count_text(lot["amount"], "chip")
+        return (
+            f"not taken: its {chips} vanish"
+            if lot["seat"] is None
+            else f"not taken: its {chips} go by lot to {names(lot['seat'])}"
+        )
     elif not stack["left"]:
         return "empty"
     else:

@@ -94,7 +94,11 @@ def watch(table: WatchTable, write: Write = print, sleep: Callable[[float], None
             for line in table_lines(game, game.to_act if options.seat is None else options.seat, names):
                 write(line)
         seat, kind, decision = game.to_act, game.decision, decisions_so_far(game.deals)
-        action, thoughts = explain_and_act(table.agents[seat], env.observe(env.agent_selection))
+        agent, observation = table.agents[seat], env.observe(env.agent_selection)
+        if options.thoughts or options.save:  # asked only when told or kept: a search's account costs a little
+            action, thoughts = explain_and_act(agent, observation)
+        else:
+            action, thoughts = int(agent.act(observation)), None
         env.step(action)
         lines = feed.new_lines()
         if thoughts is not None:

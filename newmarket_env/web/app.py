@@ -8,6 +8,7 @@ Routes (all JSON but ``/``):
                                       "seat", "seed", "rules"}``; answers its id and first view
 - ``GET  /api/games/{id}?view=``      the table (a player: their seat; a watcher: ``all`` or a seat)
 - ``POST /api/games/{id}/act``        the person's decision ``{"action": id}`` (play)
+- ``POST /api/games/{id}/next``       the person has read the deal's result: on to the next deal (play)
 - ``POST /api/games/{id}/step``       one agent decision (watch)
 - ``GET  /api/games/{id}/record``     the session record, for replay (a played table: once it is over)
 - ``POST /api/replays?game=K``        a record file as the body (JSON, JSON lines, gzipped or not)
@@ -121,6 +122,13 @@ def create_app(store: GameStore | None = None, allowed_hosts: Sequence[str] = DE
         table = games.get(key, TableGame)
         with table.lock:
             table.act(body.action)
+            return {"id": key, **table.view()}
+
+    @app.post("/api/games/{key}/next")
+    def next_deal(key: str) -> dict[str, Any]:
+        table = games.get(key, TableGame)
+        with table.lock:
+            table.next_deal()
             return {"id": key, **table.view()}
 
     @app.get("/api/games/{key}/record")

@@ -21,9 +21,13 @@ from newmarket_env.agents import available_agents, load_agent
 from newmarket_env.engine.record import replay_steps
 from newmarket_env.engine.types import IllegalActionError
 from newmarket_env.envs import env as make_env
+from newmarket_env.play.feed import RecordFeed
 from newmarket_env.play.replay import check_record, count_decisions
-from newmarket_env.play.scene import deal_log, scene
-from newmarket_env.play.words import Names
+from newmarket_env.play.scene import scene, session_log
+from newmarket_env.play.session import PERSON
+from newmarket_env.play.summary import deal_summary
+from newmarket_env.play.thoughts import decisions_so_far, explain_and_act, thought_entry
+from newmarket_env.play.words import Names, seat_labels
 from newmarket_env.rules import PARAMETER_NAMES, Rules
 
 MODES = ("play", "watch")
@@ -84,7 +88,14 @@ class TableGame:
             }
         except (ValueError, TypeError) as err:
             raise BadInput(f"{str(err).splitlines()[0]}") from None
-        self.labels = {s: f"player_{s} ({name})" for s, name in zip(robot_seats, names, strict=True)}
+        #: who sits where: the agents' names, and PERSON at the person's seat (the record's ``agents``)
+        self.agent_names = [PERSON if s == self.human else names[robot_seats.index(s)] for s in range(n)]
+        self.labels = {s: label for s, label in seat_labels(self.agent_names).items() if s != self.human}
+        self.thoughts: list[dict[str, Any]] = []  # what the agents said at their decisions (the record's)
+        self.latest_thoughts: dict[str, Any] | None = None  # those of the last step (watch)
+        self.moves: list[dict[str, Any]] = []  # the cards the last request saw played (public), in order
+        self.waiting = False  # play: a deal just ended, and the agents wait for the person to go on
+        self.ended_deal: int | None = None  # the deal (from 0) the last request ended, for its result
         for agent in self.agents.values():
             agent.reset()
         self.env.reset(seed=self.seed)
@@ -109,11 +120,26 @@ class TableGame:
             viewer, reveal = int(view), False
         else:
             raise BadInput(f"view {view!r} is unknown; allowed: all or a seat 0..{n - 1}")
-        out = scene(self.game, viewer, reveal, self.labels)
+        out = scene(self.game, viewer, reveal, self.labels, you=self.human is not None)
+        if self.waiting:  # the person reads the deal's result first: the next deal comes after
+            assert self.ended_deal is not None  # set with waiting
+            out["decision"] = None
+            names = Names(self.game.n, viewer, self.labels)
+            out["log"] = session_log(self.game.deals[: self.ended_deal + 1], self.rules, names, reveal)
         out.update(mode=self.mode, variant=self.variant, labels=self._all_labels())
         # The seed rebuilds every hand and the dead hand: a player gets it with the record, at the end.
         out["seed"] = self.seed if self.human is None or self.game.over else None
+        out.update(waiting=self.waiting, summary=None, thoughts=None, moves=self.moves)
+        if self.ended_deal is not None:
+            out["summary"] = deal_summary(self.game.deals, self.ended_deal, self.rules)
+        latest = self.latest_thoughts
+        if self.human is None and latest is not None and viewer in (None, latest["seat"]):
+            out["thoughts"] = latest  # watching: what the agent thought of the move just made
         return out
+
+    @property
+    def rules(self):
+        return self.env.unwrapped.rules
 
     def act(self, action: Any) -> None:
         """The person's decision; then the agents move until it is the person's turn again (or the end)."""
@@ -122,22 +148,39 @@ class TableGame:
             raise BadInput("this table is watched, not played: nobody may act; use step", 409)
         if game.over:
             raise BadInput("the session is over; start a new game", 409)
+        if self.waiting:
+            raise BadInput("the deal is over: go on to the next deal first (POST .../next)", 409)
         if game.to_act != self.human:  # cannot happen between requests, but a second tab could race
             raise BadInput(f"it is player_{game.to_act}'s turn, not yours", 409)
         if isinstance(action, bool) or not isinstance(action, int) or action not in game.legal:
             legal = ", ".join(str(a) for a in game.legal)
             raise BadInput(f"action {action!r} is not one of your choices now; allowed: {legal}")
+        self.ended_deal = None
+        finished, mark = _finished_deals(game), self._events_so_far()
         try:
             self.env.step(action)
         except IllegalActionError as err:  # the engine's own check, kept as the last word
             raise BadInput(str(err)) from None
+        if not self._deal_ended(finished):
+            self._agents_until_human()
+        self.moves = self._moves_since(mark)
+
+    def next_deal(self) -> None:
+        """Play: the person has read the deal's result; the agents go on to the person's next decision."""
+        if self.human is None:
+            raise BadInput("this table is watched, not played: step through it instead", 409)
+        if not self.waiting:
+            raise BadInput("no deal is waiting to be closed: it is time to decide", 409)
+        self.waiting, self.ended_deal = False, None
+        mark = self._events_so_far()
         self._agents_until_human()
+        self.moves = self._moves_since(mark)
 
     def record(self) -> dict[str, Any]:
         """The session record (every hand as dealt): for a played table only once the session is over."""
         if self.human is not None and not self.game.over:
             raise BadInput("the record shows every hand: it is given once the session is over", 409)
-        return self.env.unwrapped.record()
+        return {**self.env.unwrapped.record(), "agents": self.agent_names, "thoughts": self.thoughts}
 
     def step(self) -> None:
         """One agent decision (watch mode)."""
@@ -145,19 +188,56 @@ class TableGame:
             raise BadInput("this table is played by you: agents move by themselves after your decision", 409)
         if self.game.over:
             raise BadInput("the session is over; start a new game", 409)
+        self.ended_deal, self.latest_thoughts = None, None
+        finished, decisions_before = _finished_deals(self.game), decisions_so_far(self.game.deals)
+        mark = self._events_so_far()
         self._agent_move()
+        self.moves = self._moves_since(mark)
+        if _finished_deals(self.game) > finished:
+            self.ended_deal = finished
+        if self.thoughts and self.thoughts[-1]["decision"] >= decisions_before:
+            self.latest_thoughts = self.thoughts[-1]
+
+    def _events_so_far(self) -> int:
+        return sum(len(deal["events"]) for deal in self.game.deals)
+
+    def _moves_since(self, mark: int) -> list[dict[str, Any]]:
+        """The cards played (and boodles taken) since ``mark`` events: public, so any view may show them."""
+        flat = [(d, e) for d, deal in enumerate(self.game.deals) for e in deal["events"]]
+        return _moves(flat[mark:])
 
     def _agents_until_human(self) -> None:
+        """Agents move until the person's turn, the end, or the end of a deal (the person reads its result)."""
         while not self.game.over and self.game.to_act != self.human:
+            finished = _finished_deals(self.game)
             self._agent_move()
+            if self._deal_ended(finished):
+                return
+
+    def _deal_ended(self, finished: int) -> bool:
+        """After a move: whether it ended a deal (then its result is shown, and play waits unless it was the last)."""
+        if _finished_deals(self.game) == finished:
+            return False
+        self.ended_deal = finished
+        self.waiting = not self.game.over
+        return True
 
     def _agent_move(self) -> None:
-        name = self.env.agent_selection
-        seat = self.game.to_act
-        self.env.step(int(self.agents[seat].act(self.env.observe(name))))
+        """One agent decision, what the agent thought of it kept (its ``explain``, when it has one)."""
+        game, seat = self.game, self.game.to_act
+        kind, decision = game.decision, decisions_so_far(game.deals)
+        action, thoughts = explain_and_act(self.agents[seat], self.env.observe(self.env.agent_selection))
+        self.env.step(action)
+        if thoughts is not None:
+            agent = self.agent_names[seat]
+            self.thoughts.append(thought_entry(decision, seat, agent, action, thoughts, kind, self.rules))
 
     def _all_labels(self) -> list[str]:
         return [self.labels.get(s, "you") for s in range(self.game.n)]
+
+
+def _finished_deals(game) -> int:
+    return sum(1 for deal in game.deals if deal["chips"])
 
 
 def _agent_names(agents: Sequence[str], seats: int) -> list[str]:
@@ -176,10 +256,12 @@ def _agent_names(agents: Sequence[str], seats: int) -> list[str]:
 class ReplayGame:
     """A saved record, as one scene before its first decision and one after each decision.
 
-    Built in one pass over the record, in time and memory linear in its length: each
-    frame is kept as its scene's JSON without the log, and the log of a frame is the
-    finished deals' lines (kept once, shared by every frame) followed by the lines of
-    the deal in progress (kept per frame: a deal is short).
+    Built in one pass over the record, in time and memory linear in its length: each frame is kept as its
+    scene's JSON without the log, and the log of a frame is a prefix of the record's lines in words, which
+    are kept once (the log only grows as the record goes on). A frame after a decision also holds what that
+    step did (``moves``: the cards played and the boodles taken, in order, so the page can show forced
+    follows one card at a time), the ``summary`` of a deal it ended, and the ``thoughts`` of the agent that
+    decided, when the record kept them.
     """
 
     mode = "replay"
@@ -204,20 +286,29 @@ class ReplayGame:
         self.lock = threading.Lock()
 
     def _build(self, record: Any, rules: Rules) -> None:
-        names = Names(rules.num_players)  # as scene(game, reveal=True) names the seats
-        self.finished: list[str] = []  # the lines of every finished deal, in order
-        self._frames: list[tuple[bytes, int, tuple[str, ...]]] = []
-        done, before = 0, [rules.starting_chips] * rules.num_players
-        for game in replay_steps(record):
-            deals = game.deals
-            while done < len(deals) and deals[done]["chips"]:
-                self.finished.extend(deal_log(done, deals[done], rules, names, True, before))
-                before, done = list(deals[done]["chips"]), done + 1
-            current = tuple(deal_log(done, deals[done], rules, names, True, before)) if done < len(deals) else ()
-            shown = json.dumps(scene(game, reveal=True, with_log=False), separators=(",", ":")).encode()
-            self._frames.append((shown, len(self.finished), current))
-        self.size = sum(len(shown) + sum(map(len, current)) for shown, _, current in self._frames)
-        self.size += sum(map(len, self.finished))
+        labels = seat_labels(record.get("agents"))
+        names = Names(rules.num_players, None, labels)  # as scene(game, reveal=True, labels=labels) names them
+        flat = [(d, e) for d, deal in enumerate(record["deals"]) for e in deal["events"]]
+        said = {entry["decision"]: entry for entry in record.get("thoughts") or []}
+        self.lines: list[str] = []  # the record in words; frame k's log is its first lines
+        self._frames: list[tuple[bytes, int]] = []  # each frame's scene as JSON, and its log's length
+        feed: RecordFeed | None = None
+        seen = finished = events_of_finished = 0  # events so far; finished deals and their events
+        for step, game in enumerate(replay_steps(record)):
+            feed = feed or RecordFeed(game.deals, rules, names, reveal=True)
+            feed.deals = game.deals  # the same deals, grown by this step
+            self.lines.extend(feed.new_lines())
+            frame = scene(game, reveal=True, labels=labels, with_log=False)
+            # Counted from the last finished deal on, so a step costs the length of its own deals only.
+            now = events_of_finished + sum(len(deal["events"]) for deal in game.deals[finished:])
+            frame["moves"] = _moves(flat[seen:now])
+            ended = _finished_deals(game)
+            frame["summary"] = deal_summary(record["deals"], finished, rules) if ended > finished else None
+            frame["thoughts"] = said.get(step - 1)
+            events_of_finished += sum(len(deal["events"]) for deal in game.deals[finished:ended])
+            seen, finished = now, ended
+            self._frames.append((json.dumps(frame, separators=(",", ":")).encode(), len(self.lines)))
+        self.size = sum(len(shown) for shown, _ in self._frames) + sum(map(len, self.lines))
 
     @property
     def frames(self) -> int:
@@ -227,11 +318,27 @@ class ReplayGame:
         last = len(self._frames) - 1
         if not 0 <= index <= last:
             raise BadInput(f"frame {index} is out of range; allowed: 0..{last}")
-        shown, finished, current = self._frames[index]
+        shown, lines = self._frames[index]
         out = json.loads(shown)
-        out.update(log=[*self.finished[:finished], *current])
+        out.update(log=self.lines[:lines])
         out.update(mode="replay", frame=index, frames=len(self._frames), variant=self.variant, title=self.title)
         return out
+
+
+def _moves(events: Sequence[tuple[int, Mapping[str, Any]]]) -> list[dict[str, Any]]:
+    """The cards played and boodles taken by one step, in order, in the deal the step began in."""
+    if not events:
+        return []
+    first = events[0][0]
+    moves = []
+    for deal, event in events:
+        if deal == first and event["type"] == "play":
+            moves.append({"type": "play", "seat": event["seat"], "card": event["card"]})
+        elif deal == first and event["type"] == "boodle":
+            moves.append(
+                {"type": "boodle", "seat": event["seat"], "boodle": event["boodle"], "amount": event["amount"]}
+            )
+    return moves
 
 
 class GameStore:

@@ -3,14 +3,18 @@ result of each deal (every hand left, boodles, pot, chips) and the wait before t
 
 from __future__ import annotations
 
+import json
 import random
 import re
+
+import pytest
 
 from newmarket_env import cli, env
 from newmarket_env.cards import card_from_text, other_colour_mask
 from newmarket_env.engine.record import replay_steps
 from newmarket_env.play.events import describe_events
 from newmarket_env.play.session import NEXT_DEAL_PROMPT, PlayOptions, play, prepare
+from newmarket_env.play.summary import deal_summary, summary_lines
 from newmarket_env.play.words import Names
 from newmarket_env.rules import make_rules
 
@@ -135,3 +139,50 @@ def test_watch_table_keeps_its_columns_with_long_agent_names(capsys):
     rows = [line for line in capsys.readouterr().out.splitlines() if re.match(r"  player_\d \(\w+\) +\d+ card", line)]
     assert rows
     assert len({row.index(" card") for row in rows}) == 1 and len({row.index(" chip") for row in rows}) == 1
+
+
+@pytest.mark.parametrize(
+    "variant, overrides",
+    [("newmarket", {}), ("michigan", {}), ("newbury", {}), ("hoyle1885", {}), ("newmarket", {"widow": "dealer_buy"})],
+)
+def test_each_deals_result_accounts_for_every_chip(variant, overrides):
+    """Chips are kept: after every deal, the players' chips, what stays on the layout and what vanished by lot
+    add up to what the players started with (the engine's balances, from the record)."""
+    bought = False
+    for seed in range(3):
+        e = env(variant=variant, num_deals=3, **overrides)
+        e.reset(seed=seed)
+        game, rng = e.unwrapped.game, random.Random(seed)
+        while not game.over:
+            e.step(rng.choice(game.legal))
+        record = e.unwrapped.record()
+        rules = e.unwrapped.rules
+        bought |= any(e.get("reason") == "widow_fee" for d in record["deals"] for e in d["events"])
+        if rules.stake_mode.value == "house":  # the house adds chips from outside: nothing to balance
+            continue
+        vanished = 0
+        for k in range(len(record["deals"])):
+            summary = deal_summary(record["deals"], k, rules)
+            stacks = [summary["pot"], *summary["boodles"]]
+            vanished += sum(s["lot"]["amount"] for s in stacks if s["lot"] and s["lot"]["seat"] is None)
+            on_layout = sum(s["left"] for s in stacks)
+            assert sum(summary["chips"]) + on_layout + vanished == rules.num_players * rules.starting_chips
+            assert summary["chips"] == record["deals"][k]["chips"]
+            lines = summary_lines(summary, rules, Names(rules.num_players))
+            assert len([x for x in lines if x.startswith("  player_")]) == rules.num_players
+    if overrides:
+        assert bought, "no dead hand was bought: the fee paid into the pot went unchecked"
+
+
+def test_a_saved_play_record_keeps_what_the_agents_thought_but_play_never_shows_it(tmp_path):
+    path = tmp_path / "played.json"
+    screen, _, _ = _play(
+        PlayOptions(variant="newmarket", agents=["greedy"], seed=4, overrides={"num_deals": 1}, save=str(path)),
+        lambda prompt, screen: "1",
+    )
+    saved = json.loads(path.read_text())
+    assert saved["agents"] == ["person", "greedy", "greedy", "greedy"]
+    decisions = [e for d in saved["deals"] for e in d["events"] if "action" in e]
+    assert saved["thoughts"] and all(t["seat"] != 0 and t["agent"] == "greedy" for t in saved["thoughts"])
+    assert all(decisions[t["decision"]]["action"] == t["action"] for t in saved["thoughts"])
+    assert not any("thinks:" in line for line in screen)  # the agents' thoughts would tell their hands

@@ -12,7 +12,6 @@ import random
 import subprocess
 import sys
 import tempfile
-import time
 import zlib
 
 import pytest
@@ -20,32 +19,40 @@ import pytest
 from newmarket_env import env
 from newmarket_env.play.replay import MAX_RECORD_TEXT, load_session
 
+pytestmark = pytest.mark.skipif(not os.path.exists("/proc/self/status"), reason="reads the peak from /proc (Linux)")
+
 HANG_GUARD_S = 120  # only so a broken reader fails instead of hanging; never an assertion on speed
 PEAK_MB = 300  # the interpreter and the engine are about 70 MB; unpacking 1 GiB whole peaked at 2 GB
 
 
-def replay(*args: str) -> tuple[subprocess.CompletedProcess, float]:
-    """``newmarket replay ARGS`` in a child; its result and that child's own peak memory (MB).
+# The child reports its own high-water mark (VmHWM of its process image): the rusage a parent gets counts
+# the parent's own pages at fork time (with vfork, its whole size), whatever the command itself used.
+CHILD = """
+import sys
+from newmarket_env.cli import main
+try:
+    code = main(sys.argv[2:])
+finally:
+    with open("/proc/self/status") as status:
+        peak = next(line.split()[1] for line in status if line.startswith("VmHWM:"))
+    with open(sys.argv[1], "w") as out:
+        out.write(peak)
+sys.exit(code)
+"""
 
-    ``os.wait4`` gives the rusage of the one child waited for (``RUSAGE_CHILDREN`` would be the largest of
-    every child this test process ever ran, such as another test's torch-importing subprocess).
-    """
-    with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err:
-        child = subprocess.Popen([sys.executable, "-m", "newmarket_env.cli", "replay", *args], stdout=out, stderr=err)
-        deadline = time.monotonic() + HANG_GUARD_S
-        while True:
-            pid, status, usage = os.wait4(child.pid, os.WNOHANG)
-            if pid:
-                break
-            if time.monotonic() > deadline:
-                child.kill()
-                raise AssertionError(f"newmarket replay {args} did not end within {HANG_GUARD_S} s")
-            time.sleep(0.05)
-        child.returncode = os.waitstatus_to_exitcode(status)
-        out.seek(0)
-        err.seek(0)
-        done = subprocess.CompletedProcess(child.args, child.returncode, out.read(), err.read())
-    return done, usage.ru_maxrss / 1024
+
+def replay(*args: str) -> tuple[subprocess.CompletedProcess, float]:
+    """``newmarket replay ARGS`` in a child; its result and that child's own peak memory (MB)."""
+    with tempfile.TemporaryDirectory() as folder:
+        peak_file = os.path.join(folder, "peak")
+        done = subprocess.run(
+            [sys.executable, "-c", CHILD, peak_file, "replay", *args],
+            capture_output=True,
+            text=True,
+            timeout=HANG_GUARD_S,
+        )
+        with open(peak_file) as kb:
+            return done, int(kb.read()) / 1024
 
 
 def gzip_of(piece: bytes, times: int) -> bytes:

@@ -61,8 +61,15 @@ def test_play_a_whole_session_and_its_record_replays(client):
         "rules": {"num_deals": 2},
     }
     view = client.post("/api/games", json=form).json()
-    key, sent = view["id"], []
+    key, sent, results = view["id"], [], 0
     while not view["over"]:
+        if view["waiting"]:  # a deal ended: its result is shown, and the table waits for the person
+            results += 1
+            assert view["decision"] is None and view["summary"]["deal"] == results
+            refused = client.post(f"/api/games/{key}/act", json={"action": 0})
+            assert refused.status_code == 409 and "next deal" in refused.json()["error"]
+            view = client.post(f"/api/games/{key}/next").json()
+            continue
         decision = view["decision"]
         assert decision["seat"] == 1 and decision["who"] == "you"
         # The terminal's words: the same question and choice texts as newmarket play prints.
@@ -78,6 +85,8 @@ def test_play_a_whole_session_and_its_record_replays(client):
     assert all(any(action == taken for taken in answers) for action in sent)
     assert [s["chips"] for s in view["seats"]] == record["deals"][-1]["chips"]
     assert sum(record["deals"][-1]["chips"]) == 4 * record["rules"]["starting_chips"]
+    assert results == 1 and view["summary"]["deal"] == 2  # the last deal's result comes with the end
+    assert record["agents"] == ["greedy", "person", "greedy", "greedy"]
 
 
 def test_a_player_sees_only_their_own_seat(client):
@@ -95,6 +104,9 @@ def test_a_player_sees_only_their_own_seat(client):
             if "discard" in line and not line.startswith("you"):
                 assert not CARD.search(line), line
                 checked += 1
+        if view["waiting"]:
+            view = client.post(f"/api/games/{key}/next").json()
+            continue
         view = client.post(f"/api/games/{key}/act", json={"action": view["decision"]["choices"][0]["action"]}).json()
     assert checked  # the others' discards were told (without their cards) at least once
     for asked in ("all", "0", "3"):

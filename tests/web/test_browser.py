@@ -84,8 +84,9 @@ def page(browser, server):
     assert not errors, f"JavaScript errors on the page: {errors}"
 
 
-def _not_blank(page, name: str) -> None:
-    """The screenshot is a picture: many colours, the felt green and the white of card faces."""
+def _not_blank(page, name: str | None = None) -> None:
+    """The screenshot is a picture: many colours, the felt green and the white of card faces. With a
+    ``name``, it is one of the README's pictures (saved as web_NAME.png under NEWMARKET_SCREENSHOTS)."""
     from io import BytesIO
 
     from PIL import Image
@@ -97,7 +98,7 @@ def _not_blank(page, name: str) -> None:
     felt = np.all(np.abs(pixels.astype(int) - (31, 107, 58)) < 40, axis=-1).mean()
     assert felt > 0.05, felt
     folder = os.environ.get("NEWMARKET_SCREENSHOTS")
-    if folder:
+    if folder and name:
         with open(os.path.join(folder, f"web_{name}.png"), "wb") as fh:
             fh.write(png)
 
@@ -108,9 +109,18 @@ def test_play_a_whole_session_by_clicking(page):
     page.fill("#setup-play input[name=rules]", "num_deals=2")
     page.click("#start-play")
     page.wait_for_selector("#status")
-    clicks, cards_clicked, screenshot = 0, 0, False
+    clicks, cards_clicked, screenshot, results = 0, 0, False, 0
     while page.get_attribute("#status", "data-over") != "yes":
         assert clicks < 300, "the session did not end"
+        if page.locator("#next-deal").count():
+            # The deal's result waits for the person: every hand left face up, then on to the next deal.
+            results += 1
+            assert page.get_attribute("#summary", "data-deal") == str(results)
+            assert page.locator("#choices button").count() == 0 and page.locator(".seat").count() == 0
+            with page.expect_response("**/next"):
+                page.click("#next-deal")
+            page.wait_for_selector("#summary", state="detached")
+            continue
         # Only the person's own hand is face up; the others are card backs.
         assert page.locator(".seat:not([data-seat='0']) .card:not(.back)").count() == 0
         choices = page.locator("#choices button")
@@ -121,7 +131,7 @@ def test_play_a_whole_session_by_clicking(page):
         disabled = page.locator(".seat[data-seat='0'] button.card:disabled").count()
         assert disabled + legal_cards.count() == page.locator(".seat[data-seat='0'] button.card").count()
         if not screenshot and legal_cards.count() and disabled:
-            _not_blank(page, "play")
+            _not_blank(page)
             screenshot = True
         before = page.inner_text("#log")
         with page.expect_response("**/act") as answer:
@@ -133,6 +143,7 @@ def test_play_a_whole_session_by_clicking(page):
         assert answer.value.ok
         page.wait_for_function("(before) => document.getElementById('log').textContent !== before", arg=before)
         clicks += 1
+    assert results == 1 and page.get_attribute("#summary", "data-deal") == "2"  # the last result, at the end
     assert "session over after 2 deal(s)" in page.inner_text("#status")
     assert "chips after deal 2" in page.inner_text("#log")
     assert cards_clicked > 0 and page.inner_text("#error") == ""
@@ -156,7 +167,7 @@ def test_watch_a_session_to_its_end(page):
     assert page.locator(".seat[data-seat='1'] .card.back").count() == 0
     page.select_option("#view", "all")
     page.wait_for_function("document.querySelectorAll('.seat .card.back').length === 0")
-    _not_blank(page, "watch")
+    _not_blank(page)
     page.select_option("#speed", "0")
     page.click("#run")
     page.wait_for_selector("#status[data-over=yes]", timeout=120_000)
@@ -210,7 +221,7 @@ def test_replay_a_saved_record_forward_and_back(page, record_file):
     assert page.locator("#dead .card").count() > 0  # the dead hand is drawn in a replay
     page.fill("#slider", str(last // 2))
     page.wait_for_selector(f"#frame-label[data-frame='{last // 2}']")
-    _not_blank(page, "replay")
+    _not_blank(page)
     _go(page, "#last", last)
     assert "session over" in page.inner_text("#status")
 
@@ -236,3 +247,266 @@ def test_the_page_says_a_restart_loses_the_games(page):
     note = page.locator("#restart-note")
     assert note.is_visible()
     assert "restarting it loses them all" in note.inner_text()
+
+
+# ---------------------------------------------------------------- the story of a deal, and what agents think
+def _records_file(tmp_path, count: int = 3):
+    """A tournament-like records.jsonl.gz: ``count`` sessions, each with the agents of its seats."""
+    import gzip
+
+    entries = []
+    for k in range(count):
+        e = env(variant="newmarket", num_deals=1)
+        e.reset(seed=30 + k)
+        game, rng = e.unwrapped.game, random.Random(k)
+        while not game.over:
+            e.step(rng.choice(game.legal))
+        seats = ["greedy", "random", "control", f"lowest-{k + 1}"]
+        entries.append({"title": f"session {k + 1}", "seats": seats, "record": e.unwrapped.record()})
+    path = tmp_path / "records.jsonl.gz"
+    path.write_bytes(gzip.compress("\n".join(json.dumps(x) for x in entries).encode()))
+    return path
+
+
+def test_replay_takes_a_second_files_game_number_and_names_the_agents(page, record_file, tmp_path):
+    path, _ = record_file
+    page.click("#tab-replay")
+    page.set_input_files("#record-file", str(path))
+    page.click("#start-replay")
+    page.wait_for_selector("#frame-label[data-frame='0']")
+    assert page.get_attribute("#record-game", "max") == "1"
+    # A second file, of three records: its game 3 opens (the first file's limit of 1 does not hold).
+    page.set_input_files("#record-file", str(_records_file(tmp_path)))
+    page.fill("#record-game", "3")
+    with page.expect_response("**/api/replays?game=3") as answer:
+        page.click("#start-replay")
+    assert answer.value.ok
+    page.wait_for_function("document.getElementById('status').textContent.startsWith('session 3')")
+    names = page.locator(".seat .who b").all_inner_texts()
+    assert names == ["player_0 (greedy)", "player_1 (random)", "player_2 (control)", "player_3 (lowest-3)"]
+    # A file that fails to open leaves no old replay on screen.
+    bad = tmp_path / "bad.json"
+    bad.write_text("{not a record")
+    page.set_input_files("#record-file", str(bad))
+    page.fill("#record-game", "1")
+    page.click("#start-replay")
+    page.wait_for_selector("#error.shown")
+    assert page.locator("#status").count() == 0 and page.locator(".seat").count() == 0
+
+
+def test_play_shows_the_new_hand_and_each_deals_result_before_the_next(page):
+    """michigan, seat 1 (not the dealer): bid for the widow; the deal's end waits with every hand left."""
+    page.select_option("#setup-play select[name=variant]", "michigan")
+    page.fill("#setup-play input[name=seat]", "1")
+    page.fill("#setup-play input[name=agents]", "greedy")
+    page.fill("#setup-play input[name=seed]", "7")
+    page.fill("#setup-play input[name=rules]", "num_deals=2")
+    page.click("#start-play")
+    page.wait_for_selector("#status")
+    took_widow = False
+    for _ in range(300):
+        if page.get_attribute("#status", "data-over") == "yes" or page.locator("#next-deal").count():
+            break
+        bids = page.locator("#choices button", has_text="bid ")
+        button = bids.first if bids.count() else page.locator("#choices button").first
+        took_widow |= button.inner_text().startswith("bid ")
+        before = page.inner_text("#log")
+        with page.expect_response("**/act"):
+            button.click()
+        page.wait_for_function("(before) => document.getElementById('log').textContent !== before", arg=before)
+    assert took_widow and page.locator("#next-deal").count() == 1  # deal 1 ended: the table waits
+    log = page.inner_text("#log")
+    assert "you take the widow\nyour hand now: " in log  # the new hand, told right after the exchange
+    assert "==== deal 2" not in log  # the next deal is not told before the person goes on
+    # Every hand left, face up, with the cards each loser paid for.
+    rows = page.locator("#summary .sumseat")
+    assert rows.count() == 4
+    paid = {}
+    for line in page.locator("#summary .facts div").all_inner_texts():
+        if line.endswith("for the cards left"):
+            paid[line.split(" paid ")[0]] = int(line.split()[-5])
+    per_card = 1  # michigan pays a chip a card
+    for k in range(4):
+        row = rows.nth(k)
+        assert row.locator(".card.back").count() == 0
+        assert row.locator(".card").count() * per_card == paid.get(row.locator(".nm").inner_text(), 0)
+    after_deal_1 = [int(t.split()[-1]) for t in rows.locator(".delta").all_inner_texts()]
+    _not_blank(page, "play")
+    page.click("#next-deal")
+    page.wait_for_selector("#summary", state="detached")
+    page.wait_for_selector(".seat")
+    log = page.inner_text("#log")
+    assert "==== deal 2 of 2" in log
+    assert f"chips after deal 1: player_0 (greedy) {after_deal_1[0]} (" in log
+
+
+def test_watch_shows_what_the_agent_thought_and_a_watched_seat_is_not_you(page):
+    page.click("#tab-watch")
+    page.fill("#setup-watch input[name=agents]", "greedy,ppo-newmarket,search,control")
+    page.fill("#setup-watch input[name=seed]", "4")
+    page.click("#start-watch")
+    page.wait_for_selector("#status")
+    headers = set()  # the figures each agent gave: scores, probabilities, mean chips and worlds
+    for _ in range(80):
+        with page.expect_response("**/step**"):
+            page.click("#step")
+        page.wait_for_function("document.getElementById('step') !== null")
+        if page.locator("#thoughts-panel:not(.hidden) tr.taken").count():
+            headers.add(" ".join(page.locator("#thoughts-table th").all_inner_texts()))
+            if page.locator("#thoughts-table .bar").count() > 1 and len(headers) >= 3:
+                break  # the network's probabilities over several actions, after the others had their say
+    assert {"action probability logit", "action mean chips worlds"} <= headers, headers
+    assert page.locator("#thoughts-panel:not(.hidden)").count() == 1
+    assert page.inner_text("#thoughts-who").startswith("What player_")
+    assert page.locator("#thoughts-table tr.taken").count() == 1  # the action taken, marked
+    taken = page.inner_text("#thoughts-table tr.taken td:first-child")
+    assert taken.split()[-1] in page.inner_text("#log")
+    _not_blank(page, "watch")
+    # From one seat's view the question is said about the seat, never to "you".
+    page.select_option("#view", "2")
+    page.wait_for_selector(".seat .card.back")
+    for _ in range(12):
+        question = page.inner_text("#question")
+        assert "Your " not in question and " you " not in question, question
+        with page.expect_response("**/step**"):
+            page.click("#step")
+        page.wait_for_function("document.getElementById('step') !== null")
+
+
+def _first_frame_with_forced_follows(record, least: int = 3) -> int:
+    """The first replay frame whose step (the decision before it and what followed) played ``least`` cards."""
+    plays_per_step, count = [], 0
+    for event in (e for d in record["deals"] for e in d["events"]):
+        if "action" in event:  # a decision: the plays counted so far belong to the step before it
+            plays_per_step.append(count)
+            count = 0
+        count += event["type"] == "play"
+    plays_per_step.append(count)
+    # plays_per_step[k] counts the plays of step k: frame k shows the table after decision k - 1 and its plays.
+    return next(k for k in range(2, len(plays_per_step)) if plays_per_step[k] >= least)
+
+
+def test_replay_plays_itself_with_keys_and_shows_forced_follows_card_by_card(page, record_file):
+    path, record = record_file
+    page.click("#tab-replay")
+    page.set_input_files("#record-file", str(path))
+    page.click("#start-replay")
+    page.wait_for_selector("#frame-label[data-frame='0']")
+    frames = int(page.get_attribute("#slider", "max")) + 1
+    page.keyboard.press("End")
+    page.wait_for_selector(f"#frame-label[data-frame='{frames - 1}']")
+    page.keyboard.press("Home")
+    page.wait_for_selector("#frame-label[data-frame='0']")
+    page.keyboard.press("ArrowRight")
+    page.wait_for_selector("#frame-label[data-frame='1']")
+    page.keyboard.press("ArrowLeft")
+    page.wait_for_selector("#frame-label[data-frame='0']")
+    # Forced follows one card at a time: step into a frame whose step played several cards.
+    target = _first_frame_with_forced_follows(record)
+    page.fill("#slider", str(target - 1))
+    page.wait_for_selector(f"#frame-label[data-frame='{target - 1}']")
+    page.select_option("#replay-speed", "1500")  # the slowest: each card stays up long enough to be seen
+    page.keyboard.press("ArrowRight")
+    page.wait_for_function("document.getElementById('frame-label').textContent.endsWith(': card 1')")
+    one = page.locator("#played .card.just").all_inner_texts()
+    page.wait_for_function("document.getElementById('frame-label').textContent.endsWith(': card 2')")
+    two = page.locator("#played .card.just").all_inner_texts()
+    assert len(one) == 1 and len(two) == 2
+    page.wait_for_selector(f"#frame-label[data-frame='{target}']")
+    moves = [m["card"] for m in page.evaluate("current.data.moves") if m["type"] == "play"]
+    assert len(moves) >= 3 and page.locator("#played .card.just").count() == len(moves)
+    # Auto-play: space starts it, the frames advance by themselves; space pauses it.
+    page.select_option("#replay-speed", "60")
+    page.keyboard.press(" ")
+    assert page.inner_text("#autoplay") == "Pause"
+    page.wait_for_function(f"Number(document.getElementById('frame-label').dataset.frame) >= {target + 3}")
+    page.keyboard.press(" ")
+    assert page.inner_text("#autoplay") == "Play"
+    page.click("#autoplay")
+    page.wait_for_selector(f"#frame-label[data-frame='{frames - 1}']", timeout=120_000)
+    page.wait_for_function("document.getElementById('autoplay').textContent === 'Play'")
+    assert page.get_attribute("#summary", "data-deal") == "2"  # the last frame ends deal 2: its result
+
+
+def test_long_agent_names_do_not_wrap_the_seat_headers(page):
+    page.click("#tab-watch")
+    page.fill("#setup-watch input[name=agents]", "exit-newmarket-search")
+    page.fill("#setup-watch input[name=seed]", "1")
+    page.click("#start-watch")
+    page.wait_for_selector(".seat .who")
+    names = page.locator(".seat .who > span:first-child")
+    heights = names.evaluate_all("els => els.map(e => e.getBoundingClientRect().height)")
+    line = page.evaluate("parseFloat(getComputedStyle(document.querySelector('.seat .who b')).lineHeight)")
+    assert max(heights) < 1.5 * line, (heights, line)  # each name on one line
+    headers = page.locator(".seat .who").evaluate_all("els => els.map(e => e.getBoundingClientRect().height)")
+    assert len(set(headers)) == 1, headers  # every header alike: none wraps further than another
+    title = page.locator(".seat .who > span:first-child").first
+    assert "exit-newmarket-search" in title.inner_text() or title.get_attribute("title")
+
+
+def test_replay_shows_what_the_agents_thought(page, tmp_path):
+    """A session watched with agents that explain themselves: each replay step shows the thoughts behind it."""
+    from newmarket_env.web.tables import TableGame
+
+    table = TableGame("watch", agents=["search", "greedy", "ppo-newmarket", "control"], seed=3)
+    while not table.game.over:
+        table.step()
+    record = table.record()
+    path = tmp_path / "watched.json"
+    path.write_text(json.dumps(record))
+    by_frame = {entry["decision"] + 1: entry for entry in record["thoughts"]}
+    page.click("#tab-replay")
+    page.set_input_files("#record-file", str(path))
+    page.click("#start-replay")
+    page.wait_for_selector("#frame-label[data-frame='0']")
+    frames = int(page.get_attribute("#slider", "max")) + 1
+    searched = [k for k, e in by_frame.items() if e["agent"] == "search" and k < frames]
+    shown = 0
+    for k in searched[2:8]:
+        page.fill("#slider", str(k))
+        page.wait_for_selector(f"#frame-label[data-frame='{k}']")
+        entry = by_frame[k]
+        assert page.inner_text("#thoughts-summary") == entry["summary"]
+        rows = page.locator("#thoughts-table tr[data-action]")
+        assert rows.count() == len(entry["actions"])
+        assert page.get_attribute("#thoughts-table tr.taken", "data-action") == str(entry["action"])
+        assert page.inner_text("#thoughts-who") == "What player_0 (search) thought of its move"
+        shown += 1
+        if page.locator("#played .card.just").count() >= 2:
+            break
+    assert shown
+    _not_blank(page, "replay")
+
+
+def test_watch_steps_through_forced_follows_card_by_card(page):
+    from newmarket_env.web.tables import TableGame
+
+    agents = ["greedy", "random", "control", "lowest"]
+    table = TableGame("watch", agents=agents, seed=8, rules={"num_deals": 1})
+    steps = 0
+    while True:  # the first step (with the page's settings) whose move made others follow with 3 cards or more
+        table.step()
+        steps += 1
+        if len([m for m in table.moves if m["type"] == "play"]) >= 3:
+            break
+    page.click("#tab-watch")
+    page.fill("#setup-watch input[name=agents]", ",".join(agents))
+    page.fill("#setup-watch input[name=seed]", "8")
+    page.fill("#setup-watch input[name=rules]", "num_deals=1")
+    page.click("#start-watch")
+    page.wait_for_selector("#status")
+    page.select_option("#speed", "1000")  # the slowest: each card stays up long enough to be seen
+    for _ in range(steps - 1):
+        with page.expect_response("**/step**"):
+            page.click("#step")
+        page.wait_for_function("document.getElementById('table').dataset.partial === undefined")
+    page.click("#step")
+    page.wait_for_function("document.getElementById('table').dataset.partial === '1'")
+    assert page.locator("#played .card.just").count() == 1
+    page.wait_for_function("document.getElementById('table').dataset.partial === '2'")
+    assert page.locator("#played .card.just").count() == 2
+    page.wait_for_function("document.getElementById('table').dataset.partial === undefined")
+    played = [m["card"] for m in table.moves if m["type"] == "play"]
+    assert sorted(page.locator("#played .card.just").evaluate_all("els => els.map(e => e.dataset.card)")) == sorted(
+        played
+    )
