@@ -165,15 +165,17 @@ def ppo_single_agent():
     )
 
 
-def _quiet(model):
+def without_logs(model):
+    """``model`` with SB3's logger writing nothing (no log folders left in /tmp per row)."""
     from stable_baselines3.common.logger import Logger
 
     model.set_logger(Logger(folder=None, output_formats=[]))
     return model
 
 
-def _learner(model, threads: int):
-    """``play``: one rollout of ``model`` and its update per call, at ``threads`` torch threads."""
+def learner_player(model, threads: int):
+    """``play`` for :func:`~newmarket_env.eval.bench.timing.measure_rounds`: one rollout of ``model`` and its
+    update per call, at ``threads`` torch threads (set at every call: rows timed in turn share the process)."""
     import torch
 
     rollout = model.n_steps * model.n_envs
@@ -219,8 +221,8 @@ def ppo_tutorial():
     torch_default_threads()
     torch.set_num_threads(script.TORCH_THREADS)
     size = script.FULL
-    model = _quiet(script.make_model(script.make_env(size.tables, seed=0), size.n_steps, size.batch_size, seed=0))
-    return _learner(model, script.TORCH_THREADS), (
+    model = without_logs(script.make_model(script.make_env(size.tables, seed=0), size.n_steps, size.batch_size, seed=0))
+    return learner_player(model, script.TORCH_THREADS), (
         f"{TUTORIAL} full size: {size.tables} tables x {size.n_steps} steps a rollout, minibatch {size.batch_size}, "
         f"{model.n_epochs} epochs, torch {script.TORCH_THREADS} thread; session = one rollout and its update"
     )
@@ -235,8 +237,8 @@ def ppo_sb3_defaults():
 
     threads = torch_default_threads()
     env = gymnasium.make(GYMNASIUM_ID, variant="newmarket", num_players=PLAYERS, opponents=["random"])
-    model = _quiet(MaskablePPO("MlpPolicy", env, seed=0))
-    return _learner(model, threads), (
+    model = without_logs(MaskablePPO("MlpPolicy", env, seed=0))
+    return learner_player(model, threads), (
         f'gymnasium.make("{GYMNASIUM_ID}", opponents=["random"]) and MaskablePPO("MlpPolicy", env): '
         f"{model.n_steps} steps a rollout, minibatch {model.batch_size}, {model.n_epochs} epochs, torch {threads} "
         "threads; session = one rollout and its update"
