@@ -14,7 +14,8 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 @pytest.fixture(scope="module")
-def wheel(tmp_path_factory):
+def build(tmp_path_factory) -> tuple[Path, str]:
+    """The wheel built from a copy of the sources, and what the build printed (pip's -v shows the backend's)."""
     # Build from a copy: setuptools leaves build/ behind, and a stale build/ would leak old files into wheels.
     source = tmp_path_factory.mktemp("src") / "project"
     # The compiled engine is rebuilt from _fast.pyx: the in-place build products are not copied.
@@ -23,10 +24,21 @@ def wheel(tmp_path_factory):
     )
     shutil.copytree(ROOT, source, ignore=skip)
     out = tmp_path_factory.mktemp("wheel")
-    cmd = [sys.executable, "-m", "pip", "wheel", str(source), "--no-deps", "--no-build-isolation", "-q", "-w", str(out)]
-    subprocess.run(cmd, check=True, capture_output=True)
+    cmd = [sys.executable, "-m", "pip", "wheel", str(source), "--no-deps", "--no-build-isolation", "-v", "-w", str(out)]
+    done = subprocess.run(cmd, check=True, capture_output=True, text=True)
     (path,) = out.glob("newmarket_env-*.whl")
-    return path
+    return path, done.stdout + done.stderr
+
+
+@pytest.fixture(scope="module")
+def wheel(build) -> Path:
+    return build[0]
+
+
+def test_the_build_prints_no_setuptools_warning(build):
+    """A warning on every install (a package left out of ``packages``, an experimental table) hides real ones."""
+    warned = [line.strip() for line in build[1].splitlines() if "Warning:" in line and "setuptools" in line]
+    assert not warned, "\n".join(warned)
 
 
 def test_only_one_top_level_package(wheel):

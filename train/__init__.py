@@ -3,4 +3,26 @@
 ``python -m newmarket_env.train configs/newmarket_ppo.yaml`` trains MaskablePPO
 (sb3-contrib) as configured; :func:`newmarket_env.train.run.train` is the
 Python entry point and :func:`newmarket_env.train.config.load_config` reads a config.
+
+Your own script on the same fast path: ``newmarket_env.train.sb3_vec_env(gymnasium.make_vec(...))``
+(:func:`newmarket_env.train.vec.sb3_vec_env`) is the vector env as an SB3 ``VecEnv``, and
+``newmarket_env.train.export_agent`` (:func:`newmarket_env.train.export.export_agent`) saves a trained
+model as an agent file (docs/tutorials/train_maskable_ppo.md).
 """
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+# Loaded on first use, so that importing a submodule (``python -m newmarket_env.train.ship``, ...) does not
+# import SB3 and torch, and runs no submodule before ``-m`` does.
+_LAZY = {"sb3_vec_env": "newmarket_env.train.vec", "export_agent": "newmarket_env.train.export"}
+
+__all__ = ["sb3_vec_env", "export_agent"]
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        return getattr(importlib.import_module(_LAZY[name]), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -1,5 +1,13 @@
 """SB3's ``VecEnv`` over the compiled vector env: MaskablePPO trains on many tables in one object.
 
+:func:`sb3_vec_env` is the one call between Gymnasium's vector API and Stable-Baselines3::
+
+    vec = sb3_vec_env(gymnasium.make_vec("stops/Newmarket-v0", num_envs=256, opponents=["greedy"]))
+    model = MaskablePPO("MlpPolicy", vec, n_steps=32, batch_size=2048)
+
+(``gymnasium.make_vec``'s output is a Gymnasium ``VectorEnv``, which SB3 does not take: given
+it directly, SB3 answers that it expects an OpenAI Gym environment.)
+
 :class:`SB3VecEnv` turns :class:`newmarket_env.envs.vector.VectorEnv` (Gymnasium's
 vector API, SAME_STEP autoreset) into the ``VecEnv`` contract of
 Stable-Baselines3: ``step_async``/``step_wait`` return ``(obs, rewards, dones,
@@ -23,15 +31,56 @@ setting one for some tables only is refused (the tables share one object).
 
 from __future__ import annotations
 
+import os
+import warnings
 from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
+import torch
+from stable_baselines3.common.vec_env import VecMonitor
 from stable_baselines3.common.vec_env.base_vec_env import VecEnv, VecEnvIndices
 
 from newmarket_env.envs.vector import VectorEnv
 
 PER_TABLE_METHODS = ("action_masks",)  # methods whose answer has one row per table
+FEW_CORES = 2  # at most this many cores: torch's extra threads only compete with the env for them
+
+
+def sb3_vec_env(vector: VectorEnv, monitor: bool = True) -> VecEnv:
+    """``vector`` (from ``gymnasium.make_vec("stops/Newmarket-v0", ...)`` or :func:`newmarket_env.vector_env`)
+    as an SB3 ``VecEnv`` that (sb3-contrib's) MaskablePPO trains on directly.
+
+    ``monitor`` wraps it in SB3's ``VecMonitor``, so SB3 logs episode rewards and lengths
+    (``rollout/ep_rew_mean``); a finished session's info also holds its ``chips`` and ``deals``.
+    Warns (``UserWarning``) when torch runs more than one thread on a machine of at most
+    ``FEW_CORES`` cores: the tables step in this process's thread between torch's calls, and
+    torch's small products gain nothing from a second thread there (docs/tutorials/train_maskable_ppo.md).
+    """
+    if not isinstance(vector, VectorEnv):
+        hint = (
+            " (gymnasium.make gives one table; use gymnasium.make_vec(..., num_envs=N))"
+            if hasattr(vector, "action_space") and not hasattr(vector, "num_envs")
+            else ""
+        )
+        raise ValueError(
+            "sb3_vec_env takes the VectorEnv of gymnasium.make_vec('stops/Newmarket-v0', num_envs=N, ...) "
+            f"or newmarket_env.vector_env(...); got {type(vector).__name__}{hint}"
+        )
+    warn_slow_threads()
+    vec: VecEnv = SB3VecEnv(vector)
+    return VecMonitor(vec) if monitor else vec
+
+
+def warn_slow_threads() -> None:
+    """Warn when torch's thread count is known to slow training here (see :func:`sb3_vec_env`)."""
+    cores, threads = os.cpu_count() or 1, torch.get_num_threads()
+    if threads > 1 and cores <= FEW_CORES:
+        warnings.warn(
+            f"torch runs {threads} threads on this {cores}-core machine, which slows MaskablePPO on the "
+            "vector env; call torch.set_num_threads(1) first (docs/tutorials/train_maskable_ppo.md)",
+            stacklevel=3,
+        )
 
 
 class SB3VecEnv(VecEnv):

@@ -83,6 +83,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
         default="cpu",
         help="cpu: CPU time of this process (default; steadier on a shared machine); wall: elapsed",
     )
+    parser.add_argument(
+        "--rows",
+        nargs="+",
+        default=[],
+        metavar="NAME",
+        help='measure only the rows of these names, quoted (e.g. "ppo newmarket batch"); default every row '
+        'but "ppo newmarket sb3 defaults", which is measured only when named',
+    )
     parser.add_argument("--seed", type=int, default=0, help="seed of the first session")
     parser.add_argument("--json", metavar="PATH", help="also write the results as JSON")
     parser.add_argument("--markdown", metavar="PATH", help="also write the tables as markdown")
@@ -106,6 +114,7 @@ def config_from_args(args: argparse.Namespace) -> BenchConfig:
         memory_envs=args.memory_envs,
         seed=args.seed,
         clock=args.clock,
+        rows=tuple(args.rows),
     )
 
 

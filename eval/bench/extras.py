@@ -7,7 +7,7 @@ import random
 import numpy as np
 
 from newmarket_env.eval.bench.ours import PLAYERS
-from newmarket_env.eval.bench.training import TRAINING_ROWS
+from newmarket_env.eval.bench.training import ON_REQUEST_ROWS, TRAINING_ROWS
 
 TOURNAMENT_RESAMPLES = 100  # bootstrap resamples per measured tournament (the figures are not the point here)
 # Quick rule baselines only: a search agent's thinking would measure the agent, not the env.
@@ -62,15 +62,21 @@ def _batch():
 
 
 def _search(budget: int, engine: str):
-    from newmarket_env.eval.bench.search import search_player
+    def make():
+        from newmarket_env.eval.bench.search import search_player
 
-    return lambda: search_player(budget, engine)
+        return search_player(budget, engine)
+
+    return make
 
 
 def _guided(budget: int, cutoff: int = 0):
-    from newmarket_env.eval.bench.guided import guided_player
+    def make():
+        from newmarket_env.eval.bench.guided import guided_player
 
-    return lambda: guided_player(budget, cutoff)
+        return guided_player(budget, cutoff)
+
+    return make
 
 
 EXTRAS = {
@@ -86,3 +92,4 @@ EXTRAS = {
     **TRAINING_ROWS,  # vector env vs compiled control; MaskablePPO on the batch and on SingleAgentEnv
     "tournament baselines": ("tournament", tournament),
 }
+ON_REQUEST = ON_REQUEST_ROWS  # measured only when BenchConfig.rows names them

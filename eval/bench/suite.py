@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import dataclasses
 import statistics
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from newmarket_env.eval.bench.extras import EXTRAS
+from newmarket_env.eval.bench.extras import EXTRAS, ON_REQUEST
 from newmarket_env.eval.bench.memory import MemoryFigure, memory_per_env
 from newmarket_env.eval.bench.ours import PLAYERS, aec_player, engine_note, engine_player
 from newmarket_env.eval.bench.peers import PEER_NAMES, PEERS, classic_env_maker
@@ -36,6 +37,9 @@ class BenchConfig:
     memory_envs: int = 50  # envs built for the memory figure (0: skip)
     seed: int = 0  # first session seed; each session takes the next one
     clock: str = "cpu"  # "cpu": CPU time of this process; "wall": elapsed time
+    # measure only the rows of these names (empty: every row of the settings above); rows of
+    # extras.ON_REQUEST (the naive MaskablePPO run) are measured only when named here
+    rows: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         unknown = [p for p in self.presets if p not in VARIANTS]
@@ -48,6 +52,11 @@ class BenchConfig:
             raise ValueError(f"clock={self.clock!r} is unknown; allowed: {', '.join(CLOCKS)}")
         if self.seconds <= 0 or self.repeats < 1 or self.memory_envs < 0:
             raise ValueError("seconds must be > 0, repeats >= 1 and memory_envs >= 0")
+        if self.rows:  # the rows these settings measure (a copy without rows: no second check), and ON_REQUEST
+            known = [name for name, *_ in _workloads(dataclasses.replace(self, rows=()))] + list(ON_REQUEST)
+            missing = [name for name in self.rows if name not in known]
+            if missing:
+                raise ValueError(f"unknown row {missing[0]!r}; allowed: {', '.join(known)}")
 
 
 @dataclass
@@ -138,6 +147,8 @@ def run_benchmark(config: BenchConfig | None = None, progress=None) -> BenchResu
     result = BenchResult(config)
     ready = {}
     for name, group, make, note in _workloads(config):
+        if config.rows and name not in config.rows:
+            continue
         player, why = make()
         if player is None:
             result.notes.append(f"{name}: {why}")
@@ -174,6 +185,9 @@ def _workloads(config: BenchConfig):
             )
     if config.extras:
         for name, (group, factory) in EXTRAS.items():
+            yield name, group, factory, ""
+    for name, (group, factory) in ON_REQUEST.items():
+        if name in config.rows:
             yield name, group, factory, ""
     for peer in config.peers:
         yield peer, "peer", PEERS[peer], ""

@@ -14,6 +14,15 @@
   same number of gradient steps per learner decision (the batch row collects
   ``PPO_TABLES * PPO_STEPS`` decisions a rollout, the other ``n_envs * n_steps``).
   One call of a player is one rollout and its update.
+- ``ppo newmarket tutorial``: the user's own script on the fast path,
+  ``examples/tutorials/train_maskable_ppo.py`` at its full size (its env, model and torch threads, built by
+  its own functions; a source checkout only: the row is skipped where the script is not beside the package).
+- ``ppo newmarket sb3 defaults`` (measured only when named: ``newmarket bench --rows ...``): the naive way,
+  ``gymnasium.make("stops/Newmarket-v0", opponents=["random"])`` and ``MaskablePPO("MlpPolicy", env)`` with
+  every SB3 default (2048 steps a rollout, minibatch 64, 10 epochs, torch's own thread count).
+
+Every MaskablePPO row sets its torch thread count at each call, so rows timed in turn do not inherit
+another row's setting.
 """
 
 from __future__ import annotations
@@ -31,6 +40,17 @@ PPO_TABLES = 256  # tables of the batch PPO row
 PPO_STEPS = 32  # rollout steps per table of the batch PPO row (PPO_TABLES * PPO_STEPS decisions a rollout)
 SINGLE_ENVS, SINGLE_STEPS = 8, 256  # the pipeline the shipped agents were trained on (dummy, 8 envs x 256 steps)
 CONFIG = "configs/newmarket_ppo.yaml"
+TUTORIAL = "examples/tutorials/train_maskable_ppo.py"  # relative to the source checkout holding the package
+_TORCH_DEFAULT_THREADS: list[int] = []  # torch's thread count before any row set it
+
+
+def torch_default_threads() -> int:
+    """Torch's own thread count (``OMP_NUM_THREADS`` or the cores), read before the first row changes it."""
+    import torch
+
+    if not _TORCH_DEFAULT_THREADS:
+        _TORCH_DEFAULT_THREADS.append(torch.get_num_threads())
+    return _TORCH_DEFAULT_THREADS[0]
 
 
 def _compiled_or_why():
@@ -84,6 +104,7 @@ def _ppo_player(vec, config, rollout: int):
     from newmarket_env.train.export import export_agent
     from newmarket_env.train.run import build_model
 
+    torch_default_threads()
     torch.set_num_threads(config.run.torch_threads)
     folder = tempfile.TemporaryDirectory(prefix="bench_ppo_")  # lives as long as the player
     model = build_model(config, vec, Path(folder.name))
@@ -98,6 +119,7 @@ def _ppo_player(vec, config, rollout: int):
     fresh = [True]
 
     def play(seed: int, _keep=folder) -> tuple[int, int]:
+        torch.set_num_threads(config.run.torch_threads)
         with threadpool_limits(limits=config.run.torch_threads, user_api="blas"):  # as train/run.py does
             model.learn(total_timesteps=rollout, reset_num_timesteps=fresh.pop() if fresh else False)
         return rollout, 1
@@ -143,14 +165,98 @@ def ppo_single_agent():
     )
 
 
+def without_logs(model):
+    """``model`` with SB3's logger writing nothing (no log folders left in /tmp per row)."""
+    from stable_baselines3.common.logger import Logger
+
+    model.set_logger(Logger(folder=None, output_formats=[]))
+    return model
+
+
+def learner_player(model, threads: int):
+    """``play`` for :func:`~newmarket_env.eval.bench.timing.measure_rounds`: one rollout of ``model`` and its
+    update per call, at ``threads`` torch threads (set at every call: rows timed in turn share the process)."""
+    import torch
+
+    rollout = model.n_steps * model.n_envs
+    fresh = [True]
+
+    def play(seed: int) -> tuple[int, int]:
+        torch.set_num_threads(threads)
+        model.learn(total_timesteps=rollout, reset_num_timesteps=fresh.pop() if fresh else False)
+        return rollout, 1
+
+    return play
+
+
+def tutorial_script():
+    """The tutorial script as a module, from the source checkout beside the installed package; None elsewhere."""
+    import importlib.util
+    import sys
+
+    import newmarket_env
+
+    name = "newmarket_tutorial_train_maskable_ppo"
+    path = Path(newmarket_env.__file__).resolve().parents[1] / TUTORIAL
+    spec = importlib.util.spec_from_file_location(name, path) if path.is_file() else None
+    if spec is None or spec.loader is None:
+        return None
+    loaded = sys.modules.get(name)
+    if loaded is not None and loaded.__file__ == str(path):
+        return loaded
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module  # its dataclasses look their module up there
+    spec.loader.exec_module(module)
+    return module
+
+
+def ppo_tutorial():
+    """MaskablePPO as the tutorial script trains it, at its full size."""
+    why = _compiled_or_why()
+    script = None if why else tutorial_script()
+    if script is None:
+        return None, why or f"skipped: {TUTORIAL} is not beside the installed package (a source checkout has it)"
+    import torch
+
+    torch_default_threads()
+    torch.set_num_threads(script.TORCH_THREADS)
+    size = script.FULL
+    model = without_logs(script.make_model(script.make_env(size.tables, seed=0), size.n_steps, size.batch_size, seed=0))
+    return learner_player(model, script.TORCH_THREADS), (
+        f"{TUTORIAL} full size: {size.tables} tables x {size.n_steps} steps a rollout, minibatch {size.batch_size}, "
+        f"{model.n_epochs} epochs, torch {script.TORCH_THREADS} thread; session = one rollout and its update"
+    )
+
+
+def ppo_sb3_defaults():
+    """MaskablePPO the naive way: one ``gymnasium.make`` env and every SB3 default."""
+    import gymnasium
+    from sb3_contrib import MaskablePPO
+
+    from newmarket_env.envs.registration import GYMNASIUM_ID
+
+    threads = torch_default_threads()
+    env = gymnasium.make(GYMNASIUM_ID, variant="newmarket", num_players=PLAYERS, opponents=["random"])
+    model = without_logs(MaskablePPO("MlpPolicy", env, seed=0))
+    return learner_player(model, threads), (
+        f'gymnasium.make("{GYMNASIUM_ID}", opponents=["random"]) and MaskablePPO("MlpPolicy", env): '
+        f"{model.n_steps} steps a rollout, minibatch {model.batch_size}, {model.n_epochs} epochs, torch {threads} "
+        "threads; session = one rollout and its update"
+    )
+
+
 #: Rows of this module, in table order: name -> (group, factory), as ``extras.EXTRAS``.
 TRAINING_ROWS = {
     "vector_env newmarket control": ("vector_env", vector_control),
     "ppo newmarket batch": ("ppo", ppo_batch),
     "ppo newmarket single_agent": ("ppo", ppo_single_agent),
+    "ppo newmarket tutorial": ("ppo", ppo_tutorial),
 }
+#: Rows measured only when named (``--rows``): one call takes seconds on an idle machine, minutes on a loaded one.
+ON_REQUEST_ROWS = {"ppo newmarket sb3 defaults": ("ppo", ppo_sb3_defaults)}
 VECTOR_GOAL = 100_000  # learner decisions/s of the vector env against compiled control (issue 11)
 PPO_GOAL = 10.0  # MaskablePPO on the batch over the SingleAgentEnv pipeline, same run (issue 11)
+TUTORIAL_GOALS = {"ppo newmarket batch": 1.0, "ppo newmarket sb3 defaults": 8.0}  # the tutorial over these rows
 
 
 def training_targets(result) -> list:
@@ -177,6 +283,12 @@ def training_targets(result) -> list:
                 "MaskablePPO end to end, batch / SingleAgentEnv pipeline", value, f">= {PPO_GOAL:g}x", value >= PPO_GOAL
             )
         )
+    tutorial = result.row("ppo newmarket tutorial")
+    for name, goal in TUTORIAL_GOALS.items():
+        other = result.row(name)
+        if tutorial and other:
+            value = paired_ratio(tutorial, other)
+            found.append(Target(f"MaskablePPO, tutorial script / {name}", value, f">= {goal:g}x", value >= goal))
     return found
 
 

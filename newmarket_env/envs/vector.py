@@ -24,6 +24,10 @@ of a session also counts the stakes paid before it), times ``reward_scale``,
 as in :class:`SingleAgentEnv`, so the rewards of a session sum to the
 learner's result in it, even when the session ends on another seat's move.
 
+Stable-Baselines3 takes its own ``VecEnv`` type, not this one: hand it
+``newmarket_env.train.sb3_vec_env(envs)`` (given this object directly, SB3 says it expected an
+OpenAI Gym environment).
+
 Autoreset: Gymnasium's ``SAME_STEP`` mode (``metadata["autoreset_mode"]``).
 The step that ends a table's session returns ``terminated[i] = True``, the
 last reward of that session, and already the first observation of the table's

@@ -27,6 +27,7 @@ PEER_PACKAGES = {
     "vector_env newmarket control": ("newmarket_env.engine._fast",),
     "ppo newmarket batch": ("newmarket_env.engine._fast", "sb3_contrib"),
     "ppo newmarket single_agent": ("sb3_contrib",),
+    "ppo newmarket tutorial": ("newmarket_env.engine._fast", "sb3_contrib"),
 }
 
 
@@ -60,6 +61,7 @@ def test_every_workload_gives_a_row_or_a_note():
         "vector_env newmarket control",
         "ppo newmarket batch",
         "ppo newmarket single_agent",
+        "ppo newmarket tutorial",
         "tournament baselines",
         "texas_holdem_v4",
         "texas_holdem_v4 4p",

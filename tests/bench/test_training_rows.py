@@ -67,3 +67,78 @@ def test_ppo_split_times_collection_and_updates_apart():
     split = training.ppo_split("batch", 8, 16, rollouts=1)
     assert split["collect_ms"] > 0 and split["train_ms"] > 0
     assert split["per_s"] == pytest.approx(1e3 / (split["collect_ms"] + split["train_ms"]))
+
+
+@pytest.mark.slow
+@compiled
+def test_the_tutorial_row_trains_as_the_script_does():
+    """One call: one rollout of the script's full size and its update, at the script's torch threads, whatever
+    another row set before it."""
+    pytest.importorskip("sb3_contrib")
+    import torch
+
+    script = training.tutorial_script()
+    assert script is not None and script.__file__.endswith(training.TUTORIAL)
+    play, note = training.ppo_tutorial()
+    before = torch.get_num_threads()
+    try:
+        torch.set_num_threads(3)  # as if the row before had left torch at 3 threads
+        assert play(0) == (script.FULL.tables * script.FULL.n_steps, 1)
+        assert torch.get_num_threads() == script.TORCH_THREADS
+    finally:
+        torch.set_num_threads(before)
+    assert f"{script.FULL.tables} tables x {script.FULL.n_steps} steps" in note
+
+
+def test_the_tutorial_row_says_why_it_is_skipped_without_the_script(monkeypatch):
+    monkeypatch.setattr(training, "TUTORIAL", "examples/tutorials/no_such_script.py")
+    play, why = training.ppo_tutorial()
+    assert play is None and why.startswith("skipped: examples/tutorials/no_such_script.py is not beside")
+
+
+def test_the_naive_row_keeps_every_sb3_default():
+    """Built, not timed here (one call is a 2048-step rollout and 320 gradient steps): the defaults it times
+    are SB3's own, read from MaskablePPO's signature."""
+    import inspect
+
+    sb3_contrib = pytest.importorskip("sb3_contrib")
+    defaults = {name: p.default for name, p in inspect.signature(sb3_contrib.MaskablePPO.__init__).parameters.items()}
+    play, note = training.ppo_sb3_defaults()
+    assert callable(play)
+    assert f"{defaults['n_steps']} steps a rollout, minibatch {defaults['batch_size']}" in note
+    assert f"{defaults['n_epochs']} epochs, torch {training.torch_default_threads()} threads" in note
+
+
+def test_the_tutorial_targets_are_paired_ratios_of_the_same_rounds():
+    result = BenchResult(BenchConfig(peers=()))
+    result.rows = [
+        row("ppo newmarket batch", [2000.0, 2500.0, 3000.0]),
+        row("ppo newmarket tutorial", [3000.0, 2000.0, 6000.0]),
+        row("ppo newmarket sb3 defaults", [100.0, 400.0, 500.0]),
+    ]
+    project, naive = training.training_targets(result)
+    assert project.name.endswith("/ ppo newmarket batch") and project.value == 1.5 and project.met  # 1.5, 0.8, 2
+    assert naive.value == 12.0 and naive.met  # 30, 5, 12 -> 12
+    result.rows = [row("ppo newmarket tutorial", [3000.0])]
+    assert training.training_targets(result) == []
+
+
+def test_rows_can_be_chosen_and_the_naive_row_only_by_name():
+    from newmarket_env.eval.bench.suite import _workloads, run_benchmark
+
+    def names(**options):
+        return [name for name, *_ in _workloads(BenchConfig(peers=(), **options))]
+
+    assert "ppo newmarket tutorial" in names() and "ppo newmarket sb3 defaults" not in names()
+    assert "ppo newmarket sb3 defaults" in names(rows=("ppo newmarket sb3 defaults",))
+    with pytest.raises(ValueError, match=r"unknown row 'ppo'; allowed: engine newmarket, .*ppo newmarket sb3 defaults"):
+        BenchConfig(rows=("ppo",))
+    result = run_benchmark(BenchConfig(rows=("engine michigan",), seconds=0.001, repeats=1, memory_envs=0, peers=()))
+    assert [r.name for r in result.rows] == ["engine michigan"] and result.notes == []
+
+
+def test_the_command_refuses_an_unknown_row(capsys):
+    from newmarket_env.eval.bench.cli import main
+
+    assert main(["--rows", "ppo newmarket fast"]) == 2
+    assert "unknown row 'ppo newmarket fast'; allowed:" in capsys.readouterr().err

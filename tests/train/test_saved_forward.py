@@ -211,3 +211,20 @@ def test_sampling_frequencies_match_the_softmax(tmp_path, observations):
     assert chi_square(counts[legal].astype(float)) < bound
     # The same test would reject a uniform sampler's expected counts: it is not too weak to tell.
     assert chi_square(np.full(len(legal), draws / len(legal))) > 10 * bound
+
+
+def test_export_reads_the_activation_from_the_model_and_refuses_another(tmp_path, observations):
+    """Without ``activation`` the file gets the model's (a relu model exported as tanh would be another policy);
+    given one that is not the model's, the export stops before writing."""
+    obs, _ = observations
+    model = _model("relu")
+    rules = make_rules(VARIANT, PLAYERS, **RULES)
+    path = tmp_path / "agent.npz"
+    export_agent(model, str(path), rules, VARIANT)
+    agent = load_saved_agent(path, rules)
+    assert agent.metadata["activation"] == "relu"
+    np.testing.assert_allclose(agent.logits(obs), _torch_raw_logits(model, obs), atol=F32_ATOL, rtol=0)
+    wrong = tmp_path / "wrong.npz"
+    with pytest.raises(ValueError, match="activation='tanh' but the model's policy uses 'relu'"):
+        export_agent(model, str(wrong), rules, VARIANT, "tanh")
+    assert not wrong.exists()

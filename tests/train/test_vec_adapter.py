@@ -9,6 +9,8 @@ reads, seeding, and the attribute and method calls SB3 and our callbacks make.
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pytest
 
@@ -223,3 +225,65 @@ def test_vec_env_config_values(data, message):
 
     with pytest.raises(ValueError, match=message):
         config_from_dict(data)
+
+
+@pytest.mark.filterwarnings("ignore:torch runs")  # the thread warning has its own test
+def test_gymnasium_make_vec_trains_through_the_one_call():
+    """``sb3_vec_env(gymnasium.make_vec(...))``: Gymnasium's own vector API, handed to MaskablePPO in one call.
+    Given the vector env directly, SB3 refuses it (the reason the call exists)."""
+    import gymnasium
+    from sb3_contrib import MaskablePPO
+
+    from newmarket_env.train import sb3_vec_env
+
+    vector = gymnasium.make_vec(
+        "stops/Newmarket-v0", num_envs=8, variant="newmarket", num_players=4, opponents=["greedy"], seed=2
+    )
+    with pytest.raises(ValueError, match="OpenAI Gym"):
+        MaskablePPO("MlpPolicy", vector, device="cpu")
+    vec = sb3_vec_env(vector)
+    model = MaskablePPO("MlpPolicy", vec, n_steps=32, batch_size=128, n_epochs=1, seed=0, device="cpu")
+    model.set_logger(sb3.common.logger.Logger(folder=None, output_formats=[]))
+    model.learn(total_timesteps=512)
+    assert model.num_timesteps == 512 and len(model.ep_info_buffer) > 0  # VecMonitor's episodes reached SB3
+    assert vec.venv.vector is vector  # the one object, not a copy of its tables
+
+
+def test_sb3_vec_env_names_what_to_give_it():
+    import gymnasium
+
+    from newmarket_env.train import sb3_vec_env
+
+    single = gymnasium.make("stops/Newmarket-v0", opponents=["random"])
+    with pytest.raises(
+        ValueError, match=r"gymnasium.make gives one table; use gymnasium.make_vec\(\.\.\., num_envs=N\)"
+    ):
+        sb3_vec_env(single)
+    with pytest.raises(ValueError, match="got list"):
+        sb3_vec_env([single])
+
+
+def test_torch_threads_on_a_two_core_machine_warn(monkeypatch):
+    """More than one torch thread where the machine has at most two cores: a warning naming the fix."""
+    import torch
+
+    from newmarket_env import vector_env
+    from newmarket_env.train.vec import sb3_vec_env
+
+    before = torch.get_num_threads()
+    try:
+        monkeypatch.setattr("os.cpu_count", lambda: 2)
+        torch.set_num_threads(2)
+        with pytest.warns(UserWarning, match=r"torch runs 2 threads on this 2-core machine.*set_num_threads\(1\)"):
+            sb3_vec_env(vector_env(num_envs=2, opponents=["random"]))
+        torch.set_num_threads(1)
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            sb3_vec_env(vector_env(num_envs=2, opponents=["random"]))
+        monkeypatch.setattr("os.cpu_count", lambda: 16)
+        torch.set_num_threads(2)
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            sb3_vec_env(vector_env(num_envs=2, opponents=["random"]))  # cores to spare: no warning
+    finally:
+        torch.set_num_threads(before)
