@@ -33,6 +33,7 @@ import numpy as np
 
 from newmarket_env.actions import NUM_ACTIONS
 from newmarket_env.agents.base import Agent
+from newmarket_env.file_modes import new_file_mode
 from newmarket_env.observation.layout import FLAT_SIZE
 from newmarket_env.rules import Rules
 
@@ -102,6 +103,7 @@ def write_layers(
     try:
         with os.fdopen(handle, "wb") as out:  # a file object keeps np.savez from appending ".npz"
             np.savez_compressed(out, **arrays)
+        os.chmod(temporary, new_file_mode())  # mkstemp's 0600 would make a file meant for sharing private
         os.replace(temporary, target)
     except BaseException:
         Path(temporary).unlink(missing_ok=True)

@@ -20,6 +20,8 @@ import shutil
 import tempfile
 from collections.abc import Sequence
 
+from newmarket_env.file_modes import new_folder_mode
+
 RESULTS_ROOT = "results"
 #: Longest agent part of a default folder name; longer lists are cut and get a short hash.
 MAX_AGENTS_PART = 60
@@ -41,13 +43,6 @@ def default_folder(variant: str, players: int, seed: int, agents: Sequence[str])
     return os.path.join(RESULTS_ROOT, f"tournament-{variant}-{players}p-{part}-seed{seed}")
 
 
-def _umask() -> int:
-    """This process's umask (reading it means setting it: set back at once)."""
-    mask = os.umask(0o022)
-    os.umask(mask)
-    return mask
-
-
 class OutputFolder:
     """A results folder being written: files go to :attr:`staging`, :meth:`publish` puts them in place."""
 
@@ -65,7 +60,7 @@ class OutputFolder:
             os.makedirs(parent, exist_ok=True)
             self.staging = tempfile.mkdtemp(prefix=f".{os.path.basename(self.folder)}.partial-", dir=parent)
             # mkdtemp makes a private folder (0700); the results folder gets the modes os.makedirs gives.
-            os.chmod(self.staging, 0o777 & ~_umask())
+            os.chmod(self.staging, new_folder_mode())
         except OSError as err:
             raise ValueError(f"--out {folder}: cannot write in {parent} ({err.strerror or err})") from None
 

@@ -320,3 +320,17 @@ def test_shipped_agents_load_by_name_with_options():
     agent = load_agent(name, env=e, seed=3, sample=True)
     assert (agent.name, agent.seed, agent.sample) == (name, 3, True)
     assert load_agent(name, env=e).sample is False
+
+
+def test_a_saved_agent_gets_the_mode_a_plain_new_file_gets(tmp_path):
+    # Written under a temporary name first; mkstemp's 0600 must not stay, or a file meant for sharing is private.
+    import os
+    import stat
+
+    rng = np.random.default_rng(0)
+    layers = [(rng.normal(size=(NUM_ACTIONS, FLAT_SIZE)).astype(np.float32), np.zeros(NUM_ACTIONS, np.float32))]
+    path = tmp_path / "agent.npz"
+    save_policy(str(path), layers, make_rules("newmarket"), "newmarket", "tanh")
+    with open(tmp_path / "plain", "w"):
+        pass
+    assert stat.S_IMODE(os.stat(path).st_mode) == stat.S_IMODE(os.stat(tmp_path / "plain").st_mode)
