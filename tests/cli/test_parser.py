@@ -63,6 +63,7 @@ OPTIONS = {
         "--no-extras",
         "--memory-envs",
         "--clock",
+        "--rows",
         "--seed",
         "--json",
         "--markdown",
