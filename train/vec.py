@@ -3,7 +3,7 @@
 :func:`sb3_vec_env` is the one call between Gymnasium's vector API and Stable-Baselines3::
 
     vec = sb3_vec_env(gymnasium.make_vec("stops/Newmarket-v0", num_envs=256, opponents=["greedy"]))
-    model = MaskablePPO("MlpPolicy", vec, n_steps=32, batch_size=2048)
+    model = MaskablePPO("MlpPolicy", vec, n_steps=32, batch_size=1024)  # torch.set_num_threads(1) first
 
 (``gymnasium.make_vec``'s output is a Gymnasium ``VectorEnv``, which SB3 does not take: given
 it directly, SB3 answers that it expects an OpenAI Gym environment.)

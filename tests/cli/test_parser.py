@@ -75,6 +75,7 @@ OPTIONS = {
         "--no-extras",
         "--memory-envs",
         "--clock",
+        "--rows",
         "--seed",
         "--json",
         "--markdown",
