@@ -354,6 +354,10 @@ def _means(chips: np.ndarray, given: np.ndarray) -> np.ndarray:
 SHIPPED_FILE = TRAINED_DIR / "guided.json"
 
 
+#: The names :func:`register_shipped` registered (its own to replace on a second call).
+_SHIPPED_NAMES: set[str] = set()
+
+
 def shipped_guided(path: Path = SHIPPED_FILE) -> dict[str, dict[str, Any]]:
     """The entries of :data:`SHIPPED_FILE`: ``{name: {"network": FILE, "options": {...}}}``.
 
@@ -392,7 +396,7 @@ def register_shipped(path: Path = SHIPPED_FILE) -> None:
     except ValueError as err:
         warnings.warn(f"{err}; its agents are not registered", RuntimeWarning, stacklevel=2)
         return
-    taken = set(available_agents())
+    taken = set(available_agents()) - _SHIPPED_NAMES  # a second call replaces what the first registered
     for name, entry in entries.items():
         if name in taken:
             warnings.warn(
@@ -408,9 +412,11 @@ def register_shipped(path: Path = SHIPPED_FILE) -> None:
             return guided_search(rules, seed=seed, network=path.parent / _entry["network"], **chosen)
 
         try:
-            register_agent(name, factory)
+            register_agent(name, factory, replace=name in _SHIPPED_NAMES)
         except ValueError as err:
             warnings.warn(f"shipped guided searches {os.fspath(path)!r}: {err}", RuntimeWarning, stacklevel=2)
+        else:
+            _SHIPPED_NAMES.add(name)
 
 
 def guided_search(

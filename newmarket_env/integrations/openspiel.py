@@ -7,8 +7,8 @@
 (5, 79, 52)
 
 Parameters: ``variant`` (a preset of docs/rules.md, default ``newmarket``), ``players`` (default 4) and
-``rules``, rules overrides as ``KEY=VALUE`` items separated by ``;`` (``"num_deals=1;widow=dealer_buy"``,
-read as ``newmarket --set`` reads them).
+``rules``, rules overrides as ``KEY:VALUE`` items separated by ``;``, card lists joined by ``/``
+(``"num_deals:1;boodles:AS/KS/QS/JS"``: OpenSpiel's game strings keep ``=`` and ``,`` for themselves).
 
 - **Chance is explicit.** Each deal is dealt by chance nodes, one card at a time in the dealing order
   (every card left in the deck equally likely), when the engine deals it: after the stakes, which the
@@ -109,10 +109,17 @@ class ChanceGame(Game):
 
 
 def rules_from_parameters(params: dict[str, Any]) -> Rules:
-    """The rules of ``variant``, ``players`` and the ``rules`` overrides (``KEY=VALUE;KEY=VALUE``)."""
+    """The rules of ``variant``, ``players`` and the ``rules`` overrides (``KEY:VALUE;KEY:VALUE``, card lists
+    joined by ``/``: OpenSpiel's game strings keep ``=`` and ``,`` for their own parameters)."""
     from newmarket_env.play.options import parse_settings
 
-    items = [item for item in str(params.get("rules", "")).split(";") if item.strip()]
+    items = []
+    for item in str(params.get("rules", "")).split(";"):
+        if item.strip():
+            key, sep, value = item.partition(":")
+            if not sep:
+                raise ValueError(f"rules item {item!r} is not KEY:VALUE, e.g. rules=num_deals:1;boodles:AS/KS/QS/JS")
+            items.append(f"{key}={value.replace('/', ',')}")
     return make_rules(str(params.get("variant", "newmarket")), int(params.get("players", 4)), **parse_settings(items))
 
 

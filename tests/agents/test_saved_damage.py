@@ -114,6 +114,7 @@ def test_a_saved_agent_refuses_an_observation_without_a_legal_action():
 )
 def test_a_broken_table_of_guided_searches_names_the_file_in_one_line(tmp_path, monkeypatch, table, problem):
     monkeypatch.setattr(registry, "_REGISTRY", dict(registry._REGISTRY))
+    monkeypatch.setattr(G, "_SHIPPED_NAMES", set(G._SHIPPED_NAMES))
     path = tmp_path / "guided.json"
     path.write_text(table)
     with pytest.raises(ValueError) as err:
@@ -128,6 +129,7 @@ def test_a_broken_table_of_guided_searches_names_the_file_in_one_line(tmp_path, 
 
 def test_a_guided_entry_may_not_take_a_baselines_name(tmp_path, monkeypatch):
     monkeypatch.setattr(registry, "_REGISTRY", dict(registry._REGISTRY))
+    monkeypatch.setattr(G, "_SHIPPED_NAMES", set(G._SHIPPED_NAMES))
     path = tmp_path / "guided.json"
     entry = {"network": "exit-newmarket.npz", "options": {"budget": 2}}
     path.write_text(json.dumps({"agents": {"random": entry, "zz-guided": entry}}))

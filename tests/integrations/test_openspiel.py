@@ -13,14 +13,13 @@ from open_spiel.python.algorithms import evaluate_bots, ismcts, mcts  # noqa: E4
 
 import newmarket_env.integrations.openspiel as O  # noqa: E402
 from newmarket_env import env  # noqa: E402
-from newmarket_env.play.options import parse_settings  # noqa: E402
 from newmarket_env.rules import VARIANTS, make_rules  # noqa: E402
 
 # One rules set per variant, plus overrides that reach the other paths: stakes chosen before the cards
 # (decisions before the chance nodes), lots for the leftovers, an auction for the widow, house stakes.
-CASES = [(variant, 4, "num_deals=2" if variant == "newbury" else "") for variant in VARIANTS] + [
-    ("michigan", 5, "num_deals=2;stake_mode=choose"),
-    ("newmarket", 3, "num_deals=2;widow=dealer_buy;leftover=lot;stake_mode=house"),
+CASES = [(variant, 4, "num_deals:2" if variant == "newbury" else "") for variant in VARIANTS] + [
+    ("michigan", 5, "num_deals:2;stake_mode:choose"),
+    ("newmarket", 3, "num_deals:2;widow:dealer_buy;leftover:lot;stake_mode:house"),
 ]
 
 
@@ -36,18 +35,28 @@ def test_loading_by_name_and_parameters():
     with pytest.raises(Exception, match="num_players=9 is out of range"):
         pyspiel.load_game(O.GAME_NAME, {"players": 9})
     with pytest.raises(Exception, match="widow"):
-        pyspiel.load_game(O.GAME_NAME, {"rules": "widow=sometimes"})
+        pyspiel.load_game(O.GAME_NAME, {"rules": "widow:sometimes"})
 
 
 @pytest.mark.parametrize("variant,players,rules", CASES)
 def test_openspiels_random_simulation_test(variant, players, rules):
-    pyspiel.random_sim_test(_game(variant, players, rules), num_sims=2, serialize=False, verbose=False)
+    """OpenSpiel's conformance test, states serialized and read back included."""
+    pyspiel.random_sim_test(_game(variant, players, rules), num_sims=2, serialize=True, verbose=False)
+
+
+def test_rules_overrides_survive_the_game_string():
+    game = _game("newmarket", 4, "num_deals:1;boodles:AS/KS/QS/JS;widow:dealer_buy")
+    again = pyspiel.load_game(str(game))
+    assert again.rules == game.rules and again.rules.num_deals == 1 and again.rules.boodles == ("AS", "KS", "QS", "JS")
+    with pytest.raises(Exception, match="rules item 'num_deals=1' is not KEY:VALUE"):
+        _game("newmarket", 4, "num_deals=1")
 
 
 def _env_session(variant: str, players: int, rules: str, seed: int):
     """A session of the PettingZoo env (compiled engine) with seeded random decisions: its record, and
     each decision's seat, observation and action."""
-    table = env(variant=variant, num_players=players, **parse_settings(rules.split(";") if rules else []))
+    overrides = O.rules_from_parameters({"variant": variant, "players": players, "rules": rules}).to_dict()
+    table = env(variant=variant, **overrides)
     table.reset(seed=seed)
     rng = np.random.default_rng(seed)
     steps = []
@@ -98,7 +107,7 @@ def test_the_sessions_equal_the_pettingzoo_envs(variant, players, rules, seed):
 def test_the_information_state_is_perfect_recall_and_private():
     """Two deals that differ only in cards seat 0 cannot see: seat 0's information state is the same, the
     seat holding the swapped cards tells them apart."""
-    game = _game("newmarket", 4, "num_deals=1")
+    game = _game("newmarket", 4, "num_deals:1")
     states = []
     for swap in (False, True):
         state = game.new_initial_state()
@@ -114,7 +123,7 @@ def test_the_information_state_is_perfect_recall_and_private():
 
 
 def test_resampling_keeps_what_the_player_knows():
-    game = _game("michigan", 4, "num_deals=1")
+    game = _game("michigan", 4, "num_deals:1")
     state = game.new_initial_state()
     rng = np.random.default_rng(3)
     while state.is_chance_node() or len(state.legal_actions()) < 2 or rng.random() < 0.5:
@@ -138,7 +147,7 @@ def test_ismcts_plays_a_session_against_the_packages_agents():
     """OpenSpiel's IS-MCTS (random rollouts, worlds from resample_from_infostate) at seat 0 against three
     package agents through the adapter; its bot has no restart_at, so the session is stepped here rather
     than by evaluate_bots."""
-    game = _game("michigan", 4, "num_deals=2")
+    game = _game("michigan", 4, "num_deals:2")
     evaluator = mcts.RandomRolloutEvaluator(n_rollouts=1, random_state=np.random.RandomState(0))
     search = ismcts.ISMCTSBot(game, evaluator, uct_c=2.0, max_simulations=8, random_state=np.random.RandomState(1))
     bots = {
@@ -167,7 +176,7 @@ def test_evaluate_bots_runs_the_packages_agents_as_the_env_would():
     """Four package agents through the adapter: the same returns as the same agents in the env on the
     same deal (the deal drawn by evaluate_bots' chance, fed to the env through reset options; no lots, which
     the env would draw from its own seed)."""
-    game = _game("newmarket", 4, "num_deals=1;leftover=vanish")
+    game = _game("newmarket", 4, "num_deals:1;leftover:vanish")
     names = ["control", "greedy", "lowest", "control"]
     bots = [O.agent_bot(name, game, seat, seed=seat) for seat, name in enumerate(names)]
     state = game.new_initial_state()
