@@ -48,6 +48,29 @@ def test_the_heuristic_agent_enters_a_tournament(tutorial, capsys):
     assert "run" in capsys.readouterr().out
 
 
+def test_the_heuristic_agent_enters_from_the_command_line_by_reference(tmp_path):
+    import json
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    folder = Path(__file__).resolve().parents[2] / "examples" / "tutorials"
+    command = [sys.executable, "-m", "newmarket_env.cli", "tournament", "--agents"]
+    command += [
+        "heuristic_agent:RunAgent,greedy,random,lowest",
+        "--blocks",
+        "2",
+        "--out",
+        str(tmp_path / "t"),
+        "--quiet",
+    ]
+    done = subprocess.run(command, capture_output=True, text=True, env={**os.environ, "PYTHONPATH": str(folder)})
+    assert done.returncode == 0, done.stderr
+    standings = json.loads((tmp_path / "t" / "results.json").read_text())["standings"]
+    assert "heuristic_agent:RunAgent" in {row["agent"] for row in standings}
+
+
 @pytest.mark.skipif(not compiled_available(), reason="the batch API needs the compiled engine")
 def test_self_play_on_the_batch(tutorial, capsys):
     figures = tutorial("self_play_batch").main(
