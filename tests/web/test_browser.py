@@ -275,7 +275,7 @@ def test_replay_takes_a_second_files_game_number_and_names_the_agents(page, reco
     with page.expect_response("**/api/replays?game=3") as answer:
         page.click("#start-replay")
     assert answer.value.ok
-    page.wait_for_function("document.getElementById('status').textContent.startsWith('session 3')")
+    page.wait_for_function("document.getElementById('status')?.textContent.startsWith('session 3')")
     names = page.locator(".seat .who b").all_inner_texts()
     assert names == ["player_0 (greedy)", "player_1 (random)", "player_2 (control)", "player_3 (lowest-3)"]
     # A file that fails to open leaves no old replay on screen.
