@@ -23,6 +23,7 @@ examples:
 at a decision, answer with the number of a choice or its words ("2", "4C", "lead 4C", "pass", "bid 3",
 "take", "buy", "keep"; a refused answer says why);
 "?" shows the table again, "q" stops the session (Ctrl-D and Ctrl-C stop it too).
+after each deal its result is shown (every hand left, the boodles, the pot, the chips): Enter goes on.
 
 rules parameters for --set (their meaning: docs/rules.md; use --players for the number of players):
   {params}

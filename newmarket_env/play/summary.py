@@ -19,7 +19,7 @@ about it.
 ...         "chips": [42, 38, 40]}
 >>> s = deal_summary([deal], 0, rules)
 >>> s["winner"], s["hands"], s["pot"], s["change"]
-(0, [[], ['4C', '9H'], ['KS']], {'taken_by': 0, 'amount': 1, 'left': 0}, [2, -2, 0])
+(0, [[], ['4C', '9H'], ['KS']], {'taken_by': 0, 'amount': 1, 'left': 0, 'lot': None}, [2, -2, 0])
 """
 
 from __future__ import annotations

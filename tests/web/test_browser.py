@@ -281,7 +281,7 @@ def test_replay_takes_a_second_files_game_number_and_names_the_agents(page, reco
     with page.expect_response("**/api/replays?game=3") as answer:
         page.click("#start-replay")
     assert answer.value.ok
-    page.wait_for_function("document.getElementById('status').textContent.startsWith('session 3')")
+    page.wait_for_function("document.getElementById('status')?.textContent.startsWith('session 3')")
     names = page.locator(".seat .who b").all_inner_texts()
     assert names == ["player_0 (greedy)", "player_1 (random)", "player_2 (control)", "player_3 (lowest-3)"]
     # A file that fails to open leaves no old replay on screen.
@@ -340,6 +340,13 @@ def test_play_shows_the_new_hand_and_each_deals_result_before_the_next(page):
     assert f"chips after deal 1: player_0 (greedy) {after_deal_1[0]} (" in log
 
 
+def _step(page) -> None:
+    """Click Step and wait until its move is drawn in full (after any card-by-card showing)."""
+    drawn = int(page.evaluate("Number(document.body.dataset.steps || 0)"))
+    page.click("#step")
+    page.wait_for_function(f"Number(document.body.dataset.steps || 0) > {drawn}")
+
+
 def test_watch_shows_what_the_agent_thought_and_a_watched_seat_is_not_you(page):
     page.click("#tab-watch")
     page.fill("#setup-watch input[name=agents]", "greedy,ppo-newmarket,search,control")
@@ -348,9 +355,7 @@ def test_watch_shows_what_the_agent_thought_and_a_watched_seat_is_not_you(page):
     page.wait_for_selector("#status")
     headers = set()  # the figures each agent gave: scores, probabilities, mean chips and worlds
     for _ in range(80):
-        with page.expect_response("**/step**"):
-            page.click("#step")
-        page.wait_for_function("document.getElementById('step') !== null")
+        _step(page)
         if page.locator("#thoughts-panel:not(.hidden) tr.taken").count():
             headers.add(" ".join(page.locator("#thoughts-table th").all_inner_texts()))
             if page.locator("#thoughts-table .bar").count() > 1 and len(headers) >= 3:
@@ -368,9 +373,7 @@ def test_watch_shows_what_the_agent_thought_and_a_watched_seat_is_not_you(page):
     for _ in range(12):
         question = page.inner_text("#question")
         assert "Your " not in question and " you " not in question, question
-        with page.expect_response("**/step**"):
-            page.click("#step")
-        page.wait_for_function("document.getElementById('step') !== null")
+        _step(page)
 
 
 def _first_frame_with_forced_follows(record, least: int = 3) -> int:
@@ -497,9 +500,7 @@ def test_watch_steps_through_forced_follows_card_by_card(page):
     page.wait_for_selector("#status")
     page.select_option("#speed", "1000")  # the slowest: each card stays up long enough to be seen
     for _ in range(steps - 1):
-        with page.expect_response("**/step**"):
-            page.click("#step")
-        page.wait_for_function("document.getElementById('table').dataset.partial === undefined")
+        _step(page)
     page.click("#step")
     page.wait_for_function("document.getElementById('table').dataset.partial === '1'")
     assert page.locator("#played .card.just").count() == 1

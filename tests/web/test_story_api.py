@@ -122,3 +122,29 @@ def test_a_watched_seat_is_not_called_you(client):
         assert "you" not in decision["question"].lower().split() and "your" not in decision["question"].lower()
         assert all(not line.startswith("you ") for line in view["log"])
         view = client.post(f"/api/games/{key}/step").json()
+
+
+def test_a_replay_says_when_the_lead_passes_and_asks_no_one_as_you(client):
+    """newbury: the log says when the lead passes over a player; a replay's questions are said about the seat."""
+    for seed in range(100):
+        record = _random_record("newbury", seed=seed, num_deals=1)
+        events = record["deals"][0]["events"]
+        passes = [
+            k
+            for k in range(1, len(events))
+            if events[k]["type"] == "play"
+            and events[k - 1]["type"] == "stop"
+            and events[k]["seat"] != events[k - 1]["seat"]
+        ]
+        if passes:
+            break
+    else:
+        raise AssertionError("no passed lead in 100 newbury sessions")
+    first = _post(client, json.dumps(record).encode())
+    last = client.get(f"/api/replays/{first['id']}/{first['frames'] - 1}").json()
+    leader = events[passes[0]]["seat"]
+    assert any(line.endswith(f"the lead passes to player_{leader}") for line in last["log"])
+    for k in range(0, first["frames"], 3):
+        frame = client.get(f"/api/replays/{first['id']}/{k}").json()
+        if frame["decision"]:
+            assert "your" not in frame["decision"]["question"].lower().split(), frame["decision"]["question"]
