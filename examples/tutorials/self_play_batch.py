@@ -71,21 +71,27 @@ def self_play_iteration(policy, optimizer, batch, decisions: int) -> int:
 
 
 @torch.no_grad()
-def chips_per_deal(policy, rules, opponent: str, tables: int, sessions: int, seed: int) -> tuple[float, float]:
+def chips_per_deal(policy, rules, opponent: str, sessions: int, seed: int) -> tuple[float, float]:
     """Seat 0 played by ``policy`` (its most likely action), the others by the compiled ``opponent``.
 
-    Returns seat 0's mean chips per deal and the half-width of its 95% interval over sessions.
+    One session per table, each played to its end: counting sessions as they finish on fewer tables
+    would count the short ones more often. Returns seat 0's mean chips per deal and the half-width of
+    its 95% interval over sessions.
     """
-    policies = np.full((tables, rules.num_players), POLICY_CODES[opponent], dtype=np.int8)
+    policies = np.full((sessions, rules.num_players), POLICY_CODES[opponent], dtype=np.int8)
     policies[:, 0] = YOURS
-    batch = table_batch(rules, tables, seed=seed, seat_policies=policies)
-    totals: list[float] = []
-    while len(totals) < sessions:
-        logits = masked_distribution(policy, batch.observations, batch.action_masks).logits
-        batch.step(logits.argmax(dim=1).numpy().astype(np.int32))
-        totals += [float(batch.results[table, 0]) for table in np.flatnonzero(batch.done)]
-    per_deal = np.asarray(totals[:sessions]) / rules.num_deals
-    return float(per_deal.mean()), float(1.96 * per_deal.std(ddof=1) / np.sqrt(len(per_deal)))
+    batch = table_batch(rules, sessions, seed=seed, seat_policies=policies)
+    batch.auto_restart = False  # a finished table waits: each table plays exactly one session
+    chips = np.zeros(sessions)
+    live = np.arange(sessions)
+    while len(live):
+        logits = masked_distribution(policy, batch.observations[live], batch.action_masks[live]).logits
+        batch.step(logits.argmax(dim=1).numpy().astype(np.int32), tables=live)
+        ended = live[batch.done[live]]
+        chips[ended] = batch.results[ended, 0]
+        live = live[~batch.done[live]]
+    per_deal = chips / rules.num_deals
+    return float(per_deal.mean()), float(1.96 * per_deal.std(ddof=1) / np.sqrt(sessions))
 
 
 def main(argv: list[str] | None = None) -> dict[str, Any]:
@@ -106,7 +112,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     optimizer = torch.optim.Adam(policy.parameters(), lr=3e-3)
     figures: dict[str, Any] = {}
     for opponent in ("random", "greedy"):
-        figures[f"before vs {opponent}"] = chips_per_deal(policy, full_rules, opponent, 256, args.eval_sessions, 99)
+        figures[f"before vs {opponent}"] = chips_per_deal(policy, full_rules, opponent, args.eval_sessions, 99)
     batch = table_batch(rules, args.tables, seed=args.seed)  # every seat ours: self-play
     start = time.perf_counter()
     for iteration in range(1, args.iterations + 1):
@@ -116,7 +122,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     seconds = time.perf_counter() - start
     figures["decisions per second"] = args.tables * args.decisions * args.iterations / seconds
     for opponent in ("random", "greedy"):
-        figures[f"after vs {opponent}"] = chips_per_deal(policy, full_rules, opponent, 256, args.eval_sessions, 99)
+        figures[f"after vs {opponent}"] = chips_per_deal(policy, full_rules, opponent, args.eval_sessions, 99)
     print(f"self-play: {figures['decisions per second']:,.0f} decisions/s (all seats) in {seconds:.0f} s")
     for opponent in ("random", "greedy"):
         (before, b), (after, a) = figures[f"before vs {opponent}"], figures[f"after vs {opponent}"]
