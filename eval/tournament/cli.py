@@ -18,8 +18,11 @@ from newmarket_env.cli_common import (
     EXIT_FAILED,
     EXIT_INTERRUPTED,
     EXIT_OK,
+    EXIT_TERMINATED,
+    Terminated,
     command_parser,
     print_error,
+    sigterm_raises,
 )
 from newmarket_env.eval.tournament.api import Plan, TournamentResult, plan_tournament, run_tournament
 from newmarket_env.eval.tournament.backends import BACKENDS
@@ -197,7 +200,8 @@ def run(args: argparse.Namespace) -> int:
         return EXIT_BAD_INPUT
     _note_small_run(plan, prog)
     try:
-        result = _run_with_progress(plan, quiet=args.quiet)
+        with sigterm_raises():  # the worker pool is stopped on the way out, then one line
+            result = _run_with_progress(plan, quiet=args.quiet)
     except RuntimeError as err:  # an agent broke mid-run: not bad input, but still one line
         output.discard()
         print_error(prog, str(err))
@@ -206,6 +210,10 @@ def run(args: argparse.Namespace) -> int:
         output.discard()
         print("interrupted; nothing written", file=sys.stderr)
         return EXIT_INTERRUPTED
+    except Terminated:
+        output.discard()
+        print("terminated (SIGTERM); nothing written", file=sys.stderr)
+        return EXIT_TERMINATED
     return _finish(result, output, reproduce_command(plan), quiet=args.quiet)
 
 
