@@ -38,6 +38,7 @@ from newmarket_env.eval.tournament.config import (
     parse_agent_options,
     parse_set_options,
 )
+from newmarket_env.eval.tournament.ray_probe import RAY_CONNECT_TIMEOUT_S
 
 PROG = "python -m newmarket_env.eval.tournament"
 DESCRIPTION = (
@@ -79,7 +80,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
         default=None,
         metavar="ADDR",
         help="with --backend ray: 'auto' or HOST:PORT joins a running "
-        "cluster (ray start --head / ray start --address); default: start a local Ray with --workers CPUs",
+        "cluster (ray start --head / ray start --address); a HOST:PORT where no cluster answers within "
+        f"{RAY_CONNECT_TIMEOUT_S:g} s is an error; default: start a local Ray with --workers CPUs",
     )
     add(
         "--out",
