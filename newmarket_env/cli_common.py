@@ -17,8 +17,13 @@ training or evaluation extras.
 from __future__ import annotations
 
 import argparse
+import contextlib
+import os
+import signal
 import sys
-from collections.abc import Callable
+import tempfile
+import threading
+from collections.abc import Callable, Iterator
 from typing import NamedTuple
 
 # Exit codes of every newmarket command.
@@ -27,6 +32,7 @@ EXIT_FAILED = 1  # failed while running (e.g. an agent broke mid-tournament, a p
 EXIT_NOT_AVAILABLE = 1  # a Python module the command needs (its extra) is not installed
 EXIT_BAD_INPUT = 2  # bad input: nothing was done
 EXIT_INTERRUPTED = 130  # Ctrl-C, as a shell reports a process ended by SIGINT
+EXIT_TERMINATED = 143  # SIGTERM, as a shell reports a process ended by it
 
 
 class Subcommand(NamedTuple):
@@ -74,3 +80,42 @@ def command_parser(add_arguments: Callable[[argparse.ArgumentParser], object], p
     parser = OneLineParser(prog=prog)
     prepare(parser, add_arguments)
     return parser
+
+
+class Terminated(Exception):
+    """SIGTERM arrived while :func:`sigterm_raises` was in force (an ``Exception``, so a half-built
+    worker pool still cleans up after it)."""
+
+
+@contextlib.contextmanager
+def sigterm_raises() -> Iterator[None]:
+    """Within the block, SIGTERM raises :class:`Terminated` in the main thread instead of ending the
+    process on the spot: the command stops its workers and says so in one line."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def raise_terminated(signum: int, frame: object) -> None:
+        raise Terminated
+
+    previous = signal.signal(signal.SIGTERM, raise_terminated)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def check_output_file(option: str, path: str) -> None:
+    """``ValueError`` naming ``option`` unless ``path`` can be written: said before the work, not after it."""
+    folder = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(folder):
+        raise ValueError(f"{option} {path}: the folder {folder} does not exist")
+    if os.path.isdir(path):
+        raise ValueError(f"{option} {path}: it is a folder; give a file name")
+    if os.path.exists(path) and not os.access(path, os.W_OK):
+        raise ValueError(f"{option} {path}: the file is not writable")
+    try:  # the surest test that the folder takes a new file: make one, and remove it
+        with tempfile.NamedTemporaryFile(dir=folder, prefix=".newmarket-write-check-"):
+            pass
+    except OSError as err:
+        raise ValueError(f"{option} {path}: cannot write in {folder} ({err.strerror})") from None

@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
 
-from newmarket_env.cli_common import EXIT_OK, bad_option, command_parser
+from newmarket_env.cli_common import EXIT_OK, bad_option, check_output_file, command_parser
 from newmarket_env.eval.bench.peers import PEER_NAMES
 from newmarket_env.eval.bench.report import markdown, print_report
 from newmarket_env.eval.bench.suite import BenchConfig, run_benchmark
@@ -31,6 +32,8 @@ def _number(kind, low: float, strict: bool):
             value = kind(text)
         except ValueError:
             raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+        if not math.isfinite(value):  # nan passes every comparison; --seconds nan would never end
+            raise argparse.ArgumentTypeError(f"{text} is not a finite number")
         if value < low or (strict and value == low):
             raise argparse.ArgumentTypeError(f"{text} is out of range; allowed: {'>' if strict else '>='} {low}")
         return value
@@ -127,6 +130,9 @@ def run(args: argparse.Namespace) -> int:
     """Run the benchmark as the parsed options say; 0 on success, 2 on bad options."""
     try:
         config = config_from_args(args)
+        for option, path in (("--json", args.json), ("--markdown", args.markdown)):
+            if path:  # the measuring takes minutes: a path that cannot be written is said first
+                check_output_file(option, path)
     except ValueError as err:
         return bad_option(args.prog, str(err))
     result = run_benchmark(config, progress=lambda name: print(f"measuring {name} ...", file=sys.stderr))

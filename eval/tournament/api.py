@@ -12,7 +12,13 @@ import numpy as np
 
 from newmarket_env import raw_env
 from newmarket_env.eval.tournament.backends import check_backend
-from newmarket_env.eval.tournament.config import TournamentConfig
+from newmarket_env.eval.tournament.config import (
+    MAX_BLOCKS,
+    MAX_MAX_LINEUPS,
+    MAX_RESAMPLES,
+    MAX_WORKERS,
+    TournamentConfig,
+)
 from newmarket_env.eval.tournament.entrants import Entrant, check_entrant, default_agent_specs, make_entrants
 from newmarket_env.eval.tournament.play import GameResult, TableSetup
 from newmarket_env.eval.tournament.runner import play_schedule
@@ -81,10 +87,15 @@ def plan_tournament(config: TournamentConfig) -> Plan:
 
 def _check_numbers(config: TournamentConfig) -> None:
     check_backend(config.backend, config.address)
-    for name, low in (("blocks", 1), ("workers", 1), ("resamples", 1), ("max_lineups", 1)):
+    for name, high in (
+        ("blocks", MAX_BLOCKS),
+        ("workers", MAX_WORKERS),
+        ("resamples", MAX_RESAMPLES),
+        ("max_lineups", MAX_MAX_LINEUPS),
+    ):
         value = getattr(config, name)
-        if isinstance(value, bool) or not isinstance(value, int) or value < low:
-            raise ValueError(f"{name}={value!r} is out of range; allowed: an int >= {low}")
+        if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= high:
+            raise ValueError(f"{name}={value!r} is out of range; allowed: an int 1..{high}")
     if not isinstance(config.save_records, bool):
         raise ValueError(f"save_records={config.save_records!r} is not allowed; allowed: True or False")
     if isinstance(config.seed, bool) or not isinstance(config.seed, int) or config.seed < 0:

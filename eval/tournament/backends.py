@@ -11,8 +11,11 @@ replays the same seeds, so it changes no result.
 Connecting: with no address a private local Ray is started (with ``workers``
 CPUs) and shut down afterwards; ``"auto"`` or ``"HOST:PORT"`` joins a running
 cluster (``ray start --head`` / ``ray start --address``), and the cluster is
-left running. A driver already connected to Ray (``ray.init`` called by the
-caller) is used as it is. :func:`map_on_ray` is the generic part, also used by
+left running. A ``HOST:PORT`` that does not answer as a Ray cluster within
+:data:`~newmarket_env.eval.tournament.ray_probe.RAY_CONNECT_TIMEOUT_S` fails in
+one line saying how long it waited (``ray.init`` alone retries for minutes).
+A driver already connected to Ray (``ray.init`` called by the caller) is used
+as it is. :func:`map_on_ray` is the generic part, also used by
 the duplicate evaluations of training (``newmarket_env.train.evaluate``).
 """
 
@@ -24,6 +27,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from newmarket_env.eval.tournament.play import GameResult, TablePlayer, TableSetup
+from newmarket_env.eval.tournament.ray_probe import probe_cluster
 from newmarket_env.eval.tournament.schedule import GameSpec
 
 BACKENDS = ("local", "ray")
@@ -120,6 +124,8 @@ def map_on_ray(
         # (plain ray.init() would join that one).
         kwargs = {"address": "local", "num_cpus": num_cpus} if address is None else {"address": address}
         try:
+            if address is not None:  # Ray itself would retry an address that does not answer for minutes
+                probe_cluster(address)
             ray.init(**kwargs, include_dashboard=False, log_to_driver=False, configure_logging=False)
         except Exception as err:  # no cluster there, a refused token...: one line, as for a failed agent
             where = "start a local Ray" if address is None else f"join the Ray cluster at {address!r}"

@@ -18,8 +18,11 @@ from newmarket_env.cli_common import (
     EXIT_FAILED,
     EXIT_INTERRUPTED,
     EXIT_OK,
+    EXIT_TERMINATED,
+    Terminated,
     command_parser,
     print_error,
+    sigterm_raises,
 )
 from newmarket_env.eval.tournament.api import Plan, TournamentResult, plan_tournament, run_tournament
 from newmarket_env.eval.tournament.backends import BACKENDS
@@ -35,6 +38,7 @@ from newmarket_env.eval.tournament.config import (
     parse_agent_options,
     parse_set_options,
 )
+from newmarket_env.eval.tournament.ray_probe import RAY_CONNECT_TIMEOUT_S
 
 PROG = "python -m newmarket_env.eval.tournament"
 DESCRIPTION = (
@@ -77,7 +81,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
         default=None,
         metavar="ADDR",
         help="with --backend ray: 'auto' or HOST:PORT joins a running "
-        "cluster (ray start --head / ray start --address); default: start a local Ray with --workers CPUs",
+        "cluster (ray start --head / ray start --address); a HOST:PORT where no cluster answers within "
+        f"{RAY_CONNECT_TIMEOUT_S:g} s is an error; default: start a local Ray with --workers CPUs",
     )
     add(
         "--out",
@@ -198,7 +203,8 @@ def run(args: argparse.Namespace) -> int:
         return EXIT_BAD_INPUT
     _note_small_run(plan, prog)
     try:
-        result = _run_with_progress(plan, quiet=args.quiet)
+        with sigterm_raises():  # the worker pool is stopped on the way out, then one line
+            result = _run_with_progress(plan, quiet=args.quiet)
     except RuntimeError as err:  # an agent broke mid-run: not bad input, but still one line
         output.discard()
         print_error(prog, str(err))
@@ -207,6 +213,10 @@ def run(args: argparse.Namespace) -> int:
         output.discard()
         print("interrupted; nothing written", file=sys.stderr)
         return EXIT_INTERRUPTED
+    except Terminated:
+        output.discard()
+        print("terminated (SIGTERM); nothing written", file=sys.stderr)
+        return EXIT_TERMINATED
     return _finish(result, output, reproduce_command(plan), quiet=args.quiet)
 
 

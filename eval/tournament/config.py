@@ -23,6 +23,12 @@ DEFAULT_BACKEND = "local"
 DEFAULT_RESAMPLES = 2000
 #: Above this many line-ups per block (all combinations of agents into seats), a cyclic balanced design is used.
 MAX_LINEUPS = 20
+#: Upper bounds of the sizes a config may ask for: the schedule and the per-block figures are built
+#: before the first session, so a size past these would fill memory instead of playing.
+MAX_BLOCKS = 100_000
+MAX_WORKERS = 1024
+MAX_RESAMPLES = 1_000_000
+MAX_MAX_LINEUPS = 10_000
 #: Keyword options for slow agents in every run, unless the caller gives its own for that agent.
 #: Keys are registered agent names; values are keyword arguments of load_agent(name, ...).
 SLOW_AGENT_OPTIONS: dict[str, dict[str, Any]] = {"search": {"budget": 8}}

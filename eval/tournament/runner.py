@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import signal
 import sys
 from collections.abc import Callable, Sequence
 
@@ -68,13 +69,26 @@ def _play_on_pool(
 
 
 def _init_worker(setup: TableSetup) -> None:
-    """One thread per worker: the workers already share the cores between them."""
+    """One thread per worker: the workers already share the cores between them.
+
+    A worker ignores Ctrl-C (the terminal sends it to every process of the group): the main process
+    alone decides to stop, and ends its pool. SIGTERM (from the pool, or sent to the whole group)
+    ends a worker by ``SystemExit``, which lets go of the pool's queue locks on the way out (killed
+    on the spot, a worker waiting for its next session would keep the queue's lock, and the main
+    process would wait for it forever) and exits without a traceback.
+    """
     global _worker_player
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, _exit_quietly)
     for name in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
         os.environ[name] = "1"
     _worker_player = TablePlayer(setup)
     if "torch" in sys.modules:
         sys.modules["torch"].set_num_threads(1)
+
+
+def _exit_quietly(signum: int, frame: object) -> None:
+    raise SystemExit(0)
 
 
 def _play_in_worker(spec: GameSpec) -> GameResult:

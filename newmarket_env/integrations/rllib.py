@@ -49,7 +49,6 @@ Example (a few iterations; ``examples/rllib_self_play.py`` runs it from the comm
 from __future__ import annotations
 
 import functools
-import zlib
 from collections.abc import Mapping
 from typing import Any
 
@@ -112,7 +111,10 @@ class NewmarketMultiAgentEnv(MultiAgentEnv):
         self.action_space = gym.spaces.Dict({agent: action for agent in names})
 
     def reset(self, *, seed: int | None = None, options: dict | None = None):
-        self.aec.reset(seed=seed, options=options)
+        # RLlib seeds only the first reset; later deals come from the stream that seed started
+        # (gymnasium's np_random), so a seeded run deals the same sessions again.
+        super().reset(seed=seed)
+        self.aec.reset(seed=int(self.np_random.integers(2**63)), options=options)
         if self.aec.game.over:  # every decision was forced: nobody can act, RLlib needs an agent to ask
             raise RuntimeError("the session ended during reset (every decision forced); use other rules")
         self.agents = list(self.possible_agents)
@@ -198,30 +200,40 @@ def _masked(output: dict[str, Any], mask: Any) -> dict[str, Any]:
     return output
 
 
-def learner_seat(episode_id: str, num_players: int) -> int:
-    """The seat the learner takes in an episode: a stable hash of the episode id (same in every process).
-
-    >>> learner_seat("abc", 4) == learner_seat("abc", 4) and 0 <= learner_seat("abc", 4) < 4
-    True
-    """
-    return zlib.crc32(str(episode_id).encode()) % num_players
-
-
 class SelfPlayMapping:
-    """Policy mapping: the learner in one seat per episode (from its id), the frozen opponent in the others.
+    """Policy mapping: the learner in one seat per episode, the frozen opponent in the others.
 
-    >>> mapping = SelfPlayMapping(4)
+    The learner's seat is drawn for each new episode from a generator seeded with ``seed``, in the
+    order the episodes are met (RLlib's episode ids are random ``uuid4``s: a seat hashed from them
+    would differ between two runs of one seed). Each env runner process has its own copy of the
+    mapping, so with several runners they draw the same sequence of seats.
+
+    >>> mapping = SelfPlayMapping(4, seed=0)
     >>> class Episode: id_ = "abc"
     >>> sorted(mapping(f"player_{i}", Episode()) for i in range(4))
     ['learner', 'opponent', 'opponent', 'opponent']
     """
 
-    def __init__(self, num_players: int) -> None:
-        self.num_players = num_players
+    KEPT = 4096  # episodes whose seat is remembered (RLlib maps each agent of an episode once)
+
+    def __init__(self, num_players: int, seed: int | None = None) -> None:
+        self.num_players, self.seed = num_players, seed
+        self._rng: np.random.Generator | None = None
+        self._seats: dict[str, int] = {}
+
+    def learner_seat(self, episode_id: str) -> int:
+        """The learner's seat in episode ``episode_id`` (drawn the first time the episode is met)."""
+        if self._rng is None:  # made here, not in __init__: RLlib ships the mapping to its runners by pickle
+            self._rng = np.random.default_rng(self.seed)
+        if episode_id not in self._seats:
+            if len(self._seats) >= self.KEPT:
+                self._seats.pop(next(iter(self._seats)))
+            self._seats[episode_id] = int(self._rng.integers(self.num_players))
+        return self._seats[episode_id]
 
     def __call__(self, agent_id: AgentID, episode: Any, **kwargs: Any) -> str:
         seat = int(str(agent_id).rsplit("_", 1)[1])
-        return LEARNER if seat == learner_seat(episode.id_, self.num_players) else OPPONENT
+        return LEARNER if seat == self.learner_seat(str(episode.id_)) else OPPONENT
 
 
 class SelfPlay(RLlibCallback):
@@ -303,7 +315,9 @@ def self_play_config(
         .env_runners(num_env_runners=num_env_runners, num_envs_per_env_runner=1, batch_mode="complete_episodes")
         .learners(num_learners=0)
         .multi_agent(
-            policies={LEARNER, OPPONENT}, policy_mapping_fn=SelfPlayMapping(players), policies_to_train=[LEARNER]
+            policies={LEARNER, OPPONENT},
+            policy_mapping_fn=SelfPlayMapping(players, seed),
+            policies_to_train=[LEARNER],
         )
         .rl_module(
             rl_module_spec=MultiRLModuleSpec(rl_module_specs={LEARNER: module, OPPONENT: module}),

@@ -10,13 +10,13 @@ from __future__ import annotations
 
 import os
 import random
-import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from newmarket_env.agent_factory import AgentFactory, check_agent_factory
 from newmarket_env.cards import iter_cards
+from newmarket_env.cli_common import check_output_file
 from newmarket_env.engine.record import save_record
 from newmarket_env.engine.types import Decision
 from newmarket_env.envs import env as make_env
@@ -98,18 +98,9 @@ def check_save_path(path: str | None) -> None:
     """Fail before the game, not after it, when the record could not be written."""
     if path is None:
         return
-    folder = os.path.dirname(os.path.abspath(path))
-    if not os.path.isdir(folder):
-        raise ValueError(f"--save {path}: the folder {folder} does not exist")
     if os.path.isdir(path):
         raise ValueError(f"--save {path}: it is a folder; give a file name, e.g. {os.path.join(path, 'game.json')}")
-    if os.path.exists(path) and not os.access(path, os.W_OK):
-        raise ValueError(f"--save {path}: the file is not writable")
-    try:  # the surest test that the folder takes a new file: make one, and remove it
-        with tempfile.NamedTemporaryFile(dir=folder, prefix=".newmarket-save-check-"):
-            pass
-    except OSError as err:
-        raise ValueError(f"--save {path}: cannot write in {folder} ({err.strerror})") from None
+    check_output_file("--save", path)
 
 
 def prepare(options: PlayOptions, agent_factory: AgentFactory | None = None) -> Table:

@@ -10,6 +10,7 @@ without one every hand and the dead hand are shown.
 
 from __future__ import annotations
 
+import math
 import random
 import time
 from collections.abc import Callable
@@ -26,6 +27,7 @@ from newmarket_env.play.thoughts import decisions_so_far, explain_and_act, thoug
 from newmarket_env.play.words import Names, seat_labels
 
 Write = Callable[[str], None]
+MAX_DELAY = 60.0  # seconds after each decision: reading speed is a few; more is a typo (or inf)
 
 
 @dataclass
@@ -63,8 +65,8 @@ class WatchTable:
                 f"--agents names {len(options.agents)} agents; give 1 (for every seat) or {n} "
                 "(one per seat, in seat order)"
             )
-        if options.delay < 0:
-            raise ValueError(f"--delay {options.delay} is out of range; allowed: 0 or more seconds")
+        if not (math.isfinite(options.delay) and 0 <= options.delay <= MAX_DELAY):  # nan and inf too
+            raise ValueError(f"--delay {options.delay} is out of range; allowed: 0..{MAX_DELAY:g} seconds")
         names = options.agents * n if len(options.agents) == 1 else list(options.agents)
         self.seed = random.randrange(10**6) if options.seed is None else options.seed
         self.agents = [make_agent(name, env=self.env, seed=self.seed + 1 + s) for s, name in enumerate(names)]
