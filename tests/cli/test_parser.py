@@ -67,7 +67,7 @@ OPTIONS = {
         "--json",
         "--markdown",
     ],
-    "serve": ["--host", "--port"],
+    "serve": ["--host", "--port", "--allow-host"],
 }
 # The commands a module runs on its own too: python -m MODULE.
 STANDALONE = {
