@@ -14,28 +14,14 @@ import resource
 import shutil
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
 from newmarket_env.train.checkpoints import find_checkpoint
 from newmarket_env.train.cli import PROG, main
+from tests.train.tiny_run import FAST, HANG_GUARD_S, TINY
 
 pytest.importorskip("sb3_contrib")
-
-TINY = Path(__file__).resolve().parents[2] / "configs" / "tiny_test.yaml"
-FAST = [
-    "--no-progress",
-    "--set",
-    "run.vec_env=dummy",
-    "--set",
-    "pretrain.teacher=",
-    "--set",
-    "eval.sessions=1",
-    "--set",
-    "eval.final_sessions=2",
-]
-HANG_GUARD_S = 600  # only so a broken build fails instead of hanging CI; never an assertion on speed
 
 
 def _error_line(capsys) -> str:

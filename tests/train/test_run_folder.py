@@ -20,20 +20,8 @@ import pytest
 
 from newmarket_env import env, load_agent
 from newmarket_env.train.cli import PROG, main
+from tests.train.tiny_run import FAST, HANG_GUARD_S, TINY
 
-TINY = Path(__file__).resolve().parents[2] / "configs" / "tiny_test.yaml"
-FAST = [
-    "--no-progress",
-    "--set",
-    "run.vec_env=dummy",
-    "--set",
-    "pretrain.teacher=",
-    "--set",
-    "eval.sessions=1",
-    "--set",
-    "eval.final_sessions=2",
-]
-HANG_GUARD_S = 600  # only so a broken build fails instead of hanging CI; never an assertion on speed
 pytestmark = pytest.mark.slow  # about 1.5 minutes of tiny trainings
 
 

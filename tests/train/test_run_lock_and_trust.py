@@ -25,22 +25,10 @@ import pytest
 from newmarket_env.train import rundir
 from newmarket_env.train.cli import PROG, main
 from newmarket_env.train.runlock import LOCK_FILE, RunLock
+from tests.train.tiny_run import FAST, HANG_GUARD_S, TINY
 
 pytest.importorskip("sb3_contrib")
 
-TINY = Path(__file__).resolve().parents[2] / "configs" / "tiny_test.yaml"
-FAST = [
-    "--no-progress",
-    "--set",
-    "run.vec_env=dummy",
-    "--set",
-    "pretrain.teacher=",
-    "--set",
-    "eval.sessions=1",
-    "--set",
-    "eval.final_sessions=2",
-]
-HANG_GUARD_S = 600  # only so a broken build fails instead of hanging CI; never an assertion on speed
 pytestmark = pytest.mark.slow
 
 

@@ -19,23 +19,13 @@ from newmarket_env.engine.record import replay_steps
 from newmarket_env.play.replay import verify
 from newmarket_env.web import create_app
 from newmarket_env.web.tables import GameStore
+from tests.web.records import random_record
 
 CARD = re.compile(r"\b[A2-9TJQK][CDHS]\b")
 
 
-@pytest.fixture
-def client():
-    return TestClient(create_app(), base_url="http://localhost")  # a Host the app serves
-
-
 def _random_record(variant: str = "michigan", seed: int = 4, **rules) -> dict:
-    """A session of random legal actions, straight from the env (not through the app)."""
-    e = env(variant=variant, **rules)
-    e.reset(seed=seed)
-    game, rng = e.unwrapped.game, random.Random(seed)
-    while not game.over:
-        e.step(rng.choice(game.legal))
-    return e.unwrapped.record()
+    return random_record(variant, seed, **rules)
 
 
 def _post_record(client, data: bytes, game: int = 1):

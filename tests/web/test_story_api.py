@@ -5,31 +5,18 @@ from __future__ import annotations
 
 import gzip
 import json
-import random
 
 import pytest
 
 pytest.importorskip("fastapi", reason="the web extra is not installed (pip install 'newmarket-env[web]')")
 pytest.importorskip("httpx", reason="FastAPI's test client needs httpx")
 
-from fastapi.testclient import TestClient
 
-from newmarket_env import env
-from newmarket_env.web import create_app
-
-
-@pytest.fixture
-def client():
-    return TestClient(create_app(), base_url="http://localhost")  # a Host the app serves
+from tests.web.records import random_record
 
 
 def _random_record(variant: str = "newmarket", seed: int = 4, **rules) -> dict:
-    e = env(variant=variant, **rules)
-    e.reset(seed=seed)
-    game, rng = e.unwrapped.game, random.Random(seed)
-    while not game.over:
-        e.step(rng.choice(game.legal))
-    return e.unwrapped.record()
+    return random_record(variant, seed, **rules)
 
 
 def _post(client, data: bytes, game: int = 1) -> dict:
