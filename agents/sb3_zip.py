@@ -29,6 +29,7 @@ import json
 import os
 import pickle
 import re
+import warnings
 import zipfile
 import zlib
 from pathlib import Path
@@ -165,7 +166,9 @@ def _state_dict(raw: bytes, where: str) -> dict[str, Any]:
             name="torch",
         ) from None
     try:
-        state = torch.load(io.BytesIO(raw), map_location="cpu", weights_only=True)
+        with warnings.catch_warnings():  # a file of another pickle protocol is refused below in one line
+            warnings.filterwarnings("ignore", message="Detected pickle protocol", category=UserWarning)
+            state = torch.load(io.BytesIO(raw), map_location="cpu", weights_only=True)
     except (pickle.UnpicklingError, RuntimeError, EOFError, ValueError, zipfile.BadZipFile) as err:
         raise ValueError(
             f"{where}: its 'policy.pth' is not plain tensors (torch's weights-only loader: {_one_line(err)})"

@@ -25,6 +25,7 @@ import os
 import re
 import stat
 import tempfile
+import warnings
 import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -154,7 +155,9 @@ def load_weights(model: Any, path: Path) -> None:
     """Give ``model`` (built from the run's config) the weights, optimiser state and step count of
     checkpoint ``path``, reading only tensors and integers (the module's notes); ``CheckpointError`` if not."""
     try:
-        model.set_parameters(str(path), exact_match=True, device="cpu")  # the .pth files, weights only
+        with warnings.catch_warnings():  # a file of another pickle protocol is refused below in one line
+            warnings.filterwarnings("ignore", message="Detected pickle protocol", category=UserWarning)
+            model.set_parameters(str(path), exact_match=True, device="cpu")  # the .pth files, weights only
         with zipfile.ZipFile(path) as archive:
             data = json.loads(archive.read("data"))
     except Exception as err:  # a refused pickle, a shape that differs, a damaged zip: one line, whatever it is
