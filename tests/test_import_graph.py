@@ -1,0 +1,293 @@
+"""The package's import graph has no circle.
+
+The graph is read from the source with the standard library's ``ast``, so it holds every import
+the code can make: those at the top of a module and those made inside functions. Imports under
+``if TYPE_CHECKING:`` never run and are left out. The folders map to packages as pyproject's
+``package-dir`` says (``agents/`` is ``newmarket_env.agents``, and so on). docs/architecture.md
+explains the layers this protects.
+"""
+
+from __future__ import annotations
+
+import ast
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # mypy (of the dev extra) brings tomli there
+    import tomli as tomllib
+
+REPO = Path(__file__).resolve().parent.parent
+
+# Heavy optional libraries: the only ones a module may import inside a function (each with a
+# one-line comment saying why), so that importing the package does not pay for them.
+HEAVY_OPTIONAL = frozenset(
+    {
+        "torch",
+        "ray",
+        "matplotlib",
+        "pyspiel",
+        "open_spiel",
+        "PIL",
+        "stable_baselines3",
+        "sb3_contrib",
+        "torchrl",
+        "tensordict",
+        "uvicorn",
+        "fastapi",
+        "playwright",
+        "pygame",
+        "pettingzoo",
+        "gymnasium",
+        "rlcard",
+        "optuna",
+        "tensorboard",
+        "mutmut",
+    }
+)
+
+# Circles known when the test was written, each named by the sorted modules of its strongly
+# connected component. The list only shrinks: an entry is removed when its circle is broken.
+KNOWN_CIRCLES: list[frozenset[str]] = [
+    frozenset(
+        {
+            "newmarket_env.agents.guided_search",
+            "newmarket_env.agents.registry",
+            "newmarket_env.agents.saved",
+            "newmarket_env.agents.sb3_zip",
+            "newmarket_env.agents.value_net",
+        }
+    ),
+    frozenset(
+        {
+            "newmarket_env",
+            "newmarket_env.agent_factory",
+            "newmarket_env.envs",
+            "newmarket_env.envs.aec",
+            "newmarket_env.envs.registration",
+            "newmarket_env.envs.single_agent",
+            "newmarket_env.envs.vector",
+            "newmarket_env.picture",
+            "newmarket_env.play.scene",
+            "newmarket_env.play.session",
+        }
+    ),
+    frozenset({"newmarket_env.train.expert.loop", "newmarket_env.train.run"}),
+    frozenset(
+        {"newmarket_env.eval.bench.extras", "newmarket_env.eval.bench.suite", "newmarket_env.eval.bench.training"}
+    ),
+]
+
+# Imports made inside functions of anything but a heavy optional library, counted when the test was
+# written; the budget only shrinks, towards zero.
+LATE_IMPORT_BUDGET = 218
+
+
+def package_roots() -> dict[str, Path]:
+    """Package name -> folder, from pyproject's package-dir plus the top package itself."""
+    config = tomllib.loads((REPO / "pyproject.toml").read_text())
+    package_dir = config["tool"]["setuptools"]["package-dir"]
+    roots = {"newmarket_env": REPO / "newmarket_env"}
+    roots.update({package: REPO / folder for package, folder in package_dir.items()})
+    return roots
+
+
+def module_files() -> dict[str, Path]:
+    """Every module of the package, by its dotted name."""
+    modules: dict[str, Path] = {}
+    for package, folder in package_roots().items():
+        for path in sorted(folder.rglob("*.py")):
+            parts = list(path.relative_to(folder).with_suffix("").parts)
+            if parts[-1] == "__init__":
+                parts = parts[:-1]
+            modules[".".join([package, *parts])] = path
+    return modules
+
+
+def _type_checking_block(node: ast.AST) -> bool:
+    return isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test)
+
+
+def _imports(tree: ast.AST) -> Iterator[tuple[ast.Import | ast.ImportFrom, bool]]:
+    """Each import statement with whether it runs inside a function, skipping TYPE_CHECKING blocks."""
+
+    def walk(node: ast.AST, in_function: bool) -> Iterator[tuple[ast.Import | ast.ImportFrom, bool]]:
+        for child in ast.iter_child_nodes(node):
+            if _type_checking_block(child):
+                assert isinstance(child, ast.If)
+                for orelse in child.orelse:
+                    yield from walk(orelse, in_function)
+                continue
+            if isinstance(child, ast.Import | ast.ImportFrom):
+                yield child, in_function
+            inner = in_function or isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda)
+            yield from walk(child, inner)
+
+    yield from walk(tree, False)
+
+
+def _absolute(module: str, is_package: bool, node: ast.ImportFrom) -> str:
+    if node.level == 0:
+        return node.module or ""
+    base = module.split(".")
+    if not is_package:
+        base = base[:-1]
+    if node.level > 1:
+        base = base[: len(base) - (node.level - 1)]
+    return ".".join([*base, *([node.module] if node.module else [])])
+
+
+def _known(name: str, modules: dict[str, Path]) -> str | None:
+    """The longest prefix of a dotted name that is a module of the package."""
+    parts = name.split(".")
+    while parts:
+        candidate = ".".join(parts)
+        if candidate in modules:
+            return candidate
+        parts.pop()
+    return None
+
+
+def imported_names(module: str, path: Path, modules: dict[str, Path]) -> Iterator[tuple[str, int, bool]]:
+    """(imported top-level name or house module, line, inside a function) for each import."""
+    is_package = path.name == "__init__.py"
+    for node, in_function in _imports(ast.parse(path.read_text(), str(path))):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                yield _known(alias.name, modules) or alias.name, node.lineno, in_function
+            continue
+        source = _absolute(module, is_package, node)
+        for alias in node.names:
+            target = _known(f"{source}.{alias.name}", modules) or _known(source, modules) or source
+            yield target, node.lineno, in_function
+
+
+def import_graph() -> dict[str, set[str]]:
+    """House module -> the house modules it imports (anywhere in its body)."""
+    modules = module_files()
+    graph: dict[str, set[str]] = {name: set() for name in modules}
+    for name, path in modules.items():
+        for target, _, _ in imported_names(name, path, modules):
+            if target in modules and target != name:
+                graph[name].add(target)
+    return graph
+
+
+def strongly_connected(graph: dict[str, set[str]]) -> list[frozenset[str]]:
+    """Tarjan's algorithm, iterative; only components that hold a circle."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    components: list[frozenset[str]] = []
+    counter = 0
+    for root in sorted(graph):
+        if root in index:
+            continue
+        work = [(root, iter(sorted(graph[root])))]
+        index[root] = low[root] = counter
+        counter += 1
+        stack.append(root)
+        on_stack.add(root)
+        while work:
+            node, children = work[-1]
+            child = next(children, None)
+            if child is not None:
+                if child not in index:
+                    index[child] = low[child] = counter
+                    counter += 1
+                    stack.append(child)
+                    on_stack.add(child)
+                    work.append((child, iter(sorted(graph[child]))))
+                elif child in on_stack:
+                    low[node] = min(low[node], index[child])
+                continue
+            work.pop()
+            if work:
+                low[work[-1][0]] = min(low[work[-1][0]], low[node])
+            if low[node] == index[node]:
+                members = set()
+                while True:
+                    member = stack.pop()
+                    on_stack.discard(member)
+                    members.add(member)
+                    if member == node:
+                        break
+                if len(members) > 1:
+                    components.append(frozenset(members))
+    return components
+
+
+def one_circle(graph: dict[str, set[str]], component: frozenset[str]) -> list[str]:
+    """A shortest circle through the component's first module, as a path that returns to its start."""
+    start = min(component)
+    previous: dict[str, str] = {}
+    frontier = [start]
+    while frontier:
+        following = []
+        for node in frontier:
+            for child in sorted(graph[node] & component):
+                if child == start:
+                    path = [node]
+                    while path[-1] != start:
+                        path.append(previous[path[-1]])
+                    return [*reversed(path), start]
+                if child not in previous:
+                    previous[child] = node
+                    following.append(child)
+        frontier = following
+    raise AssertionError(f"no circle in {sorted(component)}")
+
+
+def describe(graph: dict[str, set[str]], component: frozenset[str]) -> str:
+    return f"{len(component)} modules, e.g. " + " -> ".join(one_circle(graph, component))
+
+
+def test_the_graph_sees_every_kind_of_import() -> None:
+    """The reader finds top-level, relative, in-function and mapped-folder imports (known edges)."""
+    graph = import_graph()
+    assert "newmarket_env.agents.base" in graph["newmarket_env.agents.random_agent"]  # agents/ mapped
+    assert "newmarket_env.picture" in graph["newmarket_env.envs.aec"]  # made inside render()
+    assert "newmarket_env.actions" in graph["newmarket_env"]  # `from newmarket_env import actions`: a module
+    assert "newmarket_env.engine" in graph["newmarket_env"]  # `from newmarket_env.engine import Game`: a name
+
+
+def test_finds_a_circle_made_inside_a_function(tmp_path: Path) -> None:
+    graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}
+    (component,) = strongly_connected(graph)
+    assert component == {"a", "b", "c"}
+    assert one_circle(graph, component) == ["a", "b", "c", "a"]
+    source = "def later():\n    from . import first\n"
+    tree = ast.parse(source)
+    ((node, in_function),) = list(_imports(tree))
+    assert in_function and isinstance(node, ast.ImportFrom)
+    skipped = "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    import first\n"
+    assert [n.lineno for n, _ in _imports(ast.parse(skipped))] == [1]
+
+
+def test_no_import_circle_beyond_the_known_ones() -> None:
+    graph = import_graph()
+    circles = strongly_connected(graph)
+    new = [describe(graph, c) for c in circles if c not in KNOWN_CIRCLES]
+    assert not new, "import circle(s):\n" + "\n".join(new)
+    stale = [sorted(c) for c in KNOWN_CIRCLES if c not in circles]
+    assert not stale, f"these known circles are broken now; remove them from KNOWN_CIRCLES: {stale}"
+
+
+def late_imports() -> list[tuple[str, int, str]]:
+    """(file, line, imported name) for each import inside a function of a light module."""
+    modules = module_files()
+    found = []
+    for name, path in modules.items():
+        for target, line, in_function in imported_names(name, path, modules):
+            if in_function and target.split(".")[0] not in HEAVY_OPTIONAL:
+                found.append((str(path.relative_to(REPO)), line, target))
+    return found
+
+
+def test_late_imports_only_for_heavy_optional_libraries() -> None:
+    found = late_imports()
+    listing = "\n".join(f"{file}:{line}: {name}" for file, line, name in found)
+    assert len(found) <= LATE_IMPORT_BUDGET, f"{len(found)} imports inside functions:\n{listing}"
