@@ -398,25 +398,3 @@ def _shipped_matches(path: Path, rules: Rules) -> bool:
     except (ValueError, KeyError, OSError):
         return False
     return not rules_mismatch(saved_rules, rules)
-
-
-def register_shipped() -> None:
-    """Register every ``agents/trained/*.npz`` under its file name (loaded lazily)."""
-    from newmarket_env.agents.registry import register_agent
-
-    for name in shipped_agents():
-        path = TRAINED_DIR / f"{name}.npz"
-
-        def factory(
-            rules: Rules,
-            seed: int | None = None,
-            sample: bool = False,
-            allow_rules_mismatch: bool = False,
-            _path: Path = path,
-            _name: str = name,
-        ) -> SavedAgent:
-            return load_saved_agent(
-                _path, rules=rules, seed=seed, sample=sample, allow_rules_mismatch=allow_rules_mismatch, name=_name
-            )
-
-        register_agent(name, factory)

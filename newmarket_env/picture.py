@@ -22,6 +22,8 @@ from typing import Any
 
 import numpy as np
 
+from newmarket_env.play.scene import scene
+
 HEIGHT, WIDTH = 640, 960
 FELT, FELT_DARK, PAPER, INK, RED, GOLD, BACK = (
     (31, 107, 58),
@@ -41,8 +43,6 @@ def table_picture(
     game, viewer: int | None = None, reveal: bool = False, labels: Mapping[int, str] | None = None
 ) -> np.ndarray:
     """The table of ``game`` from ``viewer``'s seat (every hand with ``reveal``), as an RGB array."""
-    from newmarket_env.play.scene import scene
-
     return scene_picture(scene(game, viewer, reveal, labels, ask=False))
 
 

@@ -30,6 +30,7 @@ from newmarket_env.engine.game import NOBODY, Game
 from newmarket_env.engine.types import Phase
 from newmarket_env.play.feed import RecordFeed
 from newmarket_env.play.prompt import Choices
+from newmarket_env.play.questions import question_text
 from newmarket_env.play.table import _in_order, _last_stop
 from newmarket_env.play.words import Names, stop_reason
 
@@ -88,8 +89,6 @@ def scene(
 
 def decision(game: Game, names: Names) -> dict[str, Any]:
     """The pending decision: who, what kind, the terminal's question and every legal choice in words."""
-    from newmarket_env.play.session import question_text  # the terminal's question, one source of truth
-
     if game.decision is None:
         raise ValueError("decision() asked of a session that waits for no one (it is over)")
     choices = Choices(game.legal, game.decision, game.rules)
