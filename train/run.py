@@ -26,6 +26,7 @@ from threadpoolctl import threadpool_limits
 from newmarket_env.envs.single_agent import SingleAgentEnv
 from newmarket_env.rules import make_rules
 from newmarket_env.train.config import TrainConfig
+from newmarket_env.train.evaluate import print_final_evaluation
 from newmarket_env.train.rundir import RUN_FILE, check_writable, record_resume, start_fresh, start_resume, write_atomic
 from newmarket_env.train.runlock import RunLock
 
@@ -332,13 +333,3 @@ def _finish(
         write_atomic(out_dir / "final_eval.json", json.dumps(rows, indent=2))
         print_final_evaluation(config.name, rows)
     return path
-
-
-def print_final_evaluation(name: str, rows: list[dict[str, Any]]) -> None:
-    """The final evaluation, one line per opponent (also in final_eval.json)."""
-    for row in rows:
-        print(
-            f"final evaluation of {name} vs {row['opponent']}: {row['mean']:+.3f} chips per deal "
-            f"[95% CI {row['low']:+.3f}, {row['high']:+.3f}] over {row['boards']} deal sets, seats rotated",
-            flush=True,
-        )

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import dataclasses
-import statistics
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -11,7 +10,7 @@ from newmarket_env.eval.bench.extras import EXTRAS, ON_REQUEST
 from newmarket_env.eval.bench.memory import MemoryFigure, memory_per_env
 from newmarket_env.eval.bench.ours import PLAYERS, aec_player, engine_note, engine_player
 from newmarket_env.eval.bench.peers import PEER_NAMES, PEERS, classic_env_maker
-from newmarket_env.eval.bench.timing import CLOCKS, Measurement, measure_rounds
+from newmarket_env.eval.bench.timing import CLOCKS, Measurement, Target, measure_rounds, paired_ratio
 from newmarket_env.rules import VARIANTS
 
 REFERENCE_PEERS = (
@@ -57,16 +56,6 @@ class BenchConfig:
             missing = [name for name in self.rows if name not in known]
             if missing:
                 raise ValueError(f"unknown row {missing[0]!r}; allowed: {', '.join(known)}")
-
-
-@dataclass
-class Target:
-    """One goal of the benchmark, checked on figures of the same run."""
-
-    name: str
-    value: float
-    goal: str
-    met: bool
 
 
 @dataclass
@@ -132,12 +121,6 @@ class BenchResult:
             "targets": [asdict(t) for t in self.targets()],
             "notes": self.notes,
         }
-
-
-def paired_ratio(row: Measurement, other: Measurement) -> float:
-    """Median over rounds of ``row``'s decisions/s over ``other``'s in the same round (every workload is timed
-    once per round, so both have one repeat per round)."""
-    return statistics.median(mine[0] / theirs[0] for mine, theirs in zip(row.repeats, other.repeats, strict=True))
 
 
 def run_benchmark(config: BenchConfig | None = None, progress=None) -> BenchResult:

@@ -261,7 +261,7 @@ TUTORIAL_GOALS = {"ppo newmarket batch": 1.0, "ppo newmarket sb3 defaults": 8.0}
 
 def training_targets(result) -> list:
     """The issue-11 goals of these rows that ``result`` (a BenchResult) measured."""
-    from newmarket_env.eval.bench.suite import Target, paired_ratio
+    from newmarket_env.eval.bench.timing import Target, paired_ratio
 
     found = []
     vector = result.row("vector_env newmarket control")

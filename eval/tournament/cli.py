@@ -38,7 +38,7 @@ from newmarket_env.eval.tournament.config import (
     parse_agent_options,
     parse_set_options,
 )
-from newmarket_env.eval.tournament.ray_probe import RAY_CONNECT_TIMEOUT_S
+from newmarket_env.execution.ray_probe import RAY_CONNECT_TIMEOUT_S
 
 PROG = "python -m newmarket_env.eval.tournament"
 DESCRIPTION = (

@@ -7,7 +7,7 @@ label does not depend on which worker computes it nor on how the decisions are s
 
 Backends: ``local`` runs the chunks in this process (``workers`` = 1) or in a pool of
 ``workers`` processes (``concurrent.futures``); ``ray`` runs one Ray task per chunk through
-:func:`newmarket_env.eval.tournament.backends.map_on_ray`, the project's Ray pattern.
+:func:`newmarket_env.execution.backends.map_on_ray`, the project's Ray pattern.
 """
 
 from __future__ import annotations
@@ -118,7 +118,7 @@ def label_states(
         (obs[i : i + CHUNK], masks[i : i + CHUNK], seed_array[i : i + CHUNK]) for i in range(0, len(seed_array), CHUNK)
     ]
     if backend == "ray":
-        from newmarket_env.eval.tournament.backends import map_on_ray
+        from newmarket_env.execution.backends import map_on_ray
 
         results = map_on_ray(label_chunk, teacher, chunks, address=address, num_cpus=workers)
     elif workers > 1 and len(chunks) > 1:

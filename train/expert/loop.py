@@ -28,7 +28,7 @@ import torch
 
 from newmarket_env.agents.saved import FORMAT, FORMAT_VERSION, SavedAgent, save_policy
 from newmarket_env.agents.value_net import save_value
-from newmarket_env.eval.tournament.schedule import derive_seed
+from newmarket_env.execution.seeds import derive_seed
 from newmarket_env.rules import Rules, make_rules
 from newmarket_env.train.callbacks import EVAL_FIELDS, Every
 from newmarket_env.train.config import TrainConfig
@@ -226,8 +226,8 @@ def train_expert(config: TrainConfig, start: Any, command: str = "") -> Path:
 
 
 def _train(config: TrainConfig, start: Any, command: str) -> Path:
+    from newmarket_env.train.evaluate import print_final_evaluation
     from newmarket_env.train.plot import plot_curve
-    from newmarket_env.train.run import print_final_evaluation
 
     exp, out_dir, run_id = config.expert, start.out_dir, start.run["run_id"]
     torch.set_num_threads(config.run.torch_threads)
