@@ -48,7 +48,7 @@ def table_picture(
 
 def scene_picture(view: Mapping[str, Any]) -> np.ndarray:
     """A scene drawn as an ``HEIGHT x WIDTH x 3`` uint8 array."""
-    Image, ImageDraw = _pillow()
+    Image, ImageDraw = pillow()
     image = Image.new("RGB", (WIDTH, HEIGHT), FELT)
     draw = ImageDraw.Draw(image)
     draw.rectangle((0, HEIGHT - 92, WIDTH, HEIGHT), fill=FELT_DARK)
@@ -62,9 +62,10 @@ def scene_picture(view: Mapping[str, Any]) -> np.ndarray:
     return np.asarray(image, dtype=np.uint8)
 
 
-def _pillow():
+def pillow():
+    """Pillow's ``Image`` and ``ImageDraw``, or a one-line error naming the extra to install."""
     try:
-        from PIL import Image, ImageDraw
+        from PIL import Image, ImageDraw  # optional (the render extra): imported only to draw
     except ModuleNotFoundError:
         raise ModuleNotFoundError(f"pictures of the table need Pillow: {RENDER_HINT}", name="PIL") from None
     return Image, ImageDraw
@@ -92,7 +93,7 @@ def _label(image, xy, text: str, size: int, fill=WHITE) -> None:
 
 @lru_cache(maxsize=1024)  # at most a few tens of MB: log lines are the widest tiles
 def _label_tile(text: str, size: int, fill):
-    Image, ImageDraw = _pillow()
+    Image, ImageDraw = pillow()
     font = _font(size)
     _left, _top, right, bottom = font.getbbox(text)
     tile = Image.new("RGBA", (max(1, right) + 1, max(1, bottom) + 1), (0, 0, 0, 0))
@@ -123,7 +124,7 @@ def _card(image, x: int, y: int, text: str | None, scale: float = 1.0) -> None:
 @cache
 def _card_tile(text: str | None, scale: float):
     """One card drawn once (text is the slow part of a picture), pasted wherever it lies; RGBA corners."""
-    Image, ImageDraw = _pillow()
+    Image, ImageDraw = pillow()
     w, h = int(CARD_W * scale), int(CARD_H * scale)
     tile = Image.new("RGBA", (w + 1, h + 1), (0, 0, 0, 0))
     draw = ImageDraw.Draw(tile)

@@ -32,10 +32,9 @@ FIELDS = ["steps", "opponent", "mean", "ci95", "low", "high", "boards", "games",
 
 def checkpoint_steps(run_dir: Path) -> list[int]:
     """The labelled-decision counts of the run's checkpoints, in order."""
-    from newmarket_env.train.expert.checkpoint import _NAME
+    from newmarket_env.train.expert.checkpoint import saved_steps  # imports torch
 
-    found = (_NAME.fullmatch(path.stem) for path in (run_dir / "checkpoints").glob("exit_*_steps.pt"))
-    return sorted(int(match.group(1)) for match in found if match)
+    return saved_steps(run_dir / "checkpoints")
 
 
 def chosen_steps(steps: list[int], every: int) -> list[int]:
