@@ -25,6 +25,8 @@ from typing import Any
 
 import numpy as np
 
+from newmarket_env.engine.choice import compiled_available
+from newmarket_env.eval.bench.drivers import seat_zero_player
 from newmarket_env.eval.bench.ours import PLAYERS
 from newmarket_env.eval.bench.search import SEARCH_VARIANTS
 
@@ -73,30 +75,11 @@ def guided_agent(rules, seed: int, budget: int, cutoff: int, network: str | None
 
 def guided_player(budget: int, cutoff: int = 0):
     """Sessions of ``guided_search`` (random network) at seat 0 against three ``control`` seats."""
-    from newmarket_env import env as make_env
-    from newmarket_env.agents import load_agent
-    from newmarket_env.engine.choice import compiled_available
-
     if not compiled_available():
         return None, "skipped: the compiled engine is not built"
-    envs = {variant: make_env(variant=variant, num_players=PLAYERS) for variant in SEARCH_VARIANTS}
-
-    def play(seed: int) -> int:
-        e = envs[SEARCH_VARIANTS[seed % len(SEARCH_VARIANTS)]]
-        e.reset(seed=seed)
-        seats = [guided_agent(e.unwrapped.rules, seed, budget, cutoff)]
-        seats += [load_agent("control", env=e, seed=seed + s) for s in range(1, PLAYERS)]
-        decisions = 0
-        for agent in e.agent_iter():
-            observation, _reward, termination, truncation, _info = e.last()
-            if termination or truncation:
-                e.step(None)
-                continue
-            seat = int(agent.rsplit("_", 1)[1])
-            decisions += seat == 0
-            e.step(seats[seat].act(observation))
-        return decisions
-
+    play = seat_zero_player(
+        lambda e, seed: guided_agent(e.unwrapped.rules, seed, budget, cutoff), SEARCH_VARIANTS, PLAYERS
+    )
     return (
         play,
         f"guided_search budget {budget} cutoff {cutoff} (random 128x128 network) at seat 0, control at the others",
