@@ -280,6 +280,24 @@ def test_no_circle_between_parts_beyond_the_known_ones() -> None:
     assert not stale, f"these known circles are broken now; remove them from KNOWN_PART_CIRCLES: {stale}"
 
 
+def test_no_private_name_is_imported_from_another_module() -> None:
+    """A name another module needs is public (or moved to where both can reach it); the compiled
+    engine's modules (``_fast``) are the exception, being private by their file name only."""
+    modules = module_files()
+    found = []
+    for name, path in modules.items():
+        for node, _ in _imports(ast.parse(path.read_text(), str(path))):
+            if not isinstance(node, ast.ImportFrom):
+                continue
+            source = _absolute(name, path.name == "__init__.py", node)
+            if not source.startswith("newmarket_env"):
+                continue
+            for alias in node.names:
+                if alias.name.startswith("_") and not alias.name.startswith("__") and alias.name != "_fast":
+                    found.append(f"{path.relative_to(REPO)}:{node.lineno}: {alias.name} from {source}")
+    assert not found, "private names imported across modules:\n" + "\n".join(found)
+
+
 def late_imports() -> list[tuple[str, int, str]]:
     """(file, line, imported name) for each import inside a function of a light module."""
     modules = module_files()
