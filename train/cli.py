@@ -8,10 +8,13 @@ run's) ends with one line on stderr and exit code 2, before anything is written.
 from __future__ import annotations
 
 import argparse
+import json
 import shlex
 from collections.abc import Sequence
+from pathlib import Path
 
 from newmarket_env.cli_common import EXIT_BAD_INPUT, EXIT_FAILED, EXIT_OK, command_parser, fail
+from newmarket_env.train.config import config_from_dict, describe, load_config
 
 PROG = "python -m newmarket_env.train"
 DESCRIPTION = "Train a MaskablePPO agent from a YAML config (keys: --describe; rules: docs/rules.md)."
@@ -77,8 +80,6 @@ def apply_settings(data: dict, settings: list[str]) -> None:
 
 
 def _apply_overrides(config, args: argparse.Namespace):
-    from newmarket_env.train.config import config_from_dict
-
     data = config.to_dict()
     apply_settings(data, args.settings)
     if args.total_steps is not None:
@@ -116,8 +117,6 @@ def main(argv: Sequence[str] | None = None, prog: str = PROG) -> int:
 
 def run(args: argparse.Namespace) -> int:
     """Train as the parsed options say; return the exit status (2 for bad input, printed as one line)."""
-    from newmarket_env.train.config import describe, load_config
-
     if args.describe:
         print("\n".join(describe()))
         return EXIT_OK
@@ -155,9 +154,6 @@ def cannot_write(out_dir, err: OSError) -> str:
 
 def newest_intact(out_dir) -> str | None:
     """The newest checkpoint in ``out_dir`` that ``--resume`` would use (PPO's or expert iteration's), or None."""
-    import json
-    from pathlib import Path
-
     from newmarket_env.train.checkpoints import find_checkpoint
     from newmarket_env.train.expert.checkpoint import find_state
 

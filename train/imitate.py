@@ -16,6 +16,7 @@ from typing import Any
 
 import numpy as np
 
+from newmarket_env.agents import load_agent
 from newmarket_env.envs.aec import raw_env
 
 
@@ -47,8 +48,6 @@ def collect(
     seed: int = 0,
 ) -> Demonstrations:
     """Play sessions until ``samples`` teacher decisions are recorded."""
-    from newmarket_env.agents import load_agent
-
     aec = raw_env(variant=variant, num_players=num_players, **rules)
     rng = np.random.default_rng(seed)
     agents = {

@@ -15,6 +15,7 @@ import functools
 import json
 import platform
 import time
+import warnings
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -24,9 +25,12 @@ import gymnasium as gym
 from threadpoolctl import threadpool_limits
 
 from newmarket_env.envs.single_agent import SingleAgentEnv
+from newmarket_env.envs.vector import VectorEnv, compiled_batch
 from newmarket_env.rules import make_rules
 from newmarket_env.train.config import TrainConfig
 from newmarket_env.train.evaluate import print_final_evaluation
+from newmarket_env.train.export import export_agent
+from newmarket_env.train.imitate import collect, pretrain, teacher_agreement
 from newmarket_env.train.rundir import RUN_FILE, check_writable, record_resume, start_fresh, start_resume, write_atomic
 from newmarket_env.train.runlock import RunLock
 
@@ -67,9 +71,6 @@ def build_vec_env(config: TrainConfig):
 
 def _batch_vec_env(config: TrainConfig):
     """The batch of compiled tables as an SB3 VecEnv, or None (with a warning) without the compiled engine."""
-    import warnings
-
-    from newmarket_env.envs.vector import VectorEnv, compiled_batch
     from newmarket_env.train.vec import SB3VecEnv
 
     try:
@@ -169,8 +170,6 @@ def prepare_run(config: TrainConfig, resume: bool = False, overwrite: bool = Fal
 
 def warm_start(config: TrainConfig, model: Any, out_dir: Path) -> None:
     """Imitate ``pretrain.teacher`` (if set) before PPO; the figures go to pretrain.json."""
-    from newmarket_env.train.imitate import collect, pretrain, teacher_agreement
-
     pre, env_cfg = config.pretrain, config.env
     began = time.time()
     demos = collect(
@@ -309,7 +308,6 @@ def _finish(
     import torch
 
     from newmarket_env.train.checkpoints import save_checkpoint
-    from newmarket_env.train.export import export_agent
 
     training = {
         "config": config.to_dict(),

@@ -27,12 +27,23 @@ another row's setting.
 
 from __future__ import annotations
 
+import dataclasses
+import importlib.util
+import sys
 import tempfile
+import time
 from pathlib import Path
 
 import numpy as np
 
+from newmarket_env import vector_env
+from newmarket_env.envs.registration import GYMNASIUM_ID
+from newmarket_env.envs.vector import compiled_batch
 from newmarket_env.eval.bench.ours import PLAYERS
+from newmarket_env.eval.bench.timing import Target, paired_ratio
+from newmarket_env.rules import make_rules
+from newmarket_env.train.config import load_config
+from newmarket_env.train.export import export_agent
 
 TABLES = 1024  # tables of the vector env row (per-step Python work is paid once for all of them)
 STEPS_PER_CALL = 16  # learner steps at every table per timed call
@@ -54,8 +65,6 @@ def torch_default_threads() -> int:
 
 
 def _compiled_or_why():
-    from newmarket_env.envs.vector import compiled_batch
-
     try:
         compiled_batch()
     except RuntimeError as err:
@@ -68,7 +77,6 @@ def vector_control():
     why = _compiled_or_why()
     if why:
         return None, why
-    from newmarket_env import vector_env
 
     env = vector_env(
         variant="newmarket", num_players=PLAYERS, num_envs=TABLES, opponents=["control"], copy=False, seed=0
@@ -88,8 +96,6 @@ def vector_control():
 
 
 def _shipped_config():
-    from newmarket_env.train.config import load_config
-
     path = Path(CONFIG)
     return load_config(path) if path.is_file() else None
 
@@ -100,8 +106,6 @@ def _ppo_player(vec, config, rollout: int):
     import torch
     from threadpoolctl import threadpool_limits
 
-    from newmarket_env.rules import make_rules
-    from newmarket_env.train.export import export_agent
     from newmarket_env.train.run import build_model
 
     torch_default_threads()
@@ -133,7 +137,6 @@ def ppo_batch():
     config = _shipped_config()
     if why or config is None:
         return None, why or f"skipped: {CONFIG} not found (run from the repository root)"
-    import dataclasses
 
     from newmarket_env.train.run import build_vec_env
 
@@ -151,7 +154,6 @@ def ppo_single_agent():
     config = _shipped_config()
     if config is None:
         return None, f"skipped: {CONFIG} not found (run from the repository root)"
-    import dataclasses
 
     from newmarket_env.train.run import build_vec_env
 
@@ -191,9 +193,6 @@ def learner_player(model, threads: int):
 
 def tutorial_script():
     """The tutorial script as a module, from the source checkout beside the installed package; None elsewhere."""
-    import importlib.util
-    import sys
-
     import newmarket_env
 
     name = "newmarket_tutorial_train_maskable_ppo"
@@ -233,8 +232,6 @@ def ppo_sb3_defaults():
     import gymnasium
     from sb3_contrib import MaskablePPO
 
-    from newmarket_env.envs.registration import GYMNASIUM_ID
-
     threads = torch_default_threads()
     env = gymnasium.make(GYMNASIUM_ID, variant="newmarket", num_players=PLAYERS, opponents=["random"])
     model = without_logs(MaskablePPO("MlpPolicy", env, seed=0))
@@ -261,8 +258,6 @@ TUTORIAL_GOALS = {"ppo newmarket batch": 1.0, "ppo newmarket sb3 defaults": 8.0}
 
 def training_targets(result) -> list:
     """The issue-11 goals of these rows that ``result`` (a BenchResult) measured."""
-    from newmarket_env.eval.bench.timing import Target, paired_ratio
-
     found = []
     vector = result.row("vector_env newmarket control")
     if vector:
@@ -295,9 +290,6 @@ def training_targets(result) -> list:
 def ppo_split(vec_env: str, tables: int, steps: int, rollouts: int = 2) -> dict[str, float]:
     """CPU ms per learner decision of MaskablePPO's collection and of its updates (timed apart), and the
     decisions/s end to end, with the newmarket config's network and opponents on ``tables`` x ``steps``."""
-    import dataclasses
-    import time
-
     from newmarket_env.train.run import build_vec_env
 
     config = _shipped_config()
@@ -330,8 +322,6 @@ def ppo_split(vec_env: str, tables: int, steps: int, rollouts: int = 2) -> dict[
 
 def main() -> None:
     """``python -m newmarket_env.eval.bench.training``: the figures of docs/benchmark.md's training section."""
-    import time
-
     play, note = vector_control()
     if play is None:
         print(note)

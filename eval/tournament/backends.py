@@ -25,6 +25,7 @@ import dataclasses
 import os
 from collections.abc import Callable, Sequence
 
+from newmarket_env import available_agents
 from newmarket_env.eval.tournament.play import GameResult, TablePlayer, TableSetup
 from newmarket_env.eval.tournament.schedule import GameSpec
 from newmarket_env.execution.backends import (
@@ -90,8 +91,6 @@ def _portable(setup: TableSetup) -> TableSetup:
     Only what the workers load changes: labels and specs in the results come from the driver's plan.
     On a cluster of several machines such files must exist at the same path on every node.
     """
-    from newmarket_env import available_agents
-
     names = set(available_agents())  # a registered name wins over a file of that name, as in load_agent
     entrants = tuple(
         dataclasses.replace(e, spec=os.path.abspath(e.spec)) if e.spec not in names and os.path.isfile(e.spec) else e

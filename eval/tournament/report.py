@@ -19,6 +19,7 @@ from newmarket_env.eval.tournament.leaderboard import (
     pairwise_matrix,
     small_run_note,
 )
+from newmarket_env.eval.tournament.plots import plot_chips_per_deal, plot_pairwise
 
 RESULTS_FORMAT = "newmarket-tournament/1"
 #: How every session's deals are rebuilt from its game seed, for whoever reproduces a run.
@@ -182,8 +183,6 @@ def _markdown_table(headers, rows) -> list[str]:
 
 def write_outputs(result: TournamentResult, folder: str, command: str | None = None) -> list[str]:
     """Write every output file into ``folder`` (made if needed); returns their paths."""
-    from newmarket_env.eval.tournament.plots import plot_chips_per_deal, plot_pairwise
-
     os.makedirs(folder, exist_ok=True)
     paths = {
         name: os.path.join(folder, name)

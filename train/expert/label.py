@@ -21,6 +21,9 @@ from typing import Any
 import numpy as np
 
 from newmarket_env.actions import NUM_ACTIONS
+from newmarket_env.agents.guided_search import GuidedSearchAgent
+from newmarket_env.agents.saved import SavedAgent
+from newmarket_env.agents.value_net import ValueNet
 from newmarket_env.engine.types import Decision
 from newmarket_env.observation.view import decode
 from newmarket_env.rules import Rules
@@ -48,9 +51,6 @@ class Teacher:
             return SearchAgent(
                 self.rules, seed=seed, budget=self.budget, max_candidates=self.max_candidates, engine="compiled"
             )
-        from newmarket_env.agents.guided_search import GuidedSearchAgent
-        from newmarket_env.agents.saved import SavedAgent
-        from newmarket_env.agents.value_net import ValueNet
 
         assert self.policy is not None, "a guided_search teacher needs the network"
         policy = SavedAgent(self.rules, seed, self.policy["metadata"], self.policy["layers"], name="learner")
