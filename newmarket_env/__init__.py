@@ -14,6 +14,7 @@ from newmarket_env.actions import BID_BASE, EXCHANGE, KEEP, NUM_ACTIONS, PASS, S
 from newmarket_env.engine import Decision, Game, IllegalActionError, Phase
 from newmarket_env.envs import ENV_NAME, env, raw_env
 from newmarket_env.envs.registration import register_envs
+from newmarket_env.envs.vector import VectorEnv
 from newmarket_env.rules import VARIANTS, Rules, make_rules
 
 __version__ = "0.1.0"
@@ -27,8 +28,6 @@ def vector_env(**kwargs):
     overrides; see :class:`newmarket_env.envs.vector.VectorEnv`. Needs the compiled
     engine (a ``RuntimeError`` names the fallback, ``SingleAgentEnv``, where it is not built).
     """
-    from newmarket_env.envs.vector import VectorEnv
-
     return VectorEnv(**kwargs)
 
 

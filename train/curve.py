@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from newmarket_env.agents import available_agents
-from newmarket_env.agents.guided_search import GuidedSearchAgent
+from newmarket_env.agents.guided_search import GuidedSearchAgent, shipped_guided
 from newmarket_env.rules import make_rules
 from newmarket_env.train.config import load_config
 from newmarket_env.train.evaluate import duplicate_eval, saved_agent_maker
@@ -109,8 +109,6 @@ def measure(
         raise ValueError(f"{run_dir} is a {config.method!r} run; curve measures expert_iteration checkpoints")
     entry = None
     if guided is not None:
-        from newmarket_env.agents.guided_search import shipped_guided
-
         entry = shipped_guided().get(guided)
         if entry is None:
             raise ValueError(

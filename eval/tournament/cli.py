@@ -41,6 +41,7 @@ from newmarket_env.eval.tournament.config import (
 from newmarket_env.eval.tournament.leaderboard import MIN_BLOCKS_FOR_INTERVALS
 from newmarket_env.eval.tournament.output import OutputFolder, default_folder
 from newmarket_env.eval.tournament.report import write_outputs
+from newmarket_env.eval.tournament.table import print_leaderboard
 from newmarket_env.execution.ray_probe import RAY_CONNECT_TIMEOUT_S
 
 PROG = "python -m newmarket_env.eval.tournament"
@@ -275,8 +276,6 @@ def _finish(result: TournamentResult, output, command: str, quiet: bool) -> int:
         raise
     paths = [output.path(os.path.basename(p)) for p in written]
     if not quiet:
-        from newmarket_env.eval.tournament.table import print_leaderboard
-
         print_leaderboard(result, command, small_run_noted=True)  # _note_small_run said it before the run
         print(f"wrote {', '.join(paths)}")
     return EXIT_OK

@@ -23,8 +23,10 @@ import numpy as np
 from newmarket_env.actions import NUM_ACTIONS
 from newmarket_env.agents.guided_search import GuidedSearchAgent
 from newmarket_env.agents.saved import SavedAgent
+from newmarket_env.agents.search import SearchAgent
 from newmarket_env.agents.value_net import ValueNet
 from newmarket_env.engine.types import Decision
+from newmarket_env.execution.backends import map_on_ray
 from newmarket_env.observation.view import decode
 from newmarket_env.rules import Rules
 
@@ -46,8 +48,6 @@ class Teacher:
 
     def agent(self, seed: int):
         if self.kind == "search":
-            from newmarket_env.agents.search import SearchAgent
-
             return SearchAgent(
                 self.rules, seed=seed, budget=self.budget, max_candidates=self.max_candidates, engine="compiled"
             )
@@ -118,8 +118,6 @@ def label_states(
         (obs[i : i + CHUNK], masks[i : i + CHUNK], seed_array[i : i + CHUNK]) for i in range(0, len(seed_array), CHUNK)
     ]
     if backend == "ray":
-        from newmarket_env.execution.backends import map_on_ray
-
         results = map_on_ray(label_chunk, teacher, chunks, address=address, num_cpus=workers)
     elif workers > 1 and len(chunks) > 1:
         results = _map_processes(label_chunk, teacher, chunks, min(workers, len(chunks)))
