@@ -70,7 +70,7 @@ _CONTROLLER: list[Any] = []
 def _blas_controller() -> Any:
     """threadpoolctl's view of the loaded BLAS libraries, found once (finding them costs ~3 ms)."""
     if not _CONTROLLER:
-        from threadpoolctl import ThreadpoolController
+        from threadpoolctl import ThreadpoolController  # optional: needs threadpoolctl (train extra)
 
         _CONTROLLER.append(ThreadpoolController())
     return _CONTROLLER[0]
@@ -335,7 +335,7 @@ class GuidedSearchAgent(SearchAgent):
 
     def _batch_of(self, size: int) -> Any:
         """A batch of at least ``size`` tables whose every seat the caller plays, kept between decisions."""
-        from newmarket_env.engine._fast import TableBatch
+        from newmarket_env.engine._fast import TableBatch  # the compiled engine: absent where it was not built
 
         if self._batch is None or self._batch.num_tables < size:
             self._batch = TableBatch(self.rules, size, seed=0)

@@ -35,14 +35,14 @@ def vector_env(**kwargs):
 # and the observation do not depend on newmarket_env.agents (see newmarket_env.agent_factory).
 def available_agents() -> list[str]:
     """Every name :func:`load_agent` accepts: baselines, shipped trained agents and installed plugins' agents."""
-    from newmarket_env.agents import available_agents as _available
+    from newmarket_env.agents import available_agents as _available  # beside the envs, not below: on call
 
     return _available()
 
 
 def load_agent(name_or_path: str, env=None, seed: int | None = None, **kwargs):
     """An agent by name (see :func:`available_agents`) or from a saved trained-agent file."""
-    from newmarket_env.agents import load_agent as _load
+    from newmarket_env.agents import load_agent as _load  # beside the envs, not below: on call
 
     return _load(name_or_path, env=env, seed=seed, **kwargs)
 

@@ -73,7 +73,7 @@ def pillow():
 
 @cache
 def _font(size: int):
-    from PIL import ImageFont
+    from PIL import ImageFont  # optional: needs Pillow (render extra)
 
     try:
         return ImageFont.load_default(size=size)  # a scalable font (Pillow >= 10.1 with FreeType)

@@ -60,7 +60,7 @@ def build_parser(prog: str = PROG) -> argparse.ArgumentParser:
 
 def apply_settings(data: dict, settings: list[str]) -> None:
     """``--set section.key=value`` into the config dict ``data`` (values as YAML: 1e-4, [64, 64], true)."""
-    import yaml
+    import yaml  # optional: needs PyYAML (train/eval extra)
 
     for text in settings:
         key, sep, raw = text.partition("=")
@@ -122,8 +122,8 @@ def run(args: argparse.Namespace) -> int:
         return EXIT_OK
     if not args.config:
         return fail(args.prog, "give a config file, e.g. configs/newmarket_ppo.yaml (or --describe)")
-    from newmarket_env.train.checkpoints import CheckpointError
-    from newmarket_env.train.run import prepare_run, train
+    from newmarket_env.train.checkpoints import CheckpointError  # optional: needs stable-baselines3 (train extra)
+    from newmarket_env.train.run import prepare_run, train  # optional: needs threadpoolctl (train extra)
 
     try:
         config = _apply_overrides(load_config(args.config), args)
@@ -154,8 +154,8 @@ def cannot_write(out_dir, err: OSError) -> str:
 
 def newest_intact(out_dir) -> str | None:
     """The newest checkpoint in ``out_dir`` that ``--resume`` would use (PPO's or expert iteration's), or None."""
-    from newmarket_env.train.checkpoints import find_checkpoint
-    from newmarket_env.train.expert.checkpoint import find_state
+    from newmarket_env.train.checkpoints import find_checkpoint  # optional: needs stable-baselines3 (train extra)
+    from newmarket_env.train.expert.checkpoint import find_state  # optional: needs torch (train extra)
 
     try:
         run_id = json.loads((Path(out_dir) / "run.json").read_text())["run_id"]

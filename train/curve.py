@@ -61,9 +61,9 @@ def chosen_steps(steps: list[int], every: int) -> list[int]:
 
 def network_at(run_dir: Path, steps: int, config: Any) -> Any:
     """The greedy network of the checkpoint after ``steps`` labelled decisions, as a saved agent."""
-    from newmarket_env.train.expert.checkpoint import load_state
-    from newmarket_env.train.expert.loop import learner_agent
-    from newmarket_env.train.expert.network import PolicyValueNet
+    from newmarket_env.train.expert.checkpoint import load_state  # optional: needs torch (train extra)
+    from newmarket_env.train.expert.loop import learner_agent  # optional: needs torch (train extra)
+    from newmarket_env.train.expert.network import PolicyValueNet  # optional: needs torch (train extra)
 
     state = load_state(run_dir / "checkpoints" / f"exit_{steps}_steps.pt")
     net = PolicyValueNet(config.expert.net_arch, config.expert.activation)

@@ -56,6 +56,7 @@ def build_vec_env(config: TrainConfig):
 
     ``batch`` needs the compiled engine; where it is not built, training warns and uses ``dummy``.
     """
+    # optional: needs stable-baselines3 (train extra)
     from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecMonitor
 
     if config.run.vec_env == "batch":
@@ -71,7 +72,7 @@ def build_vec_env(config: TrainConfig):
 
 def _batch_vec_env(config: TrainConfig):
     """The batch of compiled tables as an SB3 VecEnv, or None (with a warning) without the compiled engine."""
-    from newmarket_env.train.vec import SB3VecEnv
+    from newmarket_env.train.vec import SB3VecEnv  # optional: needs torch (train extra)
 
     try:
         compiled_batch()
@@ -96,8 +97,8 @@ def _batch_vec_env(config: TrainConfig):
 
 def build_model(config: TrainConfig, vec_env: Any, out_dir: Path):
     """A fresh MaskablePPO from the config's hyperparameters."""
-    import torch
-    from sb3_contrib import MaskablePPO
+    import torch  # optional: needs torch (train extra)
+    from sb3_contrib import MaskablePPO  # optional: needs sb3-contrib (train extra)
 
     ppo = config.ppo
     activation = {"tanh": torch.nn.Tanh, "relu": torch.nn.ReLU}[ppo.activation]
@@ -140,6 +141,7 @@ def prepare_run(config: TrainConfig, resume: bool = False, overwrite: bool = Fal
     A fresh run claims the folder (``--overwrite`` replaces a previous run in it); ``--resume``
     continues only the folder's own run, with the same config, from its newest intact checkpoint.
     """
+    # optional: needs stable-baselines3 (train extra)
     from newmarket_env.train.checkpoints import check_checkpoint_folder, find_checkpoint
 
     out_dir = Path(config.run.out_dir)
@@ -154,6 +156,7 @@ def prepare_run(config: TrainConfig, resume: bool = False, overwrite: bool = Fal
         run = start_resume(out_dir, config.to_dict())
         check_checkpoint_folder(out_dir)
         if config.method == "expert_iteration":  # its checkpoints are its own (train/expert/checkpoint.py)
+            # optional: needs torch (train extra)
             from newmarket_env.train.expert.checkpoint import find_state as find_checkpoint
         found = find_checkpoint(out_dir / "checkpoints", run["run_id"])
         if found.path is None:
@@ -204,7 +207,7 @@ def _load_or_build(config: TrainConfig, vec_env: Any, out_dir: Path, checkpoint:
         if config.pretrain.teacher:
             warm_start(config, model, out_dir)
         return model
-    from newmarket_env.train.checkpoints import load_weights
+    from newmarket_env.train.checkpoints import load_weights  # optional: needs stable-baselines3 (train extra)
 
     # A model built from the config, given the checkpoint's weights: nothing in the zip is unpickled
     # (checkpoints.load_weights says what is read).
@@ -214,10 +217,11 @@ def _load_or_build(config: TrainConfig, vec_env: Any, out_dir: Path, checkpoint:
 
 
 def _callbacks(config: TrainConfig, rules: Any, out_dir: Path, start: int, run_id: str):
-    from stable_baselines3.common.callbacks import CallbackList
+    from stable_baselines3.common.callbacks import CallbackList  # optional: needs stable-baselines3 (train extra)
 
+    # optional: both need stable-baselines3 (train extra)
     from newmarket_env.train.callbacks import DuplicateEval, EpisodeChips, SelfPlaySnapshots, WallClockLimit
-    from newmarket_env.train.checkpoints import AtomicCheckpoints
+    from newmarket_env.train.checkpoints import AtomicCheckpoints  # optional: needs stable-baselines3
 
     evaluator = DuplicateEval(config, rules, out_dir, start)
     clock = WallClockLimit(config.run.max_minutes)
@@ -246,7 +250,7 @@ def train(
         if stale:
             print(f"run.out_dir: took over the lock of process {stale.get('pid')}, which is no longer running")
         if config.method == "expert_iteration":  # search distillation on torch, not MaskablePPO
-            from newmarket_env.train.expert.loop import train_expert
+            from newmarket_env.train.expert.loop import train_expert  # optional: needs torch (train extra)
 
             return train_expert(config, start, command)
         return _train_ppo(config, start, command)
@@ -256,9 +260,9 @@ def train(
 
 
 def _train_ppo(config: TrainConfig, start: RunStart, command: str) -> Path:
-    import torch
+    import torch  # optional: needs torch (train extra)
 
-    from newmarket_env.train.logs import configure_logger
+    from newmarket_env.train.logs import configure_logger  # optional: needs stable-baselines3 (train extra)
 
     for line in start.skipped:
         print(f"--resume: skipped {line}", flush=True)
@@ -304,10 +308,10 @@ def _finish(
     run_id: str,
 ) -> Path:
     """Save the final agent with its training info, run the final evaluation, redraw the curve."""
-    import sb3_contrib
-    import torch
+    import sb3_contrib  # optional: needs sb3-contrib (train extra)
+    import torch  # optional: needs torch (train extra)
 
-    from newmarket_env.train.checkpoints import save_checkpoint
+    from newmarket_env.train.checkpoints import save_checkpoint  # optional: needs stable-baselines3 (train extra)
 
     training = {
         "config": config.to_dict(),

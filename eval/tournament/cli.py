@@ -253,6 +253,7 @@ def _note_small_run(plan: Plan, prog: str) -> None:
 def _run_with_progress(plan: Plan, quiet: bool) -> TournamentResult:
     if quiet:
         return run_tournament(plan.config, plan=plan)
+    # optional: needs rich (eval extra)
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn, TimeRemainingColumn
 
     columns = (

@@ -60,7 +60,7 @@ def map_on_ray(
     connected is used as it is. An exception raised by ``function`` is raised again here, as RuntimeError
     (with the original's message) when it was one, else as the original type where it can be rebuilt.
     """
-    import ray
+    import ray  # optional: needs Ray (ray extra)
 
     started_here = not ray.is_initialized()
     if started_here:

@@ -219,7 +219,7 @@ def train_expert(config: TrainConfig, start: Any, command: str = "") -> Path:
     numpy's BLAS gets ``run.torch_threads`` threads, as in PPO runs: the network's forward passes at the
     collection tables and in evaluations are small, and more threads only wait on each other.
     """
-    from threadpoolctl import threadpool_limits
+    from threadpoolctl import threadpool_limits  # optional: needs threadpoolctl (train extra)
 
     with threadpool_limits(limits=config.run.torch_threads, user_api="blas"):
         return _train(config, start, command)
