@@ -24,8 +24,8 @@ from typing import Any
 import gymnasium as gym
 from threadpoolctl import threadpool_limits
 
+from newmarket_env.envs import vector as vectors
 from newmarket_env.envs.single_agent import SingleAgentEnv
-from newmarket_env.envs.vector import VectorEnv, compiled_batch
 from newmarket_env.rules import make_rules
 from newmarket_env.train.config import TrainConfig
 from newmarket_env.train.evaluate import print_final_evaluation
@@ -75,11 +75,11 @@ def _batch_vec_env(config: TrainConfig):
     from newmarket_env.train.vec import SB3VecEnv  # optional: needs torch (train extra)
 
     try:
-        compiled_batch()
+        vectors.compiled_batch()
     except RuntimeError as err:
         warnings.warn(f"run.vec_env = batch: {err}; training on vec_env = dummy instead", stacklevel=3)
         return None
-    vector = VectorEnv(
+    vector = vectors.VectorEnv(
         variant=config.env.variant,
         num_players=config.env.num_players,
         num_envs=config.run.n_envs,

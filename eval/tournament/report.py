@@ -9,6 +9,7 @@ import json
 import os
 from typing import Any
 
+from newmarket_env.eval.tournament import plots
 from newmarket_env.eval.tournament.accounting import PARTS
 from newmarket_env.eval.tournament.api import TournamentResult, config_dict, meeting_counts
 from newmarket_env.eval.tournament.leaderboard import (
@@ -19,7 +20,6 @@ from newmarket_env.eval.tournament.leaderboard import (
     pairwise_matrix,
     small_run_note,
 )
-from newmarket_env.eval.tournament.plots import plot_chips_per_deal, plot_pairwise
 
 RESULTS_FORMAT = "newmarket-tournament/1"
 #: How every session's deals are rebuilt from its game seed, for whoever reproduces a run.
@@ -197,8 +197,8 @@ def write_outputs(result: TournamentResult, folder: str, command: str | None = N
         f"{plan.config.variant}, {plan.setup.players} players, {len(plan.specs)} sessions "
         f"({plan.config.blocks} deal blocks)"
     )
-    plot_chips_per_deal(result.standings, paths["chips_per_deal.png"], about=about)
-    plot_pairwise(result.standings, result.pairwise, paths["pairwise.png"], about=about)
+    plots.plot_chips_per_deal(result.standings, paths["chips_per_deal.png"], about=about)
+    plots.plot_pairwise(result.standings, result.pairwise, paths["pairwise.png"], about=about)
     if result.plan.config.save_records:
         paths["records.jsonl.gz"] = os.path.join(folder, "records.jsonl.gz")
         write_records(result, paths["records.jsonl.gz"])
