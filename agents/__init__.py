@@ -11,11 +11,10 @@ observation, decoded by :mod:`newmarket_env.observation.view`.
 """
 
 from newmarket_env.agents.base import Agent
-from newmarket_env.agents.guided_search import register_shipped as _register_shipped_guided
 from newmarket_env.agents.registry import available_agents, load_agent, register_agent
-from newmarket_env.agents.saved import register_shipped as _register_shipped
+from newmarket_env.agents.shipped import register_shipped_guided, register_shipped_saved
 
-_register_shipped()  # agents/trained/<name>.npz -> load_agent("<name>"), e.g. "ppo-newmarket"
-_register_shipped_guided()  # agents/trained/guided.json -> load_agent("exit-newmarket-search"), ...
+register_shipped_saved()  # agents/trained/<name>.npz -> load_agent("<name>"), e.g. "ppo-newmarket"
+register_shipped_guided()  # agents/trained/guided.json -> load_agent("exit-newmarket-search"), ...
 
 __all__ = ["Agent", "available_agents", "load_agent", "register_agent"]

@@ -15,6 +15,11 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from newmarket_env.agents.base import Agent
+from newmarket_env.agents.control import ControlPolicy
+from newmarket_env.agents.greedy import GreedyPolicy
+from newmarket_env.agents.lowest import LowestPolicy
+from newmarket_env.agents.policy import explain_rule
+from newmarket_env.agents.random_agent import RandomAgent
 from newmarket_env.observation.layout import FLAT_SIZE
 from newmarket_env.observation.view import as_flat
 from newmarket_env.rules import Rules
@@ -51,12 +56,6 @@ class CompiledPolicyAgent(Agent):
     def explain(self, observation: dict[str, Any]) -> dict[str, Any]:
         """The rule that chooses here, in words (docs/contract.md): told by the readable Python reference of
         the same baseline, which decides alike, from a stream of its own (the compiled one is left alone)."""
-        from newmarket_env.agents.control import ControlPolicy
-        from newmarket_env.agents.greedy import GreedyPolicy
-        from newmarket_env.agents.lowest import LowestPolicy
-        from newmarket_env.agents.policy import explain_rule
-        from newmarket_env.agents.random_agent import RandomAgent
-
         if self.name == "random":
             return RandomAgent(self.rules, self.seed).explain(observation)
         reference = {"lowest": LowestPolicy, "greedy": GreedyPolicy, "control": ControlPolicy}[self.name]

@@ -46,7 +46,6 @@ import copy
 import json
 import math
 import os
-import warnings
 from pathlib import Path
 from typing import Any
 
@@ -71,7 +70,7 @@ _CONTROLLER: list[Any] = []
 def _blas_controller() -> Any:
     """threadpoolctl's view of the loaded BLAS libraries, found once (finding them costs ~3 ms)."""
     if not _CONTROLLER:
-        from threadpoolctl import ThreadpoolController
+        from threadpoolctl import ThreadpoolController  # optional: needs threadpoolctl (train extra)
 
         _CONTROLLER.append(ThreadpoolController())
     return _CONTROLLER[0]
@@ -336,7 +335,7 @@ class GuidedSearchAgent(SearchAgent):
 
     def _batch_of(self, size: int) -> Any:
         """A batch of at least ``size`` tables whose every seat the caller plays, kept between decisions."""
-        from newmarket_env.engine._fast import TableBatch
+        from newmarket_env.engine._fast import TableBatch  # the compiled engine: absent where it was not built
 
         if self._batch is None or self._batch.num_tables < size:
             self._batch = TableBatch(self.rules, size, seed=0)
@@ -350,12 +349,9 @@ def _means(chips: np.ndarray, given: np.ndarray) -> np.ndarray:
 
 
 #: The shipped guided searches: name -> the shipped network (``agents/trained/``) and the options that were
-#: measured against ``search`` (docs/training/README.md). Registered under each name by :func:`register_shipped`.
+#: measured against ``search`` (docs/training/README.md). Registered under each name by
+#: :func:`newmarket_env.agents.shipped.register_shipped_guided`.
 SHIPPED_FILE = TRAINED_DIR / "guided.json"
-
-
-#: The names :func:`register_shipped` registered (its own to replace on a second call).
-_SHIPPED_NAMES: set[str] = set()
 
 
 def shipped_guided(path: Path = SHIPPED_FILE) -> dict[str, dict[str, Any]]:
@@ -381,44 +377,6 @@ def shipped_guided(path: Path = SHIPPED_FILE) -> dict[str, dict[str, Any]]:
     return dict(agents)
 
 
-def register_shipped(path: Path = SHIPPED_FILE) -> None:
-    """Register every shipped guided search: ``load_agent("exit-newmarket-search", env=e)``; options given to
-    ``load_agent`` replace the shipped ones (e.g. ``budget=``).
-
-    A broken table registers none of its entries and says why in one warning naming the file, so the other
-    agents still load; an entry whose name is registered already (a baseline's, e.g. ``random``) is refused
-    the same way, and the registered agent keeps its name.
-    """
-    from newmarket_env.agents.registry import available_agents, register_agent
-
-    try:
-        entries = shipped_guided(path)
-    except ValueError as err:
-        warnings.warn(f"{err}; its agents are not registered", RuntimeWarning, stacklevel=2)
-        return
-    taken = set(available_agents()) - _SHIPPED_NAMES  # a second call replaces what the first registered
-    for name, entry in entries.items():
-        if name in taken:
-            warnings.warn(
-                f"shipped guided searches {os.fspath(path)!r}: entry {name!r} is not registered, "
-                "the name belongs to another agent",
-                RuntimeWarning,
-                stacklevel=2,
-            )
-            continue
-
-        def factory(rules: Rules, seed: int | None = None, _entry=entry, **options: Any) -> GuidedSearchAgent:
-            chosen = {**_entry["options"], **options}
-            return guided_search(rules, seed=seed, network=path.parent / _entry["network"], **chosen)
-
-        try:
-            register_agent(name, factory, replace=name in _SHIPPED_NAMES)
-        except ValueError as err:
-            warnings.warn(f"shipped guided searches {os.fspath(path)!r}: {err}", RuntimeWarning, stacklevel=2)
-        else:
-            _SHIPPED_NAMES.add(name)
-
-
 def guided_search(
     rules: Rules,
     seed: int | None = None,
@@ -437,4 +395,4 @@ def guided_search(
     return GuidedSearchAgent(rules, seed, policy, load_value(value, rules) if value is not None else None, **options)
 
 
-__all__ = ["GuidedSearchAgent", "guided_search", "shipped_guided", "register_shipped", "PRIORS", "ROLLOUTS"]
+__all__ = ["GuidedSearchAgent", "guided_search", "shipped_guided", "PRIORS", "ROLLOUTS"]

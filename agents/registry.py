@@ -19,11 +19,14 @@ from newmarket_env.agents.base import Agent
 from newmarket_env.agents.compiled import POLICY_CODES, CompiledPolicyAgent
 from newmarket_env.agents.control import ControlPolicy
 from newmarket_env.agents.greedy import GreedyPolicy
+from newmarket_env.agents.guided_search import guided_search
 from newmarket_env.agents.lowest import LowestPolicy
 from newmarket_env.agents.plugins import load_plugin, plugin_entries
 from newmarket_env.agents.policy import PolicyAgent
 from newmarket_env.agents.random_agent import RandomAgent
 from newmarket_env.agents.reference import build, check_options, is_reference, load_reference
+from newmarket_env.agents.saved import load_saved_agent
+from newmarket_env.agents.sb3_zip import load_sb3_agent
 from newmarket_env.agents.search import SearchAgent
 from newmarket_env.engine.choice import ENGINES
 from newmarket_env.rules import Rules
@@ -74,9 +77,6 @@ def load_agent(name_or_path: str, env: Any = None, seed: int | None = None, **kw
     if plugin is not None:
         return build(key, load_plugin(plugin), _rules_of(env), seed, kwargs)
     if os.path.isfile(key):
-        from newmarket_env.agents.saved import load_saved_agent
-        from newmarket_env.agents.sb3_zip import load_sb3_agent
-
         loader = load_sb3_agent if key.lower().endswith(SB3_SUFFIX) else load_saved_agent
         check_options(key, loader, kwargs, given=("path", "rules", "seed"))
         return loader(key, rules=_rules_of(env), seed=seed, **kwargs)
@@ -116,10 +116,4 @@ register_agent("control", _baseline_factory("control", _policy_agent(ControlPoli
 register_agent("search", SearchAgent)
 
 
-def _guided_search(rules: Rules, seed: int | None = None, **options: Any) -> Agent:
-    from newmarket_env.agents.guided_search import guided_search  # imports the saved-network readers on use
-
-    return guided_search(rules, seed=seed, **options)
-
-
-register_agent("guided_search", _guided_search)
+register_agent("guided_search", guided_search)

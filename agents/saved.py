@@ -22,10 +22,9 @@ from __future__ import annotations
 
 import json
 import os
-import tempfile
 import zipfile
 import zlib
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -33,16 +32,12 @@ import numpy as np
 
 from newmarket_env.actions import NUM_ACTIONS
 from newmarket_env.agents.base import Agent
-from newmarket_env.file_modes import new_file_mode
+from newmarket_env.agents.network_file import ACTIVATIONS, network_metadata, write_layers
 from newmarket_env.observation.layout import FLAT_SIZE
 from newmarket_env.rules import Rules
 
 FORMAT = "newmarket_env.saved_agent"
 FORMAT_VERSION = 1
-ACTIVATIONS: dict[str, Callable[[np.ndarray], np.ndarray]] = {
-    "tanh": np.tanh,
-    "relu": lambda x: np.maximum(x, 0.0),
-}
 TRAINED_DIR = Path(__file__).resolve().parent / "trained"
 
 
@@ -62,52 +57,14 @@ def save_policy(
     ``name`` (e.g. the training run's name) is the agent's name when loaded; without it, the file's name.
     The file is written to a temporary name and renamed: a kill never leaves a half-written agent.
     """
-    if activation not in ACTIVATIONS:
-        raise ValueError(f"activation={activation!r} is unknown; allowed: {', '.join(ACTIVATIONS)}")
     if dtype not in ("float32", "float16"):
         raise ValueError(f"dtype={dtype!r} is unknown; allowed: float32, float16")
-    sizes = [int(layers[0][0].shape[1])] + [int(w.shape[0]) for w, _ in layers]
-    metadata = {
-        "format": FORMAT,
-        "version": FORMAT_VERSION,
-        "variant": variant,
-        "rules": rules.to_dict(),
-        "observation": "flat",
-        "obs_size": FLAT_SIZE,
-        "num_actions": NUM_ACTIONS,
-        "layers": sizes,
-        "activation": activation,
-        "training": dict(training or {}),
-    }
+    extra: dict[str, Any] = {"observation": "flat", "num_actions": NUM_ACTIONS}
     if name:
-        metadata["name"] = str(name)
+        extra["name"] = str(name)
+    metadata = network_metadata(FORMAT, FORMAT_VERSION, layers, rules, variant, activation, training, **extra)
     write_layers(path, layers, metadata, dtype)
     return metadata
-
-
-def write_layers(
-    path: str | os.PathLike, layers: Sequence[tuple[np.ndarray, np.ndarray]], metadata: Mapping[str, Any], dtype: str
-) -> None:
-    """The safe network file shared by saved agents and value networks: ``layer{i}.weight``/``.bias`` arrays
-    and the metadata as JSON bytes, no pickle; written to a temporary name and renamed (a kill never leaves
-    a half-written file)."""
-    # Any: numpy's stub of savez_compressed types **kwds as if one could be its allow_pickle flag
-    arrays: dict[str, Any] = {}
-    for i, (weight, bias) in enumerate(layers):
-        arrays[f"layer{i}.weight"] = np.asarray(weight, dtype=dtype)
-        arrays[f"layer{i}.bias"] = np.asarray(bias, dtype=dtype)
-    arrays["metadata"] = np.frombuffer(json.dumps(metadata, sort_keys=True).encode(), dtype=np.uint8)
-    target = Path(path)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    handle, temporary = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
-    try:
-        with os.fdopen(handle, "wb") as out:  # a file object keeps np.savez from appending ".npz"
-            np.savez_compressed(out, **arrays)
-        os.chmod(temporary, new_file_mode())  # mkstemp's 0600 would make a file meant for sharing private
-        os.replace(temporary, target)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
 
 
 #: Largest metadata entry read (its JSON is a few kB).
@@ -398,25 +355,3 @@ def _shipped_matches(path: Path, rules: Rules) -> bool:
     except (ValueError, KeyError, OSError):
         return False
     return not rules_mismatch(saved_rules, rules)
-
-
-def register_shipped() -> None:
-    """Register every ``agents/trained/*.npz`` under its file name (loaded lazily)."""
-    from newmarket_env.agents.registry import register_agent
-
-    for name in shipped_agents():
-        path = TRAINED_DIR / f"{name}.npz"
-
-        def factory(
-            rules: Rules,
-            seed: int | None = None,
-            sample: bool = False,
-            allow_rules_mismatch: bool = False,
-            _path: Path = path,
-            _name: str = name,
-        ) -> SavedAgent:
-            return load_saved_agent(
-                _path, rules=rules, seed=seed, sample=sample, allow_rules_mismatch=allow_rules_mismatch, name=_name
-            )
-
-        register_agent(name, factory)

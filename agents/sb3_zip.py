@@ -158,7 +158,7 @@ def _readable(data: dict[str, Any], key: str) -> dict[str, Any]:
 
 def _state_dict(raw: bytes, where: str) -> dict[str, Any]:
     try:
-        import torch
+        import torch  # optional: needs torch (train extra)
     except ModuleNotFoundError:
         raise ModuleNotFoundError(
             f"reading the stable-baselines3 model {where.split(' is not ')[0]} needs torch: "

@@ -19,7 +19,8 @@ from typing import Any
 
 import numpy as np
 
-from newmarket_env.agents.saved import ACTIVATIONS, rules_mismatch, write_layers
+from newmarket_env.agents.network_file import ACTIVATIONS, network_metadata, write_layers
+from newmarket_env.agents.saved import rules_mismatch
 from newmarket_env.observation.layout import FLAT_SIZE
 from newmarket_env.rules import Rules
 
@@ -37,20 +38,9 @@ def save_value(
     training: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
     """Write a value network (last layer: one output) to ``path`` atomically; return its metadata."""
-    if activation not in ACTIVATIONS:
-        raise ValueError(f"activation={activation!r} is unknown; allowed: {', '.join(ACTIVATIONS)}")
-    sizes = [int(layers[0][0].shape[1])] + [int(w.shape[0]) for w, _ in layers]
-    metadata = {
-        "format": VALUE_FORMAT,
-        "version": VALUE_VERSION,
-        "variant": variant,
-        "rules": rules.to_dict(),
-        "obs_size": FLAT_SIZE,
-        "layers": sizes,
-        "activation": activation,
-        "reward_scale": float(reward_scale),
-        "training": dict(training or {}),
-    }
+    metadata = network_metadata(
+        VALUE_FORMAT, VALUE_VERSION, layers, rules, variant, activation, training, reward_scale=float(reward_scale)
+    )
     write_layers(path, layers, metadata, "float32")
     return metadata
 

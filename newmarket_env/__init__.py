@@ -14,6 +14,7 @@ from newmarket_env.actions import BID_BASE, EXCHANGE, KEEP, NUM_ACTIONS, PASS, S
 from newmarket_env.engine import Decision, Game, IllegalActionError, Phase
 from newmarket_env.envs import ENV_NAME, env, raw_env
 from newmarket_env.envs.registration import register_envs
+from newmarket_env.envs.vector import VectorEnv
 from newmarket_env.rules import VARIANTS, Rules, make_rules
 
 __version__ = "0.1.0"
@@ -27,8 +28,6 @@ def vector_env(**kwargs):
     overrides; see :class:`newmarket_env.envs.vector.VectorEnv`. Needs the compiled
     engine (a ``RuntimeError`` names the fallback, ``SingleAgentEnv``, where it is not built).
     """
-    from newmarket_env.envs.vector import VectorEnv
-
     return VectorEnv(**kwargs)
 
 
@@ -36,14 +35,14 @@ def vector_env(**kwargs):
 # and the observation do not depend on newmarket_env.agents (see newmarket_env.agent_factory).
 def available_agents() -> list[str]:
     """Every name :func:`load_agent` accepts: baselines, shipped trained agents and installed plugins' agents."""
-    from newmarket_env.agents import available_agents as _available
+    from newmarket_env.agents import available_agents as _available  # beside the envs, not below: on call
 
     return _available()
 
 
 def load_agent(name_or_path: str, env=None, seed: int | None = None, **kwargs):
     """An agent by name (see :func:`available_agents`) or from a saved trained-agent file."""
-    from newmarket_env.agents import load_agent as _load
+    from newmarket_env.agents import load_agent as _load  # beside the envs, not below: on call
 
     return _load(name_or_path, env=env, seed=seed, **kwargs)
 

@@ -46,10 +46,8 @@ def package_agents(spec: str, /, *, env: Any, seed: int) -> Opponent:
     Without the agents package (a core-only install) this is a one-line
     ``ModuleNotFoundError`` that names the keyword to pass instead.
     """
-    import newmarket_env  # the facade: loaded already by any import of the package, asked only now
-
     try:
-        return newmarket_env.load_agent(spec, env=env, seed=seed)
+        from newmarket_env.agents import load_agent  # optional part: a core-only install has no agents
     except ModuleNotFoundError as err:
         if err.name != "newmarket_env.agents":
             raise
@@ -58,6 +56,7 @@ def package_agents(spec: str, /, *, env: Any, seed: int) -> Opponent:
             "pass agent_factory= (a callable factory(spec, env=..., seed=...) -> agent)",
             name=err.name,
         ) from None
+    return load_agent(spec, env=env, seed=seed)
 
 
 def check_agent_factory(factory: Any) -> AgentFactory:

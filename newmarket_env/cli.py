@@ -17,6 +17,7 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
+from newmarket_env import __version__
 from newmarket_env.cli_common import (  # noqa: F401 - EXIT_* and OneLineParser are also read as cli.X
     EXIT_BAD_INPUT,
     EXIT_FAILED,
@@ -127,8 +128,6 @@ class CommandParser(OneLineParser):
 
 def build_parser() -> OneLineParser:
     """The parser of ``newmarket``; each subcommand's options are added when that subcommand is parsed."""
-    from newmarket_env import __version__
-
     parser = OneLineParser(
         prog="newmarket",
         description="Newmarket, Michigan, Newbury and other stops card games: play, watch, train and compare agents.",

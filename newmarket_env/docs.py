@@ -18,6 +18,9 @@ True
 from __future__ import annotations
 
 import argparse
+import contextlib
+import io
+import os
 import re
 import sys
 from collections.abc import Callable
@@ -26,6 +29,8 @@ from pathlib import Path
 
 from newmarket_env import actions as A
 from newmarket_env.cards import card_from_text, card_name
+from newmarket_env.cli import COMMANDS
+from newmarket_env.cli import main as cli_main
 from newmarket_env.engine.events import DOMAINS, EVENTS
 from newmarket_env.observation.encode import PLANES_SHAPE
 from newmarket_env.observation.layout import CARD_PIECES, CHIP_CLIP, CHIP_SCALE, FLAT_SIZE, PIECES, offsets
@@ -266,12 +271,6 @@ HELP_PYTHON = (3, 11)
 
 def command_help(command: str) -> str:
     """What ``newmarket COMMAND --help`` prints, wrapped at :data:`HELP_COLUMNS` columns."""
-    import contextlib
-    import io
-    import os
-
-    from newmarket_env.cli import main as cli_main  # imported here: the CLI loads the command's module
-
     before = os.environ.get("COLUMNS")
     os.environ["COLUMNS"] = str(HELP_COLUMNS)
     try:
@@ -290,8 +289,6 @@ def command_help(command: str) -> str:
 
 def cli_markdown() -> str:
     """docs/cli.md: the help of every ``newmarket`` command."""
-    from newmarket_env.cli import COMMANDS
-
     parts = [
         "# Command reference",
         "",

@@ -22,6 +22,8 @@ from typing import Any
 
 import numpy as np
 
+from newmarket_env.play.scene import scene
+
 HEIGHT, WIDTH = 640, 960
 FELT, FELT_DARK, PAPER, INK, RED, GOLD, BACK = (
     (31, 107, 58),
@@ -41,14 +43,12 @@ def table_picture(
     game, viewer: int | None = None, reveal: bool = False, labels: Mapping[int, str] | None = None
 ) -> np.ndarray:
     """The table of ``game`` from ``viewer``'s seat (every hand with ``reveal``), as an RGB array."""
-    from newmarket_env.play.scene import scene
-
     return scene_picture(scene(game, viewer, reveal, labels, ask=False))
 
 
 def scene_picture(view: Mapping[str, Any]) -> np.ndarray:
     """A scene drawn as an ``HEIGHT x WIDTH x 3`` uint8 array."""
-    Image, ImageDraw = _pillow()
+    Image, ImageDraw = pillow()
     image = Image.new("RGB", (WIDTH, HEIGHT), FELT)
     draw = ImageDraw.Draw(image)
     draw.rectangle((0, HEIGHT - 92, WIDTH, HEIGHT), fill=FELT_DARK)
@@ -62,9 +62,10 @@ def scene_picture(view: Mapping[str, Any]) -> np.ndarray:
     return np.asarray(image, dtype=np.uint8)
 
 
-def _pillow():
+def pillow():
+    """Pillow's ``Image`` and ``ImageDraw``, or a one-line error naming the extra to install."""
     try:
-        from PIL import Image, ImageDraw
+        from PIL import Image, ImageDraw  # optional (the render extra): imported only to draw
     except ModuleNotFoundError:
         raise ModuleNotFoundError(f"pictures of the table need Pillow: {RENDER_HINT}", name="PIL") from None
     return Image, ImageDraw
@@ -72,7 +73,7 @@ def _pillow():
 
 @cache
 def _font(size: int):
-    from PIL import ImageFont
+    from PIL import ImageFont  # optional: needs Pillow (render extra)
 
     try:
         return ImageFont.load_default(size=size)  # a scalable font (Pillow >= 10.1 with FreeType)
@@ -92,7 +93,7 @@ def _label(image, xy, text: str, size: int, fill=WHITE) -> None:
 
 @lru_cache(maxsize=1024)  # at most a few tens of MB: log lines are the widest tiles
 def _label_tile(text: str, size: int, fill):
-    Image, ImageDraw = _pillow()
+    Image, ImageDraw = pillow()
     font = _font(size)
     _left, _top, right, bottom = font.getbbox(text)
     tile = Image.new("RGBA", (max(1, right) + 1, max(1, bottom) + 1), (0, 0, 0, 0))
@@ -123,7 +124,7 @@ def _card(image, x: int, y: int, text: str | None, scale: float = 1.0) -> None:
 @cache
 def _card_tile(text: str | None, scale: float):
     """One card drawn once (text is the slow part of a picture), pasted wherever it lies; RGBA corners."""
-    Image, ImageDraw = _pillow()
+    Image, ImageDraw = pillow()
     w, h = int(CARD_W * scale), int(CARD_H * scale)
     tile = Image.new("RGBA", (w + 1, h + 1), (0, 0, 0, 0))
     draw = ImageDraw.Draw(tile)

@@ -13,6 +13,7 @@ from stable_baselines3.common.callbacks import BaseCallback
 from newmarket_env.train.config import TrainConfig
 from newmarket_env.train.evaluate import duplicate_eval, saved_agent_maker
 from newmarket_env.train.export import export_agent, memory_agent
+from newmarket_env.train.plot import plot_curve
 
 EVAL_FIELDS = ["steps", "opponent", "mean", "ci95", "low", "high", "boards", "games", "wall_s"]
 
@@ -96,7 +97,6 @@ class DuplicateEval(BaseCallback):
                 if new:
                     writer.writeheader()
                 writer.writerows(rows)
-        from newmarket_env.train.plot import plot_curve
 
         if self.csv_path.exists():
             plot_curve(

@@ -19,91 +19,30 @@ never run code.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
-import re
 import stat
-import tempfile
 import warnings
 import zipfile
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from stable_baselines3.common.callbacks import BaseCallback
 
-_NAME = re.compile(r"ppo_(\d+)_steps")
+from newmarket_env.train.stamped import Found, find_stamped, stamped_path, write_stamped
 
-
-@dataclass
-class Found:
-    """The checkpoint to resume from (or None), and why newer ones were passed over."""
-
-    path: Path | None
-    steps: int = 0
-    skipped: list[str] = field(default_factory=list)
-
-
-def _digest(path: Path) -> str:
-    sha = hashlib.sha256()
-    with open(path, "rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            sha.update(block)
-    return sha.hexdigest()
+_PREFIX, _SUFFIX = "ppo", ".zip"
 
 
 def save_checkpoint(model: Any, folder: Path, run_id: str) -> Path:
     """Save ``model`` as the checkpoint of its current step count; returns the zip's path."""
-    folder.mkdir(parents=True, exist_ok=True)
     steps = int(model.num_timesteps)
-    path = folder / f"ppo_{steps}_steps.zip"
-    handle, temporary = tempfile.mkstemp(prefix=f".{path.stem}.", suffix=".zip", dir=folder)
-    os.close(handle)
-    try:
-        model.save(temporary)
-        os.replace(temporary, path)
-    finally:
-        Path(temporary).unlink(missing_ok=True)
-    stamp = {"run_id": run_id, "steps": steps, "bytes": path.stat().st_size, "sha256": _digest(path)}
-    sidecar = path.with_suffix(".json")
-    handle, temporary = tempfile.mkstemp(prefix=f".{sidecar.stem}.", suffix=".json", dir=folder)
-    with os.fdopen(handle, "w") as out:
-        json.dump(stamp, out)
-    os.replace(temporary, sidecar)
-    return path
+    return write_stamped(stamped_path(folder, _PREFIX, steps, _SUFFIX), run_id, steps, model.save)
 
 
 def find_checkpoint(folder: Path, run_id: str) -> Found:
     """The newest intact checkpoint of run ``run_id`` in ``folder``."""
-    candidates = []
-    for path in folder.glob("ppo_*_steps.zip"):
-        match = _NAME.fullmatch(path.stem)
-        if match:
-            candidates.append((int(match.group(1)), path))
-    found = Found(None)
-    for steps, path in sorted(candidates, reverse=True):
-        problem = _problem(path, steps, run_id)
-        if problem is None:
-            found.path, found.steps = path, steps
-            return found
-        found.skipped.append(f"{path.name} {problem}")
-    return found
-
-
-def _problem(path: Path, steps: int, run_id: str) -> str | None:
-    """Why the checkpoint cannot be used, or None."""
-    try:
-        stamp = json.loads(path.with_suffix(".json").read_text())
-    except (OSError, ValueError):
-        return "has no readable stamp (it was not finished, or is from an older version)"
-    if not isinstance(stamp, dict) or stamp.get("run_id") != run_id or stamp.get("steps") != steps:
-        return "belongs to another run"
-    if path.stat().st_uid != os.getuid():
-        return f"belongs to another user (uid {path.stat().st_uid})"
-    if path.stat().st_size != stamp.get("bytes") or _digest(path) != stamp.get("sha256"):
-        return "is damaged (its size or checksum differs from when it was saved)"
-    return None
+    return find_stamped(folder, _PREFIX, _SUFFIX, run_id)
 
 
 class AtomicCheckpoints(BaseCallback):

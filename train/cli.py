@@ -8,10 +8,13 @@ run's) ends with one line on stderr and exit code 2, before anything is written.
 from __future__ import annotations
 
 import argparse
+import json
 import shlex
 from collections.abc import Sequence
+from pathlib import Path
 
 from newmarket_env.cli_common import EXIT_BAD_INPUT, EXIT_FAILED, EXIT_OK, command_parser, fail
+from newmarket_env.train.config import config_from_dict, describe, load_config
 
 PROG = "python -m newmarket_env.train"
 DESCRIPTION = "Train a MaskablePPO agent from a YAML config (keys: --describe; rules: docs/rules.md)."
@@ -57,7 +60,7 @@ def build_parser(prog: str = PROG) -> argparse.ArgumentParser:
 
 def apply_settings(data: dict, settings: list[str]) -> None:
     """``--set section.key=value`` into the config dict ``data`` (values as YAML: 1e-4, [64, 64], true)."""
-    import yaml
+    import yaml  # optional: needs PyYAML (train/eval extra)
 
     for text in settings:
         key, sep, raw = text.partition("=")
@@ -77,8 +80,6 @@ def apply_settings(data: dict, settings: list[str]) -> None:
 
 
 def _apply_overrides(config, args: argparse.Namespace):
-    from newmarket_env.train.config import config_from_dict
-
     data = config.to_dict()
     apply_settings(data, args.settings)
     if args.total_steps is not None:
@@ -116,15 +117,13 @@ def main(argv: Sequence[str] | None = None, prog: str = PROG) -> int:
 
 def run(args: argparse.Namespace) -> int:
     """Train as the parsed options say; return the exit status (2 for bad input, printed as one line)."""
-    from newmarket_env.train.config import describe, load_config
-
     if args.describe:
         print("\n".join(describe()))
         return EXIT_OK
     if not args.config:
         return fail(args.prog, "give a config file, e.g. configs/newmarket_ppo.yaml (or --describe)")
-    from newmarket_env.train.checkpoints import CheckpointError
-    from newmarket_env.train.run import prepare_run, train
+    from newmarket_env.train.checkpoints import CheckpointError  # optional: needs stable-baselines3 (train extra)
+    from newmarket_env.train.run import prepare_run, train  # optional: needs threadpoolctl (train extra)
 
     try:
         config = _apply_overrides(load_config(args.config), args)
@@ -155,11 +154,8 @@ def cannot_write(out_dir, err: OSError) -> str:
 
 def newest_intact(out_dir) -> str | None:
     """The newest checkpoint in ``out_dir`` that ``--resume`` would use (PPO's or expert iteration's), or None."""
-    import json
-    from pathlib import Path
-
-    from newmarket_env.train.checkpoints import find_checkpoint
-    from newmarket_env.train.expert.checkpoint import find_state
+    from newmarket_env.train.checkpoints import find_checkpoint  # optional: needs stable-baselines3 (train extra)
+    from newmarket_env.train.expert.checkpoint import find_state  # optional: needs torch (train extra)
 
     try:
         run_id = json.loads((Path(out_dir) / "run.json").read_text())["run_id"]

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from newmarket_env.eval.tournament.backends import BACKENDS, check_backend
+from newmarket_env.execution.backends import BACKENDS, check_backend
 
 SEAT_CHOICES = ("random", "rotate")
 EVAL_BACKENDS = BACKENDS

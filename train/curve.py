@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import csv
+import functools
 import os
 import sys
 import tempfile
@@ -27,15 +28,21 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from newmarket_env.agents import available_agents
+from newmarket_env.agents.guided_search import GuidedSearchAgent, shipped_guided
+from newmarket_env.rules import make_rules
+from newmarket_env.train.config import load_config
+from newmarket_env.train.evaluate import duplicate_eval, saved_agent_maker
+from newmarket_env.train.plot import plot_curve
+
 FIELDS = ["steps", "opponent", "mean", "ci95", "low", "high", "boards", "games", "margin", "margin_ci95", "seed"]
 
 
 def checkpoint_steps(run_dir: Path) -> list[int]:
     """The labelled-decision counts of the run's checkpoints, in order."""
-    from newmarket_env.train.expert.checkpoint import _NAME
+    from newmarket_env.train.expert.checkpoint import saved_steps  # imports torch
 
-    found = (_NAME.fullmatch(path.stem) for path in (run_dir / "checkpoints").glob("exit_*_steps.pt"))
-    return sorted(int(match.group(1)) for match in found if match)
+    return saved_steps(run_dir / "checkpoints")
 
 
 def chosen_steps(steps: list[int], every: int) -> list[int]:
@@ -54,10 +61,9 @@ def chosen_steps(steps: list[int], every: int) -> list[int]:
 
 def network_at(run_dir: Path, steps: int, config: Any) -> Any:
     """The greedy network of the checkpoint after ``steps`` labelled decisions, as a saved agent."""
-    from newmarket_env.rules import make_rules
-    from newmarket_env.train.expert.checkpoint import load_state
-    from newmarket_env.train.expert.loop import learner_agent
-    from newmarket_env.train.expert.network import PolicyValueNet
+    from newmarket_env.train.expert.checkpoint import load_state  # optional: needs torch (train extra)
+    from newmarket_env.train.expert.loop import learner_agent  # optional: needs torch (train extra)
+    from newmarket_env.train.expert.network import PolicyValueNet  # optional: needs torch (train extra)
 
     state = load_state(run_dir / "checkpoints" / f"exit_{steps}_steps.pt")
     net = PolicyValueNet(config.expert.net_arch, config.expert.activation)
@@ -68,8 +74,6 @@ def network_at(run_dir: Path, steps: int, config: Any) -> Any:
 
 def guided_on(entry: dict[str, Any], network: Any, env: Any, seed: int) -> Any:
     """A guided search with the options of a shipped entry (agents/trained/guided.json) on ``network``."""
-    from newmarket_env.agents.guided_search import GuidedSearchAgent
-
     return GuidedSearchAgent(env.unwrapped.rules, seed, network, **entry["options"])
 
 
@@ -100,21 +104,11 @@ def measure(
     guided: str | None = None,
 ) -> Path:
     """Measure the chosen checkpoints against each opponent (skipping rows already measured); return the PNG."""
-    import functools
-
-    from newmarket_env.agents import available_agents
-    from newmarket_env.rules import make_rules
-    from newmarket_env.train.config import load_config
-    from newmarket_env.train.evaluate import duplicate_eval, saved_agent_maker
-    from newmarket_env.train.plot import plot_curve
-
     config = load_config(run_dir / "config.yaml")
     if config.method != "expert_iteration":
         raise ValueError(f"{run_dir} is a {config.method!r} run; curve measures expert_iteration checkpoints")
     entry = None
     if guided is not None:
-        from newmarket_env.agents.guided_search import shipped_guided
-
         entry = shipped_guided().get(guided)
         if entry is None:
             raise ValueError(

@@ -34,10 +34,11 @@ from typing import Any
 
 import numpy as np
 
+from newmarket_env.agents import load_agent
 from newmarket_env.agents.saved import SavedAgent
 from newmarket_env.envs.aec import raw_env
-from newmarket_env.eval.tournament.play import block_deals
-from newmarket_env.eval.tournament.schedule import derive_seed
+from newmarket_env.execution.backends import check_backend, map_on_ray
+from newmarket_env.execution.seeds import block_deals, derive_seed
 from newmarket_env.rules import Rules, make_rules
 
 AgentMaker = Callable[[Any, int], Any]  # (env, seed) -> Agent
@@ -107,8 +108,6 @@ def duplicate_eval(
     (a module-level function, a ``functools.partial`` or :func:`saved_agent_maker`, not a closure over
     a live SB3 model). The result does not depend on the backend.
     """
-    from newmarket_env.eval.tournament.backends import check_backend, map_on_ray
-
     check_backend(backend, address)
     job = BoardJob(make_tested, opponent, variant, num_players, dict(rules or {}), seed, reference)
     if backend == "ray":
@@ -141,8 +140,6 @@ def play_boards(job: BoardJob, boards: list[int]) -> list[tuple[float, float | N
     Each board deals from ``(seed, board)`` and builds its agents afresh, seeded from ``(seed, board, role)``,
     so a board's result is the same whichever process plays it and whatever was played before it.
     """
-    from newmarket_env.agents import load_agent
-
     aec = raw_env(variant=job.variant, num_players=job.num_players, **dict(job.rules))
     n = aec.rules.num_players
     rows = []
@@ -195,3 +192,13 @@ def _mean_ci(values: list[float]) -> tuple[float, float]:
     mean = float(np.mean(values))
     spread = float(np.std(values, ddof=1)) if len(values) > 1 else 0.0
     return mean, Z95 * spread / math.sqrt(len(values))
+
+
+def print_final_evaluation(name: str, rows: list[dict[str, Any]]) -> None:
+    """The final evaluation, one line per opponent (also in final_eval.json)."""
+    for row in rows:
+        print(
+            f"final evaluation of {name} vs {row['opponent']}: {row['mean']:+.3f} chips per deal "
+            f"[95% CI {row['low']:+.3f}, {row['high']:+.3f}] over {row['boards']} deal sets, seats rotated",
+            flush=True,
+        )

@@ -13,7 +13,7 @@ from newmarket_env.rules import Rules
 
 def policy_layers(model: Any) -> list[tuple[np.ndarray, np.ndarray]]:
     """The actor's linear layers, input to logits: the policy MLP then the action head."""
-    import torch
+    import torch  # optional: needs torch (train extra)
 
     policy = model.policy
     linears = [m for m in policy.mlp_extractor.policy_net if isinstance(m, torch.nn.Linear)]
@@ -23,7 +23,7 @@ def policy_layers(model: Any) -> list[tuple[np.ndarray, np.ndarray]]:
 
 def model_activation(model: Any) -> str:
     """The saved-agent name of the activation between the model's policy layers (``policy.activation_fn``)."""
-    import torch
+    import torch  # optional: needs torch (train extra)
 
     names: dict[Any, str] = {torch.nn.Tanh: "tanh", torch.nn.ReLU: "relu"}
     given = getattr(model.policy, "activation_fn", None)

@@ -11,7 +11,10 @@ from __future__ import annotations
 import argparse
 import os
 
+from newmarket_env.agents.saved import save_policy
+from newmarket_env.agents.sb3_zip import read_sb3_zip
 from newmarket_env.cli_common import EXIT_OK, command_parser, fail
+from newmarket_env.play.options import parse_settings
 from newmarket_env.rules import VARIANTS, make_rules
 
 PROG = "python -m newmarket_env.train.export_command"
@@ -45,10 +48,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
 
 
 def run(args: argparse.Namespace) -> int:
-    from newmarket_env.agents.saved import save_policy
-    from newmarket_env.agents.sb3_zip import read_sb3_zip
-    from newmarket_env.play.options import parse_settings
-
     if not args.out.endswith(".npz"):
         return fail(args.prog, f"OUT {args.out!r} must end with .npz (the saved-agent format)")
     if os.path.exists(args.out) and not args.overwrite:

@@ -16,6 +16,7 @@ from typing import Any
 
 import numpy as np
 
+from newmarket_env.agents import load_agent
 from newmarket_env.envs.aec import raw_env
 
 
@@ -47,8 +48,6 @@ def collect(
     seed: int = 0,
 ) -> Demonstrations:
     """Play sessions until ``samples`` teacher decisions are recorded."""
-    from newmarket_env.agents import load_agent
-
     aec = raw_env(variant=variant, num_players=num_players, **rules)
     rng = np.random.default_rng(seed)
     agents = {
@@ -91,7 +90,7 @@ def pretrain(
     seed: int = 0,
 ) -> list[float]:
     """Fit the policy to the teacher's actions and the value to its returns; mean loss per epoch."""
-    import torch
+    import torch  # optional: needs torch (train extra)
 
     policy = model.policy
     optimizer = torch.optim.Adam(policy.parameters(), lr=learning_rate)
@@ -116,7 +115,7 @@ def pretrain(
 
 def teacher_agreement(model: Any, demos: Demonstrations) -> float:
     """Share of demonstration decisions where the greedy policy picks the teacher's action."""
-    import torch
+    import torch  # optional: needs torch (train extra)
 
     with torch.no_grad():
         dist = model.policy.get_distribution(torch.as_tensor(demos.obs), action_masks=demos.masks)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import csv
 import io
 import os
+import sys
 from pathlib import Path
 
 from stable_baselines3.common.logger import CSVOutputFormat, HumanOutputFormat, Logger, TensorBoardOutputFormat
@@ -67,6 +68,5 @@ def configure_logger(out_dir: Path, resume_steps: int | None) -> Logger:
         keep_rows_up_to(csv_path, STEPS_COLUMN, resume_steps)
         keep_rows_up_to(out_dir / "eval.csv", "steps", resume_steps)
         table = AppendingCSV(str(csv_path))
-    import sys
 
     return Logger(str(out_dir), [HumanOutputFormat(sys.stdout), table, TensorBoardOutputFormat(str(out_dir))])

@@ -10,10 +10,13 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import time
 from collections.abc import Sequence
 
+from newmarket_env.agents import load_agent
+from newmarket_env.agents.saved import read_saved
 from newmarket_env.train.evaluate import duplicate_eval
 
 
@@ -34,11 +37,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 def _table(args: argparse.Namespace) -> tuple[str, int, dict]:
     """Variant, players and rules overrides: the saved agent's own unless given."""
-    import os
-
     if args.variant is not None or not os.path.isfile(args.agent):
         return args.variant or "newmarket", args.players or 4, {}
-    from newmarket_env.agents.saved import read_saved
 
     metadata = read_saved(args.agent)[0]
     rules = dict(metadata["rules"])
@@ -55,7 +55,6 @@ def _margin(result) -> str:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    from newmarket_env.agents import load_agent
 
     try:
         variant, players, rules = _table(args)

@@ -40,10 +40,10 @@ def plot_curve(
     itself) are drawn dashed: in house-stake rules (Newbury) every seat gains
     chips, so the learner plays better only where its line is above the reference.
     """
-    import matplotlib
+    import matplotlib  # optional: needs matplotlib (train/eval extra)
 
     matplotlib.use("Agg")  # files only: training runs headless
-    import matplotlib.pyplot as plt
+    import matplotlib.pyplot as plt  # optional: needs matplotlib (train/eval extra)
 
     fig, ax = plt.subplots(figsize=(6, 3.6), dpi=90)
     for opponent, points in sorted(read_eval_csv(csv_path, value).items()):

@@ -15,6 +15,7 @@ import functools
 import json
 import platform
 import time
+import warnings
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -23,9 +24,13 @@ from typing import Any
 import gymnasium as gym
 from threadpoolctl import threadpool_limits
 
+from newmarket_env.envs import vector as vectors
 from newmarket_env.envs.single_agent import SingleAgentEnv
 from newmarket_env.rules import make_rules
 from newmarket_env.train.config import TrainConfig
+from newmarket_env.train.evaluate import print_final_evaluation
+from newmarket_env.train.export import export_agent
+from newmarket_env.train.imitate import collect, pretrain, teacher_agreement
 from newmarket_env.train.rundir import RUN_FILE, check_writable, record_resume, start_fresh, start_resume, write_atomic
 from newmarket_env.train.runlock import RunLock
 
@@ -51,6 +56,7 @@ def build_vec_env(config: TrainConfig):
 
     ``batch`` needs the compiled engine; where it is not built, training warns and uses ``dummy``.
     """
+    # optional: needs stable-baselines3 (train extra)
     from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecMonitor
 
     if config.run.vec_env == "batch":
@@ -66,17 +72,14 @@ def build_vec_env(config: TrainConfig):
 
 def _batch_vec_env(config: TrainConfig):
     """The batch of compiled tables as an SB3 VecEnv, or None (with a warning) without the compiled engine."""
-    import warnings
-
-    from newmarket_env.envs.vector import VectorEnv, compiled_batch
-    from newmarket_env.train.vec import SB3VecEnv
+    from newmarket_env.train.vec import SB3VecEnv  # optional: needs torch (train extra)
 
     try:
-        compiled_batch()
+        vectors.compiled_batch()
     except RuntimeError as err:
         warnings.warn(f"run.vec_env = batch: {err}; training on vec_env = dummy instead", stacklevel=3)
         return None
-    vector = VectorEnv(
+    vector = vectors.VectorEnv(
         variant=config.env.variant,
         num_players=config.env.num_players,
         num_envs=config.run.n_envs,
@@ -94,8 +97,8 @@ def _batch_vec_env(config: TrainConfig):
 
 def build_model(config: TrainConfig, vec_env: Any, out_dir: Path):
     """A fresh MaskablePPO from the config's hyperparameters."""
-    import torch
-    from sb3_contrib import MaskablePPO
+    import torch  # optional: needs torch (train extra)
+    from sb3_contrib import MaskablePPO  # optional: needs sb3-contrib (train extra)
 
     ppo = config.ppo
     activation = {"tanh": torch.nn.Tanh, "relu": torch.nn.ReLU}[ppo.activation]
@@ -138,6 +141,7 @@ def prepare_run(config: TrainConfig, resume: bool = False, overwrite: bool = Fal
     A fresh run claims the folder (``--overwrite`` replaces a previous run in it); ``--resume``
     continues only the folder's own run, with the same config, from its newest intact checkpoint.
     """
+    # optional: needs stable-baselines3 (train extra)
     from newmarket_env.train.checkpoints import check_checkpoint_folder, find_checkpoint
 
     out_dir = Path(config.run.out_dir)
@@ -152,6 +156,7 @@ def prepare_run(config: TrainConfig, resume: bool = False, overwrite: bool = Fal
         run = start_resume(out_dir, config.to_dict())
         check_checkpoint_folder(out_dir)
         if config.method == "expert_iteration":  # its checkpoints are its own (train/expert/checkpoint.py)
+            # optional: needs torch (train extra)
             from newmarket_env.train.expert.checkpoint import find_state as find_checkpoint
         found = find_checkpoint(out_dir / "checkpoints", run["run_id"])
         if found.path is None:
@@ -168,8 +173,6 @@ def prepare_run(config: TrainConfig, resume: bool = False, overwrite: bool = Fal
 
 def warm_start(config: TrainConfig, model: Any, out_dir: Path) -> None:
     """Imitate ``pretrain.teacher`` (if set) before PPO; the figures go to pretrain.json."""
-    from newmarket_env.train.imitate import collect, pretrain, teacher_agreement
-
     pre, env_cfg = config.pretrain, config.env
     began = time.time()
     demos = collect(
@@ -204,7 +207,7 @@ def _load_or_build(config: TrainConfig, vec_env: Any, out_dir: Path, checkpoint:
         if config.pretrain.teacher:
             warm_start(config, model, out_dir)
         return model
-    from newmarket_env.train.checkpoints import load_weights
+    from newmarket_env.train.checkpoints import load_weights  # optional: needs stable-baselines3 (train extra)
 
     # A model built from the config, given the checkpoint's weights: nothing in the zip is unpickled
     # (checkpoints.load_weights says what is read).
@@ -214,10 +217,11 @@ def _load_or_build(config: TrainConfig, vec_env: Any, out_dir: Path, checkpoint:
 
 
 def _callbacks(config: TrainConfig, rules: Any, out_dir: Path, start: int, run_id: str):
-    from stable_baselines3.common.callbacks import CallbackList
+    from stable_baselines3.common.callbacks import CallbackList  # optional: needs stable-baselines3 (train extra)
 
+    # optional: both need stable-baselines3 (train extra)
     from newmarket_env.train.callbacks import DuplicateEval, EpisodeChips, SelfPlaySnapshots, WallClockLimit
-    from newmarket_env.train.checkpoints import AtomicCheckpoints
+    from newmarket_env.train.checkpoints import AtomicCheckpoints  # optional: needs stable-baselines3
 
     evaluator = DuplicateEval(config, rules, out_dir, start)
     clock = WallClockLimit(config.run.max_minutes)
@@ -246,7 +250,7 @@ def train(
         if stale:
             print(f"run.out_dir: took over the lock of process {stale.get('pid')}, which is no longer running")
         if config.method == "expert_iteration":  # search distillation on torch, not MaskablePPO
-            from newmarket_env.train.expert.loop import train_expert
+            from newmarket_env.train.expert.loop import train_expert  # optional: needs torch (train extra)
 
             return train_expert(config, start, command)
         return _train_ppo(config, start, command)
@@ -256,9 +260,9 @@ def train(
 
 
 def _train_ppo(config: TrainConfig, start: RunStart, command: str) -> Path:
-    import torch
+    import torch  # optional: needs torch (train extra)
 
-    from newmarket_env.train.logs import configure_logger
+    from newmarket_env.train.logs import configure_logger  # optional: needs stable-baselines3 (train extra)
 
     for line in start.skipped:
         print(f"--resume: skipped {line}", flush=True)
@@ -304,11 +308,10 @@ def _finish(
     run_id: str,
 ) -> Path:
     """Save the final agent with its training info, run the final evaluation, redraw the curve."""
-    import sb3_contrib
-    import torch
+    import sb3_contrib  # optional: needs sb3-contrib (train extra)
+    import torch  # optional: needs torch (train extra)
 
-    from newmarket_env.train.checkpoints import save_checkpoint
-    from newmarket_env.train.export import export_agent
+    from newmarket_env.train.checkpoints import save_checkpoint  # optional: needs stable-baselines3 (train extra)
 
     training = {
         "config": config.to_dict(),
@@ -332,13 +335,3 @@ def _finish(
         write_atomic(out_dir / "final_eval.json", json.dumps(rows, indent=2))
         print_final_evaluation(config.name, rows)
     return path
-
-
-def print_final_evaluation(name: str, rows: list[dict[str, Any]]) -> None:
-    """The final evaluation, one line per opponent (also in final_eval.json)."""
-    for row in rows:
-        print(
-            f"final evaluation of {name} vs {row['opponent']}: {row['mean']:+.3f} chips per deal "
-            f"[95% CI {row['low']:+.3f}, {row['high']:+.3f}] over {row['boards']} deal sets, seats rotated",
-            flush=True,
-        )

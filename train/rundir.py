@@ -148,7 +148,7 @@ def start_resume(out_dir: Path, config: Mapping[str, Any]) -> dict[str, Any]:
             f"--resume: {str(out_dir)!r} holds no run to continue (no {RUN_FILE} and {CONFIG_FILE}); "
             "start without --resume"
         )
-    import yaml
+    import yaml  # optional: needs PyYAML (train/eval extra)
 
     try:
         run = json.loads(run_file.read_text())
@@ -175,7 +175,7 @@ def record_resume(out_dir: Path, run: dict[str, Any], config: Mapping[str, Any],
 
 
 def _write_run(out_dir: Path, run: Mapping[str, Any], config: Mapping[str, Any]) -> None:
-    import yaml
+    import yaml  # optional: needs PyYAML (train/eval extra)
 
     write_atomic(out_dir / CONFIG_FILE, yaml.safe_dump(dict(config), sort_keys=False))
     write_atomic(out_dir / RUN_FILE, json.dumps(run, indent=2) + "\n")

@@ -1,13 +1,16 @@
-"""Session players shared by every PettingZoo env: the same random driver for ours and the peers."""
+"""Session players: the random driver shared by every PettingZoo env (ours and the peers), and the sessions
+of one measured agent at seat 0 against ``control`` at the others."""
 
 from __future__ import annotations
 
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
 
+from newmarket_env import env as make_env
+from newmarket_env.agents import load_agent
 from newmarket_env.eval.bench.timing import SessionPlayer
 
 
@@ -31,6 +34,33 @@ def aec_random_player(make_env: Callable[[], Any]) -> SessionPlayer:
                 continue
             aec.step(int(rng.choice(np.flatnonzero(observation["action_mask"]))))
             decisions += 1
+        return decisions
+
+    return play
+
+
+def seat_zero_player(measured: Callable[[Any, int], Any], variants: Sequence[str], players: int) -> SessionPlayer:
+    """Whole sessions with ``measured(env, seed)`` at seat 0 and ``control`` at the others.
+
+    Session ``seed`` is played in ``variants[seed % len(variants)]`` (one env per variant, built here);
+    a session counts the decisions of seat 0 only, though every seat's are timed.
+    """
+    envs = {variant: make_env(variant=variant, num_players=players) for variant in variants}
+
+    def play(seed: int) -> int:
+        e = envs[variants[seed % len(variants)]]
+        e.reset(seed=seed)
+        seats = [measured(e, seed)]
+        seats += [load_agent("control", env=e, seed=seed + s) for s in range(1, players)]
+        decisions = 0
+        for agent in e.agent_iter():
+            observation, _reward, termination, truncation, _info = e.last()
+            if termination or truncation:
+                e.step(None)
+                continue
+            seat = int(agent.rsplit("_", 1)[1])
+            decisions += seat == 0
+            e.step(seats[seat].act(observation))
         return decisions
 
     return play

@@ -6,8 +6,14 @@ import random
 
 import numpy as np
 
+from newmarket_env import available_agents
+from newmarket_env.envs.single_agent import SingleAgentEnv
+from newmarket_env.eval.bench.batch import batch_player
+from newmarket_env.eval.bench.guided import guided_player
 from newmarket_env.eval.bench.ours import PLAYERS
+from newmarket_env.eval.bench.search import search_player
 from newmarket_env.eval.bench.training import ON_REQUEST_ROWS, TRAINING_ROWS
+from newmarket_env.eval.tournament import TournamentConfig, run_tournament
 
 TOURNAMENT_RESAMPLES = 100  # bootstrap resamples per measured tournament (the figures are not the point here)
 # Quick rule baselines only: a search agent's thinking would measure the agent, not the env.
@@ -20,8 +26,6 @@ def single_agent():
     A decision here is one Gymnasium ``step`` of the learner (what a trainer
     counts); the opponents' moves happen inside it.
     """
-    from newmarket_env.envs.single_agent import SingleAgentEnv
-
     view = SingleAgentEnv(variant="newmarket", num_players=PLAYERS, opponents=["random"])
 
     def play(seed: int) -> int:
@@ -39,9 +43,6 @@ def single_agent():
 
 def tournament():
     """A one-block tournament of the quick rule baselines (``run_tournament``), in this process."""
-    from newmarket_env import available_agents
-    from newmarket_env.eval.tournament import TournamentConfig, run_tournament
-
     agents = [name for name in TOURNAMENT_AGENTS if name in available_agents()]
     agents += ["random"] * (PLAYERS - len(agents))
 
@@ -56,15 +57,11 @@ def tournament():
 
 
 def _batch():
-    from newmarket_env.eval.bench.batch import batch_player
-
     return batch_player("newmarket")
 
 
 def _search(budget: int, engine: str):
     def make():
-        from newmarket_env.eval.bench.search import search_player
-
         return search_player(budget, engine)
 
     return make
@@ -72,8 +69,6 @@ def _search(budget: int, engine: str):
 
 def _guided(budget: int, cutoff: int = 0):
     def make():
-        from newmarket_env.eval.bench.guided import guided_player
-
         return guided_player(budget, cutoff)
 
     return make

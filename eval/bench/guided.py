@@ -21,22 +21,29 @@ import inspect
 import itertools
 import time
 from collections.abc import Callable, Mapping, Sequence
+from types import SimpleNamespace
 from typing import Any
 
 import numpy as np
 
+from newmarket_env import raw_env
+from newmarket_env.actions import NUM_ACTIONS
+from newmarket_env.agents import available_agents, load_agent
+from newmarket_env.agents.guided_search import GuidedSearchAgent, guided_search
+from newmarket_env.agents.saved import SavedAgent, read_saved
+from newmarket_env.agents.search import SearchAgent
+from newmarket_env.agents.value_net import ValueNet
+from newmarket_env.engine.choice import compiled_available
+from newmarket_env.eval.bench.drivers import seat_zero_player
 from newmarket_env.eval.bench.ours import PLAYERS
 from newmarket_env.eval.bench.search import SEARCH_VARIANTS
+from newmarket_env.observation.layout import FLAT_SIZE
 
 HIDDEN = (128, 128)
 
 
 def random_network(rules, seed: int = 0):
     """A saved-agent network of the shipped agents' size with seeded random weights (in memory)."""
-    from newmarket_env.actions import NUM_ACTIONS
-    from newmarket_env.agents.saved import SavedAgent
-    from newmarket_env.observation.layout import FLAT_SIZE
-
     rng = np.random.default_rng(seed)
     sizes = [FLAT_SIZE, *HIDDEN, NUM_ACTIONS]
     layers = [
@@ -48,9 +55,6 @@ def random_network(rules, seed: int = 0):
 
 def random_value(seed: int = 1):
     """A value network of the same size with seeded random weights."""
-    from newmarket_env.agents.value_net import ValueNet
-    from newmarket_env.observation.layout import FLAT_SIZE
-
     rng = np.random.default_rng(seed)
     sizes = [FLAT_SIZE, *HIDDEN, 1]
     layers = [
@@ -62,8 +66,6 @@ def random_value(seed: int = 1):
 
 def guided_agent(rules, seed: int, budget: int, cutoff: int, network: str | None = None):
     """``guided_search`` with the given network file, or the random network (and value net for a cut-off)."""
-    from newmarket_env.agents.guided_search import GuidedSearchAgent, guided_search
-
     if network is not None:
         value = network[: -len(".npz")] + "_value.npz" if cutoff and network.endswith("final.npz") else None
         return guided_search(rules, seed=seed, network=network, value=value, budget=budget, cutoff=cutoff)
@@ -73,30 +75,11 @@ def guided_agent(rules, seed: int, budget: int, cutoff: int, network: str | None
 
 def guided_player(budget: int, cutoff: int = 0):
     """Sessions of ``guided_search`` (random network) at seat 0 against three ``control`` seats."""
-    from newmarket_env import env as make_env
-    from newmarket_env.agents import load_agent
-    from newmarket_env.engine.choice import compiled_available
-
     if not compiled_available():
         return None, "skipped: the compiled engine is not built"
-    envs = {variant: make_env(variant=variant, num_players=PLAYERS) for variant in SEARCH_VARIANTS}
-
-    def play(seed: int) -> int:
-        e = envs[SEARCH_VARIANTS[seed % len(SEARCH_VARIANTS)]]
-        e.reset(seed=seed)
-        seats = [guided_agent(e.unwrapped.rules, seed, budget, cutoff)]
-        seats += [load_agent("control", env=e, seed=seed + s) for s in range(1, PLAYERS)]
-        decisions = 0
-        for agent in e.agent_iter():
-            observation, _reward, termination, truncation, _info = e.last()
-            if termination or truncation:
-                e.step(None)
-                continue
-            seat = int(agent.rsplit("_", 1)[1])
-            decisions += seat == 0
-            e.step(seats[seat].act(observation))
-        return decisions
-
+    play = seat_zero_player(
+        lambda e, seed: guided_agent(e.unwrapped.rules, seed, budget, cutoff), SEARCH_VARIANTS, PLAYERS
+    )
     return (
         play,
         f"guided_search budget {budget} cutoff {cutoff} (random 128x128 network) at seat 0, control at the others",
@@ -128,8 +111,6 @@ def think_time_rounds(
 ) -> dict[str, list[float]]:
     """:func:`think_times` of each round: every round times every configuration in turn, so a loaded
     machine slows one round rather than one configuration, and ratios within a round stay steady."""
-    from newmarket_env import load_agent, raw_env
-
     aec = raw_env(variant=variant, num_players=PLAYERS, **dict(rules_overrides or {}))
     observations: list[dict[str, np.ndarray]] = []
     session = seed
@@ -198,15 +179,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.error(f"--decisions {args.decisions} is not allowed; allowed: 1 or more")
     if args.rounds < 1:
         parser.error(f"--rounds {args.rounds} is not allowed; allowed: 1 or more")
-    from newmarket_env.agents import available_agents
 
     for name in args.agent:
         if name not in available_agents():
             parser.error(f"--agent {name!r} is unknown; allowed: {', '.join(available_agents())}")
     if args.settings is None:
         args.settings = [] if args.agent else list(GUIDED_SETTINGS)
-    from newmarket_env.agents.saved import read_saved
-    from newmarket_env.agents.search import SearchAgent
 
     default_budget = inspect.signature(SearchAgent).parameters["budget"].default  # 64: the bar guided must meet
     overrides = {}
@@ -236,17 +214,11 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def registered_agent(name: str, rules, seed: int):
     """The agent registered as ``name`` for ``rules`` (what ``load_agent(name, env=...)`` builds)."""
-    from types import SimpleNamespace
-
-    from newmarket_env.agents import load_agent
-
     return load_agent(name, env=SimpleNamespace(rules=rules), seed=seed)
 
 
 def search_agent(rules, seed: int, budget: int):
     """``search`` at ``budget`` (compiled when built), as the tournament makes it."""
-    from newmarket_env.agents.search import SearchAgent
-
     return SearchAgent(rules, seed=seed, budget=budget)
 
 

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import random
 
-from newmarket_env.engine.choice import engine_class
+from newmarket_env import env
+from newmarket_env.engine.choice import compiled_available, engine_class
 from newmarket_env.eval.bench.drivers import aec_random_player
 from newmarket_env.eval.bench.timing import SessionPlayer
 from newmarket_env.rules import make_rules
@@ -38,8 +39,6 @@ def aec_player(
     variant: str, observation: str = "flat", num_players: int = PLAYERS, engine: str = "auto"
 ) -> SessionPlayer:
     """Random legal play through the PettingZoo API of the wrapped env."""
-    from newmarket_env import env
-
     return aec_random_player(
         lambda: env(variant=variant, num_players=num_players, observation=observation, engine=engine)
     )
@@ -47,6 +46,4 @@ def aec_player(
 
 def engine_note() -> str:
     """Which engine the "auto" rows ran on."""
-    from newmarket_env.engine.choice import compiled_available
-
     return "compiled engine" if compiled_available() else "python engine (the compiled one is not built)"

@@ -61,7 +61,7 @@ def connect_four() -> PeerWorkload:
 def hearts(with_tensor: bool) -> PeerWorkload:
     """OpenSpiel hearts played at random through pyspiel (C++), optionally building the info-state tensor."""
     try:
-        import pyspiel
+        import pyspiel  # optional: needs OpenSpiel (spiel extra)
     except ImportError as err:
         return None, f"skipped: {err} (pip install open-spiel)"
     game = pyspiel.load_game("hearts")

@@ -21,11 +21,18 @@ import os
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from types import SimpleNamespace
 from typing import Any
 
 import numpy as np
 
+from newmarket_env.agents import available_agents, load_agent
+from newmarket_env.agents.search import SearchAgent
+from newmarket_env.engine.types import Decision
+from newmarket_env.envs.aec import raw_env
 from newmarket_env.eval.bench.search import SEARCH_VARIANTS
+from newmarket_env.eval.tournament.config import parse_agent_options
+from newmarket_env.observation.view import decode
 
 REFERENCE = "search"  # at its default budget: the bar the time ratios are measured against
 
@@ -42,10 +49,6 @@ class Decisions:
 def collect(aec: Any, count: int, seed: int = 0) -> list[dict[str, np.ndarray]]:
     """``count`` observations of choices (two or more legal actions, no stake, no bid) from sessions of
     ``search`` seats at budget 16 at the AEC env ``aec``, sessions seeded ``seed``, ``seed + 1``, ..."""
-    from newmarket_env.agents.search import SearchAgent
-    from newmarket_env.engine.types import Decision
-    from newmarket_env.observation.view import decode
-
     rules = aec.rules
     found: list[dict[str, np.ndarray]] = []
     session = seed
@@ -65,9 +68,6 @@ def collect(aec: Any, count: int, seed: int = 0) -> list[dict[str, np.ndarray]]:
 
 def with_truth(rules: Any, observations: list[dict[str, np.ndarray]], budget: int, seed: int = 12345) -> Decisions:
     """The truth search's mean chips of every legal action of each decision, on ``budget`` shared worlds."""
-    from newmarket_env.agents.search import SearchAgent
-    from newmarket_env.observation.view import decode
-
     truth = SearchAgent(rules, seed=seed, budget=budget)  # evaluate() takes every legal action given
     legal, means = [], []
     for observation in observations:
@@ -95,10 +95,6 @@ def compare(
     rules: Any, decisions: Decisions, agents: Sequence[str], options: Mapping[str, Mapping[str, Any]], rounds: int
 ) -> dict[str, dict[str, float]]:
     """Regret (mean, standard error, share wrong) and time ratio to ``search`` of each agent, ``search`` first."""
-    from types import SimpleNamespace
-
-    from newmarket_env.agents import load_agent
-
     names = [REFERENCE, *[a for a in agents if a != REFERENCE]]
     found: dict[str, list[np.ndarray]] = {name: [] for name in names}
     seconds: dict[str, list[float]] = {name: [] for name in names}
@@ -122,10 +118,6 @@ def compare(
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    from newmarket_env.agents import available_agents
-    from newmarket_env.envs.aec import raw_env
-    from newmarket_env.eval.tournament.config import parse_agent_options
-
     parser = argparse.ArgumentParser(
         prog="python -m newmarket_env.eval.bench.regret", description=__doc__.split("\n")[0]
     )

@@ -59,8 +59,8 @@ def _md_table(headers: list[str], rows: list[list[str]]) -> str:
 def print_report(result: BenchResult) -> None:
     """Print the tables with rich when it is installed, else as plain text."""
     try:
-        from rich.console import Console
-        from rich.table import Table
+        from rich.console import Console  # optional: needs rich (eval extra)
+        from rich.table import Table  # optional: needs rich (eval extra)
     except ImportError:
         print(markdown(result))
         return

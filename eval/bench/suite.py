@@ -3,15 +3,16 @@
 from __future__ import annotations
 
 import dataclasses
-import statistics
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from newmarket_env import env
 from newmarket_env.eval.bench.extras import EXTRAS, ON_REQUEST
 from newmarket_env.eval.bench.memory import MemoryFigure, memory_per_env
 from newmarket_env.eval.bench.ours import PLAYERS, aec_player, engine_note, engine_player
 from newmarket_env.eval.bench.peers import PEER_NAMES, PEERS, classic_env_maker
-from newmarket_env.eval.bench.timing import CLOCKS, Measurement, measure_rounds
+from newmarket_env.eval.bench.timing import CLOCKS, Measurement, Target, measure_rounds, paired_ratio
+from newmarket_env.eval.bench.training import training_targets
 from newmarket_env.rules import VARIANTS
 
 REFERENCE_PEERS = (
@@ -60,16 +61,6 @@ class BenchConfig:
 
 
 @dataclass
-class Target:
-    """One goal of the benchmark, checked on figures of the same run."""
-
-    name: str
-    value: float
-    goal: str
-    met: bool
-
-
-@dataclass
 class BenchResult:
     """Every measurement of one run, in table order."""
 
@@ -114,7 +105,6 @@ class BenchResult:
             if figure.name.startswith("newmarket"):
                 mb = figure.bytes_per_env / 1e6
                 found.append(Target(f"memory per env, {figure.name}", mb, "< 1 MB", mb < 1))
-        from newmarket_env.eval.bench.training import training_targets
 
         found += training_targets(self)  # the vector env's rate and MaskablePPO's batch / SingleAgentEnv ratio
         return found
@@ -132,12 +122,6 @@ class BenchResult:
             "targets": [asdict(t) for t in self.targets()],
             "notes": self.notes,
         }
-
-
-def paired_ratio(row: Measurement, other: Measurement) -> float:
-    """Median over rounds of ``row``'s decisions/s over ``other``'s in the same round (every workload is timed
-    once per round, so both have one repeat per round)."""
-    return statistics.median(mine[0] / theirs[0] for mine, theirs in zip(row.repeats, other.repeats, strict=True))
 
 
 def run_benchmark(config: BenchConfig | None = None, progress=None) -> BenchResult:
@@ -198,8 +182,6 @@ def _ready(build, *args):
 
 
 def _memory(config: BenchConfig) -> list[MemoryFigure]:
-    from newmarket_env import env
-
     figures = [
         memory_per_env(f"newmarket {PLAYERS}p flat", lambda: env(num_players=PLAYERS), config.memory_envs),
         memory_per_env(

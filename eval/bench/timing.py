@@ -108,3 +108,19 @@ def _summary(name: str, group: str, runs: list[tuple[float, float]], totals: lis
         repeats=runs,
         note=note,
     )
+
+
+@dataclass
+class Target:
+    """One goal of the benchmark, checked on figures of the same run."""
+
+    name: str
+    value: float
+    goal: str
+    met: bool
+
+
+def paired_ratio(row: Measurement, other: Measurement) -> float:
+    """Median over rounds of ``row``'s decisions/s over ``other``'s in the same round (every workload is timed
+    once per round, so both have one repeat per round)."""
+    return statistics.median(mine[0] / theirs[0] for mine, theirs in zip(row.repeats, other.repeats, strict=True))

@@ -27,12 +27,25 @@ another row's setting.
 
 from __future__ import annotations
 
+import dataclasses
+import importlib.util
+import sys
 import tempfile
+import time
 from pathlib import Path
 
+import gymnasium
 import numpy as np
 
+import newmarket_env
+from newmarket_env import vector_env
+from newmarket_env.envs.registration import GYMNASIUM_ID
+from newmarket_env.envs.vector import compiled_batch
 from newmarket_env.eval.bench.ours import PLAYERS
+from newmarket_env.eval.bench.timing import Target, paired_ratio
+from newmarket_env.rules import make_rules
+from newmarket_env.train.config import load_config
+from newmarket_env.train.export import export_agent
 
 TABLES = 1024  # tables of the vector env row (per-step Python work is paid once for all of them)
 STEPS_PER_CALL = 16  # learner steps at every table per timed call
@@ -46,7 +59,7 @@ _TORCH_DEFAULT_THREADS: list[int] = []  # torch's thread count before any row se
 
 def torch_default_threads() -> int:
     """Torch's own thread count (``OMP_NUM_THREADS`` or the cores), read before the first row changes it."""
-    import torch
+    import torch  # optional: needs torch (train extra)
 
     if not _TORCH_DEFAULT_THREADS:
         _TORCH_DEFAULT_THREADS.append(torch.get_num_threads())
@@ -54,8 +67,6 @@ def torch_default_threads() -> int:
 
 
 def _compiled_or_why():
-    from newmarket_env.envs.vector import compiled_batch
-
     try:
         compiled_batch()
     except RuntimeError as err:
@@ -68,7 +79,6 @@ def vector_control():
     why = _compiled_or_why()
     if why:
         return None, why
-    from newmarket_env import vector_env
 
     env = vector_env(
         variant="newmarket", num_players=PLAYERS, num_envs=TABLES, opponents=["control"], copy=False, seed=0
@@ -88,8 +98,6 @@ def vector_control():
 
 
 def _shipped_config():
-    from newmarket_env.train.config import load_config
-
     path = Path(CONFIG)
     return load_config(path) if path.is_file() else None
 
@@ -97,18 +105,16 @@ def _shipped_config():
 def _ppo_player(vec, config, rollout: int):
     """``(model, play)``: one rollout plus its update per call of ``play``, on ``vec``, with the config's
     network and a snapshot of the initial policy in the pool."""
-    import torch
-    from threadpoolctl import threadpool_limits
+    import torch  # optional: needs torch (train extra)
+    from threadpoolctl import threadpool_limits  # optional: needs threadpoolctl (train extra)
 
-    from newmarket_env.rules import make_rules
-    from newmarket_env.train.export import export_agent
-    from newmarket_env.train.run import build_model
+    from newmarket_env.train.run import build_model  # optional: needs threadpoolctl (train extra)
 
     torch_default_threads()
     torch.set_num_threads(config.run.torch_threads)
     folder = tempfile.TemporaryDirectory(prefix="bench_ppo_")  # lives as long as the player
     model = build_model(config, vec, Path(folder.name))
-    from stable_baselines3.common.logger import Logger
+    from stable_baselines3.common.logger import Logger  # optional: needs stable-baselines3 (train extra)
 
     model.set_logger(Logger(folder=None, output_formats=[]))  # no SB3 log folders left in /tmp per row
     rules = make_rules(config.env.variant, config.env.num_players, **config.env.rules)
@@ -133,9 +139,8 @@ def ppo_batch():
     config = _shipped_config()
     if why or config is None:
         return None, why or f"skipped: {CONFIG} not found (run from the repository root)"
-    import dataclasses
 
-    from newmarket_env.train.run import build_vec_env
+    from newmarket_env.train.run import build_vec_env  # optional: needs threadpoolctl (train extra)
 
     run = dataclasses.replace(config.run, n_envs=PPO_TABLES, vec_env="batch")
     config = dataclasses.replace(config, run=run, ppo=dataclasses.replace(config.ppo, n_steps=PPO_STEPS))
@@ -151,9 +156,8 @@ def ppo_single_agent():
     config = _shipped_config()
     if config is None:
         return None, f"skipped: {CONFIG} not found (run from the repository root)"
-    import dataclasses
 
-    from newmarket_env.train.run import build_vec_env
+    from newmarket_env.train.run import build_vec_env  # optional: needs threadpoolctl (train extra)
 
     run = dataclasses.replace(config.run, vec_env="dummy", n_envs=SINGLE_ENVS)
     config = dataclasses.replace(config, run=run, ppo=dataclasses.replace(config.ppo, n_steps=SINGLE_STEPS))
@@ -167,7 +171,7 @@ def ppo_single_agent():
 
 def without_logs(model):
     """``model`` with SB3's logger writing nothing (no log folders left in /tmp per row)."""
-    from stable_baselines3.common.logger import Logger
+    from stable_baselines3.common.logger import Logger  # optional: needs stable-baselines3 (train extra)
 
     model.set_logger(Logger(folder=None, output_formats=[]))
     return model
@@ -176,7 +180,7 @@ def without_logs(model):
 def learner_player(model, threads: int):
     """``play`` for :func:`~newmarket_env.eval.bench.timing.measure_rounds`: one rollout of ``model`` and its
     update per call, at ``threads`` torch threads (set at every call: rows timed in turn share the process)."""
-    import torch
+    import torch  # optional: needs torch (train extra)
 
     rollout = model.n_steps * model.n_envs
     fresh = [True]
@@ -191,11 +195,6 @@ def learner_player(model, threads: int):
 
 def tutorial_script():
     """The tutorial script as a module, from the source checkout beside the installed package; None elsewhere."""
-    import importlib.util
-    import sys
-
-    import newmarket_env
-
     name = "newmarket_tutorial_train_maskable_ppo"
     path = Path(newmarket_env.__file__).resolve().parents[1] / TUTORIAL
     spec = importlib.util.spec_from_file_location(name, path) if path.is_file() else None
@@ -216,7 +215,7 @@ def ppo_tutorial():
     script = None if why else tutorial_script()
     if script is None:
         return None, why or f"skipped: {TUTORIAL} is not beside the installed package (a source checkout has it)"
-    import torch
+    import torch  # optional: needs torch (train extra)
 
     torch_default_threads()
     torch.set_num_threads(script.TORCH_THREADS)
@@ -230,10 +229,7 @@ def ppo_tutorial():
 
 def ppo_sb3_defaults():
     """MaskablePPO the naive way: one ``gymnasium.make`` env and every SB3 default."""
-    import gymnasium
-    from sb3_contrib import MaskablePPO
-
-    from newmarket_env.envs.registration import GYMNASIUM_ID
+    from sb3_contrib import MaskablePPO  # optional: needs sb3-contrib (train extra)
 
     threads = torch_default_threads()
     env = gymnasium.make(GYMNASIUM_ID, variant="newmarket", num_players=PLAYERS, opponents=["random"])
@@ -261,8 +257,6 @@ TUTORIAL_GOALS = {"ppo newmarket batch": 1.0, "ppo newmarket sb3 defaults": 8.0}
 
 def training_targets(result) -> list:
     """The issue-11 goals of these rows that ``result`` (a BenchResult) measured."""
-    from newmarket_env.eval.bench.suite import Target, paired_ratio
-
     found = []
     vector = result.row("vector_env newmarket control")
     if vector:
@@ -295,10 +289,7 @@ def training_targets(result) -> list:
 def ppo_split(vec_env: str, tables: int, steps: int, rollouts: int = 2) -> dict[str, float]:
     """CPU ms per learner decision of MaskablePPO's collection and of its updates (timed apart), and the
     decisions/s end to end, with the newmarket config's network and opponents on ``tables`` x ``steps``."""
-    import dataclasses
-    import time
-
-    from newmarket_env.train.run import build_vec_env
+    from newmarket_env.train.run import build_vec_env  # optional: needs threadpoolctl (train extra)
 
     config = _shipped_config()
     if config is None:
@@ -330,8 +321,6 @@ def ppo_split(vec_env: str, tables: int, steps: int, rollouts: int = 2) -> dict[
 
 def main() -> None:
     """``python -m newmarket_env.eval.bench.training``: the figures of docs/benchmark.md's training section."""
-    import time
-
     play, note = vector_control()
     if play is None:
         print(note)

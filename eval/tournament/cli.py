@@ -38,7 +38,11 @@ from newmarket_env.eval.tournament.config import (
     parse_agent_options,
     parse_set_options,
 )
-from newmarket_env.eval.tournament.ray_probe import RAY_CONNECT_TIMEOUT_S
+from newmarket_env.eval.tournament.leaderboard import MIN_BLOCKS_FOR_INTERVALS
+from newmarket_env.eval.tournament.output import OutputFolder, default_folder
+from newmarket_env.eval.tournament.report import write_outputs
+from newmarket_env.eval.tournament.table import print_leaderboard
+from newmarket_env.execution.ray_probe import RAY_CONNECT_TIMEOUT_S
 
 PROG = "python -m newmarket_env.eval.tournament"
 DESCRIPTION = (
@@ -189,8 +193,6 @@ def main(argv: Sequence[str] | None = None, prog: str = PROG) -> int:
 
 def run(args: argparse.Namespace) -> int:
     """Check every option, play the tournament, write the results; returns the exit code."""
-    from newmarket_env.eval.tournament.output import OutputFolder, default_folder
-
     prog = args.prog
     try:
         config = config_from_args(args)
@@ -240,8 +242,6 @@ def _cap_workers(config: TournamentConfig, args: argparse.Namespace, prog: str) 
 
 
 def _note_small_run(plan: Plan, prog: str) -> None:
-    from newmarket_env.eval.tournament.leaderboard import MIN_BLOCKS_FOR_INTERVALS
-
     if plan.config.blocks < MIN_BLOCKS_FOR_INTERVALS:
         print(
             f"{prog}: note: only {plan.config.blocks} deal block(s): the 95% intervals are rough guesses; "
@@ -253,6 +253,7 @@ def _note_small_run(plan: Plan, prog: str) -> None:
 def _run_with_progress(plan: Plan, quiet: bool) -> TournamentResult:
     if quiet:
         return run_tournament(plan.config, plan=plan)
+    # optional: needs rich (eval extra)
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn, TimeRemainingColumn
 
     columns = (
@@ -268,8 +269,6 @@ def _run_with_progress(plan: Plan, quiet: bool) -> TournamentResult:
 
 
 def _finish(result: TournamentResult, output, command: str, quiet: bool) -> int:
-    from newmarket_env.eval.tournament.report import write_outputs
-
     try:
         written = write_outputs(result, output.staging, command)
         output.publish()  # all files at once: never a half-replaced results folder
@@ -278,8 +277,6 @@ def _finish(result: TournamentResult, output, command: str, quiet: bool) -> int:
         raise
     paths = [output.path(os.path.basename(p)) for p in written]
     if not quiet:
-        from newmarket_env.eval.tournament.table import print_leaderboard
-
         print_leaderboard(result, command, small_run_noted=True)  # _note_small_run said it before the run
         print(f"wrote {', '.join(paths)}")
     return EXIT_OK

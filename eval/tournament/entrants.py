@@ -12,6 +12,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from newmarket_env import available_agents, load_agent
+from newmarket_env.agents import registry
+from newmarket_env.agents.saved import load_saved_agent
 from newmarket_env.eval.tournament.config import FILLER_AGENT, ORACLE_PREFIX, SLOW_AGENT_OPTIONS
 
 _AGENT_FILE_SUFFIXES = (".npz", ".json", ".pt", ".zip", ".pth")
@@ -104,9 +106,6 @@ def check_entrant(entrant: Entrant, env: Any) -> None:
 
 def agent_option_names(spec: str) -> list[str]:
     """The keyword options ``load_agent(spec, ...)`` accepts besides ``env`` and ``seed``."""
-    from newmarket_env.agents import registry
-    from newmarket_env.agents.saved import load_saved_agent
-
     factory = registry._REGISTRY.get(spec, load_saved_agent)  # the registry keeps the factories by name
     try:
         parameters = inspect.signature(factory).parameters.values()

@@ -2,19 +2,16 @@
 
 from __future__ import annotations
 
-import random
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from newmarket_env import raw_env
-from newmarket_env.cards import cards_to_text
-from newmarket_env.engine.dealing import shuffled_deal
 from newmarket_env.eval.tournament.accounting import check_parts, chip_parts
 from newmarket_env.eval.tournament.entrants import Entrant
 from newmarket_env.eval.tournament.schedule import GameSpec
-from newmarket_env.rules import Rules
+from newmarket_env.execution.seeds import block_deals
 
 
 @dataclass(frozen=True)
@@ -47,22 +44,6 @@ class GameResult:
     @property
     def key(self) -> tuple[int, int, int]:
         return self.spec.block, self.spec.lineup, self.spec.seating
-
-
-def block_deals(rules: Rules, seed: int) -> list[dict[str, Any]]:
-    """The deals of a block as docs/contract.md ``DEAL`` dicts: shuffled from ``seed``, dealer rotating from seat 0."""
-    rng = random.Random(seed)
-    deals = []
-    for index in range(rules.num_deals):
-        dealt = shuffled_deal(rules, index % rules.num_players, rng)
-        deals.append(
-            {
-                "dealer": dealt.dealer,
-                "hands": [cards_to_text(h) for h in dealt.hands],
-                "dead": cards_to_text(dealt.dead),
-            }
-        )
-    return deals
 
 
 class TablePlayer:

@@ -8,10 +8,10 @@ import numpy as np
 
 
 def _pyplot():
-    import matplotlib
+    import matplotlib  # optional: needs matplotlib (train/eval extra)
 
     matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    import matplotlib.pyplot as plt  # optional: needs matplotlib (train/eval extra)
 
     return plt
 

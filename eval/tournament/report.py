@@ -9,6 +9,7 @@ import json
 import os
 from typing import Any
 
+from newmarket_env.eval.tournament import plots
 from newmarket_env.eval.tournament.accounting import PARTS
 from newmarket_env.eval.tournament.api import TournamentResult, config_dict, meeting_counts
 from newmarket_env.eval.tournament.leaderboard import (
@@ -182,8 +183,6 @@ def _markdown_table(headers, rows) -> list[str]:
 
 def write_outputs(result: TournamentResult, folder: str, command: str | None = None) -> list[str]:
     """Write every output file into ``folder`` (made if needed); returns their paths."""
-    from newmarket_env.eval.tournament.plots import plot_chips_per_deal, plot_pairwise
-
     os.makedirs(folder, exist_ok=True)
     paths = {
         name: os.path.join(folder, name)
@@ -198,8 +197,8 @@ def write_outputs(result: TournamentResult, folder: str, command: str | None = N
         f"{plan.config.variant}, {plan.setup.players} players, {len(plan.specs)} sessions "
         f"({plan.config.blocks} deal blocks)"
     )
-    plot_chips_per_deal(result.standings, paths["chips_per_deal.png"], about=about)
-    plot_pairwise(result.standings, result.pairwise, paths["pairwise.png"], about=about)
+    plots.plot_chips_per_deal(result.standings, paths["chips_per_deal.png"], about=about)
+    plots.plot_pairwise(result.standings, result.pairwise, paths["pairwise.png"], about=about)
     if result.plan.config.save_records:
         paths["records.jsonl.gz"] = os.path.join(folder, "records.jsonl.gz")
         write_records(result, paths["records.jsonl.gz"])

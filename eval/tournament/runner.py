@@ -12,6 +12,7 @@ import signal
 import sys
 from collections.abc import Callable, Sequence
 
+from newmarket_env.eval.tournament.backends import play_on_ray
 from newmarket_env.eval.tournament.play import GameResult, TablePlayer, TableSetup
 from newmarket_env.eval.tournament.schedule import GameSpec
 
@@ -33,8 +34,6 @@ def play_schedule(
     ``backend="ray"`` plays them as Ray tasks (see :mod:`~newmarket_env.eval.tournament.backends`).
     """
     if backend == "ray":
-        from newmarket_env.eval.tournament.backends import play_on_ray
-
         results = play_on_ray(setup, specs, address, workers, progress)
     elif workers <= 1:
         results = _play_here(setup, specs, progress)

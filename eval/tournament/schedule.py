@@ -15,6 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from newmarket_env.eval.tournament.config import MAX_LINEUPS
+from newmarket_env.execution.seeds import derive_seed
 
 MAX_PERMUTATION_SEATS = 4
 _DEALS_TAG, _AGENT_TAG = 1, 2  # keep the seed streams of deals and agents apart
@@ -33,15 +34,6 @@ class GameSpec:
     seats: tuple[int, ...]  # entrant index at each seat
     game_seed: int  # deals and lots; shared by the whole block
     agent_seeds: tuple[int, ...]  # one per seat
-
-
-def derive_seed(*parts: int) -> int:
-    """A 32-bit seed from a tuple of non-negative ints (stable across runs and machines).
-
-    >>> derive_seed(0, 1, 2) == derive_seed(0, 1, 2) != derive_seed(0, 2, 1)
-    True
-    """
-    return int(np.random.SeedSequence([int(p) for p in parts]).generate_state(1)[0])
 
 
 def block_seed(seed: int, block: int) -> int:

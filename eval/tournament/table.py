@@ -24,8 +24,8 @@ CAPTION = (
 
 
 def _table(title: str | None, rows: list[tuple[str, ...]], columns: Sequence[int], caption: str | None):
-    from rich import box
-    from rich.table import Table
+    from rich import box  # optional: needs rich (eval extra)
+    from rich.table import Table  # optional: needs rich (eval extra)
 
     table = Table(title=title, caption=caption, box=box.SIMPLE_HEAD, pad_edge=False)
     for i in columns:
@@ -37,7 +37,7 @@ def _table(title: str | None, rows: list[tuple[str, ...]], columns: Sequence[int
 
 def print_leaderboard(result: TournamentResult, command: str | None = None, small_run_noted: bool = False) -> None:
     """Print the standings (and the command that reproduces the run)."""
-    from rich.console import Console
+    from rich.console import Console  # optional: needs rich (eval extra)
 
     console = Console()
     if not console.is_terminal:  # a log or a pipe: do not squeeze the table into 80 columns

@@ -17,6 +17,8 @@ is the family of games.
 
 from __future__ import annotations
 
+import gymnasium
+
 from newmarket_env.envs.aec import ENV_NAME
 
 NAMESPACE = "stops"
@@ -27,8 +29,6 @@ PETTINGZOO_ID = f"{NAMESPACE}/{_GAME}-v{_VERSION}"  # PettingZoo's style (as its
 
 def register_with_gymnasium() -> None:
     """Make ``gymnasium.make(GYMNASIUM_ID)`` and ``gymnasium.make_vec(GYMNASIUM_ID)`` work."""
-    import gymnasium
-
     if GYMNASIUM_ID not in gymnasium.registry:  # a second import (e.g. importlib.reload) would warn
         gymnasium.register(
             id=GYMNASIUM_ID,
@@ -40,7 +40,7 @@ def register_with_gymnasium() -> None:
 def register_with_pettingzoo() -> None:
     """Make ``pettingzoo.make("aec", PETTINGZOO_ID)`` work where PettingZoo has a registry (1.26 on)."""
     try:
-        from pettingzoo.env_registry.registration import aec_registry, register
+        from pettingzoo.env_registry.registration import aec_registry, register  # PettingZoo 1.26 on
     except ImportError:  # older PettingZoo without a registry
         return
     if PETTINGZOO_ID not in aec_registry:

@@ -41,11 +41,17 @@ import numpy as np
 import pyspiel
 
 from newmarket_env import actions as A
-from newmarket_env.cards import cards_to_text
+from newmarket_env import load_agent
+from newmarket_env.agents.sampling import sample_cards
+from newmarket_env.cards import card_from_text, cards_to_text
 from newmarket_env.engine.dealing import DEAD_SLOT, DealtCards, dealing_order, sorted_deck
 from newmarket_env.engine.game import NOBODY, Game
+from newmarket_env.engine.record import session_record
+from newmarket_env.envs.aec import raw_env
 from newmarket_env.observation.encode import encode_flat, static_part
 from newmarket_env.observation.layout import FLAT_SIZE
+from newmarket_env.observation.view import view_of_game
+from newmarket_env.play.options import parse_settings
 from newmarket_env.rules import Leftover, Rules, make_rules
 
 GAME_NAME = "python_newmarket"
@@ -111,8 +117,6 @@ class ChanceGame(Game):
 def rules_from_parameters(params: dict[str, Any]) -> Rules:
     """The rules of ``variant``, ``players`` and the ``rules`` overrides (``KEY:VALUE;KEY:VALUE``, card lists
     joined by ``/``: OpenSpiel's game strings keep ``=`` and ``,`` for their own parameters)."""
-    from newmarket_env.play.options import parse_settings
-
     items = []
     for item in str(params.get("rules", "")).split(";"):
         if item.strip():
@@ -247,8 +251,6 @@ class NewmarketState(pyspiel.State):
 
     def record(self) -> dict[str, Any]:
         """The session record (docs/contract.md), as the env's ``record()`` gives it."""
-        from newmarket_env.engine.record import session_record
-
         return session_record(self.engine, self._variant)
 
     # ------------------------------------------------------------------ imperfect information
@@ -259,9 +261,6 @@ class NewmarketState(pyspiel.State):
         """A state ``player`` cannot tell from this one: the cards it cannot see dealt anew (as ``search``
         samples its worlds), everything public and its own cards kept. The other players' digests are not
         theirs in that world; they are marked as resampled."""
-        from newmarket_env.agents.sampling import sample_cards
-        from newmarket_env.observation.view import view_of_game
-
         clone = self.clone()
         engine = clone.engine
         if any(engine.hands) and not engine.over:
@@ -297,8 +296,6 @@ def dealt_from_draws(rules: Rules, dealer: int, drawn: list[int]) -> DealtCards:
 def draws_for_deal(rules: Rules, deal: dict[str, Any]) -> list[int]:
     """Chance outcomes that deal ``deal`` (a record's ``dealer``, ``hands``, ``dead``): the inverse of
     :func:`dealt_from_draws`, one card of each slot's hand per round of the dealing order."""
-    from newmarket_env.cards import card_from_text
-
     order = dealing_order(rules, deal["dealer"])
     piles = {
         slot: sorted(card_from_text(c) for c in (deal["dead"] if slot == DEAD_SLOT else deal["hands"][slot]))
@@ -337,8 +334,6 @@ class NewmarketObserver:
 
 def _observation_text(state: NewmarketState, player: int) -> str:
     """What ``player`` sees, decoded from its flat observation (so it holds nothing the tensor does not)."""
-    from newmarket_env.observation.view import view_of_game
-
     view = view_of_game(state.engine, player)
     decision = view.decision.value if view.decision is not None else "-"
 
@@ -375,9 +370,6 @@ class AgentBot(pyspiel.Bot):
 
 def agent_bot(spec: str, game: NewmarketGame, player: int, seed: int | None = None, **options: Any) -> AgentBot:
     """The bot of ``load_agent(spec, ...)`` (a name, a saved agent's path, ``MODULE:ATTR``) for ``game``'s rules."""
-    from newmarket_env import load_agent
-    from newmarket_env.envs.aec import raw_env
-
     params = game.get_parameters()
     overrides = game.rules.to_dict()
     overrides.pop("num_players")

@@ -193,7 +193,7 @@ def _split(batch: dict[str, Any]) -> tuple[dict[str, Any], Any]:
 
 
 def _masked(output: dict[str, Any], mask: Any) -> dict[str, Any]:
-    import torch
+    import torch  # optional: needs torch (train extra)
 
     logits = output[Columns.ACTION_DIST_INPUTS]
     output[Columns.ACTION_DIST_INPUTS] = torch.where(mask > 0, logits, torch.full_like(logits, FLOAT_MIN))

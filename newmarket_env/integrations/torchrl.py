@@ -29,8 +29,8 @@ from newmarket_env import env
 def torchrl_env(seed: int | None = None, **env_kwargs: Any) -> Any:
     """``PettingZooWrapper`` around ``newmarket_env.env(**env_kwargs)``: the seats in one group, categorical
     actions, the acting seat masked."""
-    from torchrl.envs.libs.pettingzoo import PettingZooWrapper
-    from torchrl.envs.utils import MarlGroupMapType
+    from torchrl.envs.libs.pettingzoo import PettingZooWrapper  # optional: needs TorchRL (torchrl extra)
+    from torchrl.envs.utils import MarlGroupMapType  # optional: needs TorchRL (torchrl extra)
 
     return PettingZooWrapper(
         env(**env_kwargs),

@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from newmarket_env.engine.record import replay_steps
-from newmarket_env.picture import _pillow, scene_picture
+from newmarket_env.picture import pillow, scene_picture
 from newmarket_env.play.scene import scene
 
 
@@ -29,7 +29,7 @@ def record_frames(record: Mapping[str, Any], only_deal: int | None = None) -> li
 
 def write_gif(record: Mapping[str, Any], path: str, frame_ms: int = 700, only_deal: int | None = None) -> int:
     """Write the animation to ``path``; returns the number of frames."""
-    Image, _ = _pillow()
+    Image, _ = pillow()
     frames = [Image.fromarray(frame) for frame in record_frames(record, only_deal)]
     if not frames:
         raise ValueError("the record has no frames to draw")

@@ -10,7 +10,13 @@ import argparse
 import os
 import textwrap
 
+from newmarket_env import available_agents
 from newmarket_env.cli_common import Subcommand, fail
+from newmarket_env.play.animation import write_gif
+from newmarket_env.play.options import parse_agents, parse_settings
+from newmarket_env.play.replay import count_decisions, first_difference, load_session, show_record
+from newmarket_env.play.session import PlayOptions, play, prepare
+from newmarket_env.play.watch import WatchOptions, WatchTable, watch
 from newmarket_env.rules import PARAMETER_NAMES, VARIANTS
 
 PLAY_EPILOG = """\
@@ -67,8 +73,6 @@ def _add_table_options(parser: argparse.ArgumentParser) -> None:
 
 def _known_agents() -> str:
     """The agent names for the help text; the help must show even if an agent module fails to import."""
-    from newmarket_env import available_agents
-
     try:
         return ", ".join(available_agents())
     except Exception as err:  # any import error of an agent module
@@ -222,9 +226,6 @@ def _error(command: str, message: str) -> int:
 
 def run_play(args: argparse.Namespace) -> int:
     """``newmarket play``: check every option first, then play."""
-    from newmarket_env.play.options import parse_agents, parse_settings
-    from newmarket_env.play.session import PlayOptions, play, prepare
-
     try:
         options = PlayOptions(
             variant=args.variant,
@@ -246,8 +247,6 @@ def run_play(args: argparse.Namespace) -> int:
 
 def run_replay(args: argparse.Namespace) -> int:
     """``newmarket replay``: load and check the record, then show it."""
-    from newmarket_env.play.replay import count_decisions, first_difference, load_session, show_record
-
     try:
         record, rules = load_session(args.file, args.game)
         deals = record["deals"]
@@ -274,8 +273,6 @@ def run_replay(args: argparse.Namespace) -> int:
 
 
 def _write_gif(record, args: argparse.Namespace) -> int:
-    from newmarket_env.play.animation import write_gif
-
     folder = os.path.dirname(os.path.abspath(args.gif))
     if not os.path.isdir(folder):
         return _error("replay", f"--gif {args.gif}: the folder {folder} does not exist")
@@ -291,9 +288,6 @@ def _write_gif(record, args: argparse.Namespace) -> int:
 
 def run_watch(args: argparse.Namespace) -> int:
     """``newmarket watch``: check every option first, then play and tell the session."""
-    from newmarket_env.play.options import parse_agents, parse_settings
-    from newmarket_env.play.watch import WatchOptions, WatchTable, watch
-
     try:
         options = WatchOptions(
             variant=args.variant,

@@ -30,7 +30,8 @@ from newmarket_env.engine.game import NOBODY, Game
 from newmarket_env.engine.types import Phase
 from newmarket_env.play.feed import RecordFeed
 from newmarket_env.play.prompt import Choices
-from newmarket_env.play.table import _in_order, _last_stop
+from newmarket_env.play.questions import question_text
+from newmarket_env.play.table import cards_in_order, last_stop
 from newmarket_env.play.words import Names, stop_reason
 
 
@@ -73,8 +74,8 @@ def scene(
         },
         "played": _played(game),
         "last": _last(game, names),
-        "dead": _in_order(game.dead, rules.ace_high) if reveal else None,
-        "known_dead": _in_order(
+        "dead": cards_in_order(game.dead, rules.ace_high) if reveal else None,
+        "known_dead": cards_in_order(
             game.public_dead | (game.known_dead[viewer] if viewer is not None else 0), rules.ace_high
         ),
         "auction": _auction(game, names),
@@ -88,8 +89,6 @@ def scene(
 
 def decision(game: Game, names: Names) -> dict[str, Any]:
     """The pending decision: who, what kind, the terminal's question and every legal choice in words."""
-    from newmarket_env.play.session import question_text  # the terminal's question, one source of truth
-
     if game.decision is None:
         raise ValueError("decision() asked of a session that waits for no one (it is over)")
     choices = Choices(game.legal, game.decision, game.rules)
@@ -120,13 +119,13 @@ def _seat(game: Game, seat: int, names: Names, shown: bool, to_act: int) -> dict
         "chips": game.balances[seat],
         "dealer": seat == game.dealer,
         "to_act": seat == to_act,
-        "hand": _in_order(hand, game.rules.ace_high) if shown else None,
+        "hand": cards_in_order(hand, game.rules.ace_high) if shown else None,
     }
 
 
 def _played(game: Game) -> list[dict[str, Any]]:
     """The cards played this deal, one row per suit, in playing order."""
-    played = _in_order(game.played, game.rules.ace_high)
+    played = cards_in_order(game.played, game.rules.ace_high)
     return [
         {"suit": name, "cards": [c for c in played if c[1] == "CDHS"[suit]]} for suit, name in enumerate(SUIT_NAMES)
     ]
@@ -137,7 +136,7 @@ def _last(game: Game, names: Names) -> dict[str, Any] | None:
     if not game.played or last is None:
         return None
     out = {"card": card_text(last), "by": names(game.played_by[last]), "stop": None}
-    stop = _last_stop(game)
+    stop = last_stop(game)
     if stop is not None and stop["card"] == card_text(last):
         out["stop"] = stop_reason(stop)
     return out

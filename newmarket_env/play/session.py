@@ -18,15 +18,14 @@ from newmarket_env.agent_factory import AgentFactory, check_agent_factory
 from newmarket_env.cards import iter_cards
 from newmarket_env.cli_common import check_output_file
 from newmarket_env.engine.record import save_record
-from newmarket_env.engine.types import Decision
 from newmarket_env.envs import env as make_env
 from newmarket_env.play.events import chips_line
 from newmarket_env.play.feed import RecordFeed
 from newmarket_env.play.prompt import QUIT_WORDS, Choices, QuitSession, ask
+from newmarket_env.play.questions import question_text
 from newmarket_env.play.table import table_lines
 from newmarket_env.play.thoughts import decisions_so_far, explain_and_act, thought_entry
 from newmarket_env.play.words import Names, count_text, seat_labels
-from newmarket_env.rules import LeadRule
 
 Write = Callable[[str], None]
 Read = Callable[[str], str]
@@ -124,7 +123,7 @@ def play(table: Table, read: Read = input, write: Write = print) -> int:
         write(f"session stopped in deal {min(game.deal_index + 1, table.rules.num_deals)} of {table.rules.num_deals}")
     else:
         _write_all(feed.new_lines(), write)
-        _final(game.balances, table.rules.starting_chips, Names(table.rules.num_players, table.seat), write)
+        write_final(game.balances, table.rules.starting_chips, Names(table.rules.num_players, table.seat), write)
     if options.save:
         record = {**table.env.unwrapped.record(), "agents": table.agent_names, "thoughts": table.thoughts}
         save_record(record, options.save)
@@ -179,57 +178,6 @@ def _human_turn(game, seat: int, names: Names, read: Read, write: Write) -> int:
     return ask(choices, show_table, read, write)
 
 
-def question_text(game, seat: int, you: bool = True) -> str:
-    """The question ``seat`` is asked now, with the rule that limits its choices (terminal and web); ``you``
-    False asks it of the seat by its role, for someone watching the table."""
-    rules, left = game.rules, game.pending_for(seat)
-    if not you:
-        return _watched_question(game, left)
-    questions = {
-        Decision.STAKE: f"Place a stake chip on a boodle ({left} to place).",
-        Decision.DISCARD: f"Discard a card face down into the dead hand ({left} to discard).",
-        Decision.WIDOW: "You are the dealer: keep your hand, or take the widow unseen.",
-        Decision.BUY: (
-            "You are the dealer: keep your hand, or buy the dead hand unseen for "
-            f"{count_text(rules.widow_fee, 'chip')}."
-        ),
-        Decision.BID: "Auction for the widow: bid, or pass and be out of the auction.",
-        Decision.LEAD: f"Your lead: {_lead_rule(game)}.",
-    }
-    return questions[game.decision]
-
-
-def _watched_question(game, left: int) -> str:
-    """The question of the seat to act, said about it: ``Lead: the lowest card of any suit held.``"""
-    fee = game.rules.widow_fee
-    rule = _lead_rule(game).replace("if you hold one", "if it holds one").replace("you hold", "held")
-    rule = rule.replace("you must", "it must")
-    questions = {
-        Decision.STAKE: f"Stake: a chip on a boodle ({left} to place).",
-        Decision.DISCARD: f"Discard: a card face down into the dead hand ({left} to discard).",
-        Decision.WIDOW: "The dealer keeps the hand or takes the widow unseen.",
-        Decision.BUY: f"The dealer keeps the hand or buys the dead hand unseen for {count_text(fee, 'chip')}.",
-        Decision.BID: "Auction for the widow: bid, or pass and be out of the auction.",
-        Decision.LEAD: f"Lead: {rule}.",
-    }
-    return questions[game.decision]
-
-
-_LEAD_RULES = {
-    LeadRule.LOWEST_ANY_SUIT: "the lowest card of any suit you hold",
-    LeadRule.LOWEST_OTHER_SUIT: "the lowest card of a suit other than the one that stopped, if you hold one",
-    LeadRule.LOWEST_OPPOSITE_COLOUR: "the lowest card of a suit of the other colour from the one that stopped",
-    LeadRule.ANY_OPPOSITE_COLOUR: "any card of the other colour from the last card, but a boodle only if you must",
-}
-
-
-def _lead_rule(game) -> str:
-    """The lead rule in force, so the offered cards make sense to a newcomer."""
-    if not game.played:  # the first lead of a deal
-        return _LEAD_RULES[LeadRule.LOWEST_ANY_SUIT]
-    return _LEAD_RULES[game.rules.lead_after_stop]
-
-
 def _intro(table: Table, names: Names, options: PlayOptions, write: Write) -> None:
     rules = table.rules
     write(
@@ -248,7 +196,8 @@ def _intro(table: Table, names: Names, options: PlayOptions, write: Write) -> No
     write("")
 
 
-def _final(balances: list[int], start: int, names: Names, write: Write) -> None:
+def write_final(balances: list[int], start: int, names: Names, write: Write) -> None:
+    """The closing lines of a session: every final balance, then who holds the most chips."""
     write(f"final balances (each started with {start}): {chips_line(balances, [start] * len(balances), names)}")
     best = max(balances)
     winners = [names(s) for s, chips in enumerate(balances) if chips == best]

@@ -30,7 +30,7 @@ def table_lines(game: EngineGame, viewer: int, names: Names) -> list[str]:
         lines.append(f"auction   standing bid {game.high_bid} by {names(game.high_bidder)}")
     known = game.public_dead | game.known_dead[viewer]
     if known:
-        lines.append("known dead  " + " ".join(_in_order(known, rules.ace_high)))
+        lines.append("known dead  " + " ".join(cards_in_order(known, rules.ace_high)))
     lines.append("your hand" if names.person == viewer else f"{names(viewer)}'s hand")
     lines.extend("  " + line for line in hand_lines(iter_cards(game.hands[viewer]), rules.ace_high) or ["(empty)"])
     return lines
@@ -56,20 +56,21 @@ def _play_lines(game: EngineGame, names: Names) -> list[str]:
         return []
     lines = ["played this deal"]
     for suit, name in enumerate(SUIT_NAMES):
-        cards = [c for c in _in_order(game.played, game.rules.ace_high) if c[1] == "CDHS"[suit]]
+        cards = [c for c in cards_in_order(game.played, game.rules.ace_high) if c[1] == "CDHS"[suit]]
         if cards:
             lines.append(f"  {name:<9} {' '.join(c[0] for c in cards)}")
     last = game.last_played
     if last is not None:
         line = f"last card {card_text(last)} by {names(game.played_by[last])}"
-        stop = _last_stop(game)
+        stop = last_stop(game)
         if stop is not None and stop["card"] == card_text(last):
             line += " -- the run stopped: " + stop_reason(stop)
         lines.append(line)
     return lines
 
 
-def _last_stop(game: EngineGame) -> StopEvent | None:
+def last_stop(game: EngineGame) -> StopEvent | None:
+    """The stop that ended the last run of play, or None when a card has been played since (or none stopped)."""
     events = game.deals[-1]["events"] if game.deals else []
     for event in reversed(events):
         if event["type"] in ("stop", "play"):
@@ -77,5 +78,6 @@ def _last_stop(game: EngineGame) -> StopEvent | None:
     return None
 
 
-def _in_order(mask: int, ace_high: bool) -> list[str]:
+def cards_in_order(mask: int, ace_high: bool) -> list[str]:
+    """The cards of ``mask`` as text, by suit (clubs, diamonds, hearts, spades), then by rank."""
     return [card_text(c) for c in sorted(iter_cards(mask), key=lambda c: (c // 13, order_key(c, ace_high)))]

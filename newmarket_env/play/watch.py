@@ -21,7 +21,7 @@ from newmarket_env.agent_factory import AgentFactory, check_agent_factory
 from newmarket_env.engine.record import save_record
 from newmarket_env.envs import env as make_env
 from newmarket_env.play.feed import RecordFeed
-from newmarket_env.play.session import _final, check_save_path
+from newmarket_env.play.session import check_save_path, write_final
 from newmarket_env.play.table import table_lines
 from newmarket_env.play.thoughts import decisions_so_far, explain_and_act, thought_entry, thought_lines
 from newmarket_env.play.words import Names, seat_labels
@@ -113,7 +113,7 @@ def watch(table: WatchTable, write: Write = print, sleep: Callable[[float], None
             sleep(options.delay)
     for line in feed.new_lines():
         write(line)
-    _final(game.balances, rules.starting_chips, names, write)
+    write_final(game.balances, rules.starting_chips, names, write)
     if options.save:
         save_record({**env.unwrapped.record(), "agents": table.agent_names, "thoughts": said}, options.save)
         write(f"record saved to {options.save} (watch it again with: newmarket replay {options.save})")

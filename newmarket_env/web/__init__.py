@@ -15,7 +15,7 @@ WEB_EXTRA_HINT = 'pip install "newmarket-env[web]"'
 def create_app(*args: Any, **kwargs: Any):
     """The FastAPI app (see :mod:`newmarket_env.web.app`); a clear error when the ``web`` extra is missing."""
     try:
-        from newmarket_env.web.app import create_app as _create_app
+        from newmarket_env.web.app import create_app as _create_app  # optional: needs FastAPI (web extra)
     except ModuleNotFoundError as err:
         raise ModuleNotFoundError(f"the web app needs {err.name!r}: {WEB_EXTRA_HINT}", name=err.name) from None
     return _create_app(*args, **kwargs)

@@ -61,7 +61,7 @@ def run(args: argparse.Namespace) -> int:
     """Check the address, then serve until Ctrl-C; returns the exit code."""
     if not 1 <= args.port <= 65535:
         return fail(args.prog, f"--port {args.port} is out of range; allowed: 1..65535", EXIT_BAD_INPUT)
-    from newmarket_env.web.app import create_app
+    from newmarket_env.web.app import create_app  # optional: needs FastAPI (web extra)
 
     try:  # a taken port or an unknown address is said in one line before the server starts
         with socket.socket(socket.AF_INET6 if ":" in args.host else socket.AF_INET) as probe:

@@ -258,13 +258,14 @@ def test_each_shipped_guided_search_loads_for_its_preset_with_its_options_and_on
     import json
 
     from newmarket_env import load_agent
-    from newmarket_env.agents.guided_search import SHIPPED_FILE, register_shipped, shipped_guided
+    from newmarket_env.agents.guided_search import SHIPPED_FILE, shipped_guided
+    from newmarket_env.agents.shipped import register_shipped_guided
     from newmarket_env.eval.tournament.entrants import default_agent_specs
 
     entries = json.loads(SHIPPED_FILE.read_text())["agents"]
     assert set(entries) == {"exit-newmarket-search", "exit-michigan-search", "exit-newbury-search"}
     assert shipped_guided() == entries
-    register_shipped()  # again, here: what the import registered is what this registers
+    register_shipped_guided()  # again, here: what the import registered is what this registers
     for name, entry in entries.items():
         variant = entry["network"].removeprefix("exit-").removesuffix(".npz")
         agent = load_agent(name, env=raw_env(variant=variant, num_players=4), seed=1)
@@ -292,10 +293,11 @@ def test_a_shipped_guided_search_is_the_guided_search_of_its_network_and_options
     """``load_agent("exit-michigan-search", seed=s)`` chooses as a GuidedSearchAgent built by hand from the
     shipped network and options with seed ``s``, decision by decision (a lost seed would draw other worlds)."""
     from newmarket_env import load_agent
-    from newmarket_env.agents.guided_search import GuidedSearchAgent, register_shipped, shipped_guided
+    from newmarket_env.agents.guided_search import GuidedSearchAgent, shipped_guided
     from newmarket_env.agents.saved import TRAINED_DIR, load_saved_agent
+    from newmarket_env.agents.shipped import register_shipped_guided
 
-    register_shipped()
+    register_shipped_guided()
     entry = shipped_guided()["exit-michigan-search"]
     aec = raw_env(variant="michigan", num_players=4)
     rules, observations = _decisions("michigan", 1, seed=5)

@@ -18,7 +18,7 @@ import pytest
 from newmarket_env import available_agents, env, load_agent, make_rules
 from newmarket_env.actions import NUM_ACTIONS
 from newmarket_env.agents import guided_search as G
-from newmarket_env.agents import registry
+from newmarket_env.agents import registry, shipped
 from newmarket_env.agents.saved import TRAINED_DIR, read_saved, save_policy
 from newmarket_env.observation.layout import FLAT_SIZE
 
@@ -114,7 +114,7 @@ def test_a_saved_agent_refuses_an_observation_without_a_legal_action():
 )
 def test_a_broken_table_of_guided_searches_names_the_file_in_one_line(tmp_path, monkeypatch, table, problem):
     monkeypatch.setattr(registry, "_REGISTRY", dict(registry._REGISTRY))
-    monkeypatch.setattr(G, "_SHIPPED_NAMES", set(G._SHIPPED_NAMES))
+    monkeypatch.setattr(shipped, "_SHIPPED_NAMES", set(shipped._SHIPPED_NAMES))
     path = tmp_path / "guided.json"
     path.write_text(table)
     with pytest.raises(ValueError) as err:
@@ -122,21 +122,21 @@ def test_a_broken_table_of_guided_searches_names_the_file_in_one_line(tmp_path, 
     assert str(err.value).startswith(f"shipped guided searches {str(path)!r}") and problem in str(err.value)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        G.register_shipped(path)  # the other agents still load: one warning, nothing registered
+        shipped.register_shipped_guided(path)  # the other agents still load: one warning, nothing registered
     assert [str(w.message) for w in caught] == [f"{err.value}; its agents are not registered"]
     assert "x" not in available_agents() and "control" in available_agents()
 
 
 def test_a_guided_entry_may_not_take_a_baselines_name(tmp_path, monkeypatch):
     monkeypatch.setattr(registry, "_REGISTRY", dict(registry._REGISTRY))
-    monkeypatch.setattr(G, "_SHIPPED_NAMES", set(G._SHIPPED_NAMES))
+    monkeypatch.setattr(shipped, "_SHIPPED_NAMES", set(shipped._SHIPPED_NAMES))
     path = tmp_path / "guided.json"
     entry = {"network": "exit-newmarket.npz", "options": {"budget": 2}}
     path.write_text(json.dumps({"agents": {"random": entry, "zz-guided": entry}}))
     (tmp_path / "exit-newmarket.npz").write_bytes((TRAINED_DIR / "exit-newmarket.npz").read_bytes())
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        G.register_shipped(path)
+        shipped.register_shipped_guided(path)
     assert [str(w.message) for w in caught] == [
         f"shipped guided searches {str(path)!r}: entry 'random' is not registered, the name belongs to another agent"
     ]

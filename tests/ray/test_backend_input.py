@@ -2,8 +2,9 @@
 
 import pytest
 
-from newmarket_env.eval.tournament import TournamentConfig, backends, plan_tournament
+from newmarket_env.eval.tournament import TournamentConfig, plan_tournament
 from newmarket_env.eval.tournament.cli import main
+from newmarket_env.execution import backends as execution_backends
 
 AGENTS = ("random",) * 4
 
@@ -25,7 +26,7 @@ def test_bad_backend_settings_are_refused_in_one_line(backend, address, words):
 
 
 def test_ray_backend_without_ray_installed_says_how_to_install_it(monkeypatch):
-    monkeypatch.setattr(backends, "ray_available", lambda: False)
+    monkeypatch.setattr(execution_backends, "ray_available", lambda: False)
     with pytest.raises(
         ValueError,
         match=r"needs Ray, which is not installed; install it with pip install "

@@ -10,7 +10,6 @@ import shlex
 import pytest
 
 from newmarket_env.eval.tournament import TournamentConfig, plan_tournament, run_tournament, runner
-from newmarket_env.eval.tournament.backends import _last_line
 from newmarket_env.eval.tournament.cli import (
     _run_with_progress,
     build_parser,
@@ -19,6 +18,7 @@ from newmarket_env.eval.tournament.cli import (
     reproduce_command,
 )
 from newmarket_env.eval.tournament.play import TablePlayer
+from newmarket_env.execution.backends import _last_line
 
 THREAD_VARIABLES = ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS")
 

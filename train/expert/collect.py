@@ -18,8 +18,11 @@ import numpy as np
 
 from newmarket_env.actions import NUM_ACTIONS
 from newmarket_env.agents.saved import SavedAgent
-from newmarket_env.engine._fast import FastGame  # the compiled engine: its encode_into fills our arrays
-from newmarket_env.eval.tournament.schedule import derive_seed
+from newmarket_env.engine._fast import (
+    CompiledPolicy,
+    FastGame,  # the compiled engine: its encode_into fills our arrays
+)
+from newmarket_env.execution.seeds import derive_seed
 from newmarket_env.observation.encode import static_part
 from newmarket_env.observation.layout import FLAT_SIZE
 from newmarket_env.rules import Rules
@@ -59,8 +62,6 @@ def collect_states(
     reward_scale: float,
 ) -> States:
     """Play until ``count`` learner decisions are recorded (those of sessions still running are dropped)."""
-    from newmarket_env.engine._fast import CompiledPolicy
-
     static = static_part(rules)
     rng = np.random.default_rng(derive_seed(seed, _SEATS_TAG))
     sessions = 0

@@ -7,7 +7,7 @@ label does not depend on which worker computes it nor on how the decisions are s
 
 Backends: ``local`` runs the chunks in this process (``workers`` = 1) or in a pool of
 ``workers`` processes (``concurrent.futures``); ``ray`` runs one Ray task per chunk through
-:func:`newmarket_env.eval.tournament.backends.map_on_ray`, the project's Ray pattern.
+:func:`newmarket_env.execution.backends.map_on_ray`, the project's Ray pattern.
 """
 
 from __future__ import annotations
@@ -21,7 +21,12 @@ from typing import Any
 import numpy as np
 
 from newmarket_env.actions import NUM_ACTIONS
+from newmarket_env.agents.guided_search import GuidedSearchAgent
+from newmarket_env.agents.saved import SavedAgent
+from newmarket_env.agents.search import SearchAgent
+from newmarket_env.agents.value_net import ValueNet
 from newmarket_env.engine.types import Decision
+from newmarket_env.execution.backends import map_on_ray
 from newmarket_env.observation.view import decode
 from newmarket_env.rules import Rules
 
@@ -43,14 +48,9 @@ class Teacher:
 
     def agent(self, seed: int):
         if self.kind == "search":
-            from newmarket_env.agents.search import SearchAgent
-
             return SearchAgent(
                 self.rules, seed=seed, budget=self.budget, max_candidates=self.max_candidates, engine="compiled"
             )
-        from newmarket_env.agents.guided_search import GuidedSearchAgent
-        from newmarket_env.agents.saved import SavedAgent
-        from newmarket_env.agents.value_net import ValueNet
 
         assert self.policy is not None, "a guided_search teacher needs the network"
         policy = SavedAgent(self.rules, seed, self.policy["metadata"], self.policy["layers"], name="learner")
@@ -118,8 +118,6 @@ def label_states(
         (obs[i : i + CHUNK], masks[i : i + CHUNK], seed_array[i : i + CHUNK]) for i in range(0, len(seed_array), CHUNK)
     ]
     if backend == "ray":
-        from newmarket_env.eval.tournament.backends import map_on_ray
-
         results = map_on_ray(label_chunk, teacher, chunks, address=address, num_cpus=workers)
     elif workers > 1 and len(chunks) > 1:
         results = _map_processes(label_chunk, teacher, chunks, min(workers, len(chunks)))

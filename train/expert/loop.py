@@ -28,16 +28,18 @@ import torch
 
 from newmarket_env.agents.saved import FORMAT, FORMAT_VERSION, SavedAgent, save_policy
 from newmarket_env.agents.value_net import save_value
-from newmarket_env.eval.tournament.schedule import derive_seed
+from newmarket_env.execution.seeds import derive_seed
 from newmarket_env.rules import Rules, make_rules
 from newmarket_env.train.callbacks import EVAL_FIELDS, Every
 from newmarket_env.train.config import TrainConfig
+from newmarket_env.train.evaluate import duplicate_eval, print_final_evaluation, saved_agent_maker
 from newmarket_env.train.expert.checkpoint import find_state, load_state, save_state
 from newmarket_env.train.expert.collect import collect_states
 from newmarket_env.train.expert.fit import fit
 from newmarket_env.train.expert.label import Teacher, label_states, policy_targets
 from newmarket_env.train.expert.network import PolicyValueNet, layers_of
 from newmarket_env.train.logs import keep_rows_up_to
+from newmarket_env.train.plot import plot_curve
 from newmarket_env.train.rundir import write_atomic
 
 _INIT_TAG, _COLLECT_TAG, _LABEL_TAG, _FIT_TAG, _LEARNER_TAG = 11, 12, 13, 14, 15
@@ -193,8 +195,6 @@ def evaluate_network(
     config: TrainConfig, rules: Rules, net: PolicyValueNet, boards: int, steps: int, started: float
 ) -> list[dict[str, Any]]:
     """Duplicate evaluation of the greedy network against each ``eval.opponents`` (rows of eval.csv)."""
-    from newmarket_env.train.evaluate import duplicate_eval, saved_agent_maker
-
     maker = saved_agent_maker(learner_agent(net, config, rules, 0, sample=False))
     rows = []
     for opponent in config.eval.opponents:
@@ -219,16 +219,13 @@ def train_expert(config: TrainConfig, start: Any, command: str = "") -> Path:
     numpy's BLAS gets ``run.torch_threads`` threads, as in PPO runs: the network's forward passes at the
     collection tables and in evaluations are small, and more threads only wait on each other.
     """
-    from threadpoolctl import threadpool_limits
+    from threadpoolctl import threadpool_limits  # optional: needs threadpoolctl (train extra)
 
     with threadpool_limits(limits=config.run.torch_threads, user_api="blas"):
         return _train(config, start, command)
 
 
 def _train(config: TrainConfig, start: Any, command: str) -> Path:
-    from newmarket_env.train.plot import plot_curve
-    from newmarket_env.train.run import print_final_evaluation
-
     exp, out_dir, run_id = config.expert, start.out_dir, start.run["run_id"]
     torch.set_num_threads(config.run.torch_threads)
     rules = make_rules(config.env.variant, config.env.num_players, **config.env.rules)

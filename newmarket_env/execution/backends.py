@@ -1,0 +1,114 @@
+"""Where work runs: this machine (``local``) or a Ray cluster (``ray``), for tournaments and training alike.
+
+Below both :mod:`newmarket_env.eval` and :mod:`newmarket_env.train`, so neither imports the other for it.
+Connecting: with no address a private local Ray is started (with ``num_cpus`` CPUs) and shut down
+afterwards; ``"auto"`` or ``"HOST:PORT"`` joins a running cluster, which is left running. A ``HOST:PORT``
+that does not answer as a Ray cluster within
+:data:`~newmarket_env.execution.ray_probe.RAY_CONNECT_TIMEOUT_S` fails in one line. A driver already
+connected to Ray (``ray.init`` called by the caller) is used as it is.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from newmarket_env.execution.ray_probe import probe_cluster
+
+BACKENDS = ("local", "ray")
+#: Times Ray re-runs a block whose worker process or node died. Errors raised by an agent are not
+#: retried (they would fail again: every seed is the same).
+RAY_MAX_RETRIES = 3
+RAY_INSTALL_HINT = "pip install 'newmarket-env[ray]'"
+
+
+def check_backend(backend: object, address: object) -> None:
+    """Raise a one-line ValueError for a backend or address that cannot work (nothing is started)."""
+    if backend not in BACKENDS:
+        raise ValueError(f"backend={backend!r} is unknown; allowed: {', '.join(BACKENDS)}")
+    if address is not None:
+        if not isinstance(address, str) or not address.strip() or any(c.isspace() for c in address):
+            raise ValueError(
+                f"address={address!r} is not allowed; allowed: None (start a local Ray), 'auto' "
+                f"or a cluster address such as '10.0.0.1:6379'"
+            )
+        if backend != "ray":
+            raise ValueError(f"address={address!r} needs backend='ray'; allowed with backend={backend!r}: None")
+    if backend == "ray" and not ray_available():
+        raise ValueError(f"backend='ray' needs Ray, which is not installed; install it with {RAY_INSTALL_HINT}")
+
+
+def ray_available() -> bool:
+    """Whether Ray is installed (found without importing it)."""
+    return importlib.util.find_spec("ray") is not None
+
+
+def map_on_ray(
+    function: Callable[[Any, Any], Any],
+    shared: Any,
+    items: Sequence[Any],
+    address: str | None = None,
+    num_cpus: int | None = None,
+    on_result: Callable[[int, Any], None] | None = None,
+) -> list[Any]:
+    """``function(shared, item)`` for every item, each a Ray task retried if its worker or node dies.
+
+    Returns the values in the order of ``items``; ``on_result(index, value)`` is called as each arrives.
+    ``shared`` is put in the object store once. Connects as the module docstring says: a private local
+    Ray with ``num_cpus`` CPUs when ``address`` is None, else the cluster at ``address``; a driver already
+    connected is used as it is. An exception raised by ``function`` is raised again here, as RuntimeError
+    (with the original's message) when it was one, else as the original type where it can be rebuilt.
+    """
+    import ray  # optional: needs Ray (ray extra)
+
+    started_here = not ray.is_initialized()
+    if started_here:
+        # "local": a new private instance even when a `ray start` cluster runs on this machine
+        # (plain ray.init() would join that one).
+        kwargs = {"address": "local", "num_cpus": num_cpus} if address is None else {"address": address}
+        try:
+            if address is not None:  # Ray itself would retry an address that does not answer for minutes
+                probe_cluster(address)
+            ray.init(**kwargs, include_dashboard=False, log_to_driver=False, configure_logging=False)
+        except Exception as err:  # no cluster there, a refused token...: one line, as for a failed agent
+            where = "start a local Ray" if address is None else f"join the Ray cluster at {address!r}"
+            raise RuntimeError(f"could not {where}: {type(err).__name__}: {_last_line(str(err))}") from None
+    try:
+        return _run_tasks(ray, function, shared, items, on_result)
+    finally:
+        if started_here:
+            ray.shutdown()
+
+
+def _run_tasks(ray, function, shared, items, on_result) -> list[Any]:
+    task = ray.remote(num_cpus=1, max_retries=RAY_MAX_RETRIES, retry_exceptions=False)(function)
+    shared_ref = ray.put(shared)  # shipped to each node once, not once per task
+    index_of = {task.remote(shared_ref, item): i for i, item in enumerate(items)}
+    values: list[Any] = [None] * len(items)
+    pending = list(index_of)
+    try:
+        while pending:
+            done, pending = ray.wait(pending, num_returns=1)
+            try:
+                value = ray.get(done[0])
+            except ray.exceptions.RayTaskError as err:  # e.g. an agent failed: its message names the session
+                cause = getattr(err, "cause", None)
+                if isinstance(cause, (ValueError, RuntimeError)):
+                    raise type(cause)(str(cause)) from None
+                raise RuntimeError(str(cause) if cause is not None else _last_line(str(err))) from None
+            values[index_of[done[0]]] = value
+            if on_result:
+                on_result(index_of[done[0]], value)
+    finally:
+        for ref in pending:  # interrupted or failed: stop the tasks still queued on the cluster
+            ray.cancel(ref, force=True)
+    return values
+
+
+def _last_line(text: str) -> str:
+    lines = [line for line in text.strip().splitlines() if line.strip()]
+    return lines[-1].strip() if lines else text
+
+
+__all__ = ["BACKENDS", "RAY_INSTALL_HINT", "RAY_MAX_RETRIES", "check_backend", "map_on_ray", "ray_available"]

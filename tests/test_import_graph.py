@@ -1,0 +1,389 @@
+"""The package's import graph has no circle.
+
+The graph is read from the source with the standard library's ``ast``, so it holds every import
+the code can make: those at the top of a module and those made inside functions. Imports under
+``if TYPE_CHECKING:`` never run and are left out. The folders map to packages as pyproject's
+``package-dir`` says (``agents/`` is ``newmarket_env.agents``, and so on). docs/architecture.md
+explains the layers this protects.
+"""
+
+from __future__ import annotations
+
+import ast
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # mypy (of the dev extra) brings tomli there
+    import tomli as tomllib
+
+REPO = Path(__file__).resolve().parent.parent
+
+# The optional libraries (the extras of pyproject: train, eval, render, web, ray, spiel, torchrl, bench and
+# the test tools): a module may import these, or a module of the house that imports one of them at its
+# top, inside a function, so that importing the package does not need them or pay for them.
+OPTIONAL_LIBRARIES = frozenset(
+    {
+        "torch",
+        "stable_baselines3",
+        "sb3_contrib",
+        "yaml",
+        "tensorboard",
+        "tqdm",
+        "rich",
+        "openskill",
+        "matplotlib",
+        "scipy",
+        "threadpoolctl",
+        "ray",
+        "pyspiel",
+        "open_spiel",
+        "torchrl",
+        "tensordict",
+        "PIL",
+        "fastapi",
+        "uvicorn",
+        "starlette",
+        "rlcard",
+        "pygame",
+        "moviepy",
+        "playwright",
+        "httpx",
+        "mutmut",
+    }
+)
+
+# The compiled engine (built from .pyx; absent where it was not built): optional like the libraries above.
+COMPILED_ENGINE = "newmarket_env.engine._fast"
+
+# Circles known when the test was written, each named by the sorted modules of its strongly
+# connected component. The list only shrinks: an entry is removed when its circle is broken.
+KNOWN_CIRCLES: list[frozenset[str]] = []
+
+# Circles between the parts of the package (a module of part A imports one of part B, and one of B one
+# of A), the parts being the modules and sub-packages right under newmarket_env. Shrinks like the above.
+KNOWN_PART_CIRCLES: list[frozenset[str]] = [
+    frozenset({"newmarket_env.engine", "newmarket_env.observation"}),
+    frozenset(
+        {"newmarket_env", "newmarket_env.envs", "newmarket_env.picture", "newmarket_env.play", "newmarket_env.render"}
+    ),
+]
+
+# Imports made inside functions of anything but an optional library (or a house module that needs one),
+# counted as the rule was set; the budget only shrinks, towards zero.
+# Imports inside functions without a comment saying why (the envs' and train/config.py's, edited elsewhere).
+SILENT_LATE_IMPORT_BUDGET = 9
+LATE_IMPORT_BUDGET = 10
+
+
+def package_roots() -> dict[str, Path]:
+    """Package name -> folder, from pyproject's package-dir plus the top package itself."""
+    config = tomllib.loads((REPO / "pyproject.toml").read_text())
+    package_dir = config["tool"]["setuptools"]["package-dir"]
+    roots = {"newmarket_env": REPO / "newmarket_env"}
+    roots.update({package: REPO / folder for package, folder in package_dir.items()})
+    return roots
+
+
+def module_files() -> dict[str, Path]:
+    """Every module of the package, by its dotted name."""
+    modules: dict[str, Path] = {}
+    for package, folder in package_roots().items():
+        for path in sorted(folder.rglob("*.py")):
+            parts = list(path.relative_to(folder).with_suffix("").parts)
+            if parts[-1] == "__init__":
+                parts = parts[:-1]
+            modules[".".join([package, *parts])] = path
+    return modules
+
+
+def _type_checking_block(node: ast.AST) -> bool:
+    return isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test)
+
+
+def _imports(tree: ast.AST) -> Iterator[tuple[ast.Import | ast.ImportFrom, bool]]:
+    """Each import statement with whether it runs inside a function, skipping TYPE_CHECKING blocks."""
+
+    def walk(node: ast.AST, in_function: bool) -> Iterator[tuple[ast.Import | ast.ImportFrom, bool]]:
+        for child in ast.iter_child_nodes(node):
+            if _type_checking_block(child):
+                assert isinstance(child, ast.If)
+                for orelse in child.orelse:
+                    yield from walk(orelse, in_function)
+                continue
+            if isinstance(child, ast.Import | ast.ImportFrom):
+                yield child, in_function
+            inner = in_function or isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda)
+            yield from walk(child, inner)
+
+    yield from walk(tree, False)
+
+
+def _absolute(module: str, is_package: bool, node: ast.ImportFrom) -> str:
+    if node.level == 0:
+        return node.module or ""
+    base = module.split(".")
+    if not is_package:
+        base = base[:-1]
+    if node.level > 1:
+        base = base[: len(base) - (node.level - 1)]
+    return ".".join([*base, *([node.module] if node.module else [])])
+
+
+def _known(name: str, modules: dict[str, Path]) -> str | None:
+    """The longest prefix of a dotted name that is a module of the package."""
+    if name.startswith(COMPILED_ENGINE):
+        return COMPILED_ENGINE
+    parts = name.split(".")
+    while parts:
+        candidate = ".".join(parts)
+        if candidate in modules:
+            return candidate
+        parts.pop()
+    return None
+
+
+def imported_names(module: str, path: Path, modules: dict[str, Path]) -> Iterator[tuple[str, int, bool]]:
+    """(imported top-level name or house module, line, inside a function) for each import."""
+    is_package = path.name == "__init__.py"
+    for node, in_function in _imports(ast.parse(path.read_text(), str(path))):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                yield _known(alias.name, modules) or alias.name, node.lineno, in_function
+            continue
+        source = _absolute(module, is_package, node)
+        for alias in node.names:
+            target = _known(f"{source}.{alias.name}", modules) or _known(source, modules) or source
+            yield target, node.lineno, in_function
+
+
+def import_graph() -> dict[str, set[str]]:
+    """House module -> the house modules it imports (anywhere in its body)."""
+    modules = module_files()
+    graph: dict[str, set[str]] = {name: set() for name in modules}
+    for name, path in modules.items():
+        for target, _, _ in imported_names(name, path, modules):
+            if target in modules and target != name:
+                graph[name].add(target)
+    return graph
+
+
+def strongly_connected(graph: dict[str, set[str]]) -> list[frozenset[str]]:
+    """Tarjan's algorithm, iterative; only components that hold a circle."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    components: list[frozenset[str]] = []
+    counter = 0
+    for root in sorted(graph):
+        if root in index:
+            continue
+        work = [(root, iter(sorted(graph[root])))]
+        index[root] = low[root] = counter
+        counter += 1
+        stack.append(root)
+        on_stack.add(root)
+        while work:
+            node, children = work[-1]
+            child = next(children, None)
+            if child is not None:
+                if child not in index:
+                    index[child] = low[child] = counter
+                    counter += 1
+                    stack.append(child)
+                    on_stack.add(child)
+                    work.append((child, iter(sorted(graph[child]))))
+                elif child in on_stack:
+                    low[node] = min(low[node], index[child])
+                continue
+            work.pop()
+            if work:
+                low[work[-1][0]] = min(low[work[-1][0]], low[node])
+            if low[node] == index[node]:
+                members = set()
+                while True:
+                    member = stack.pop()
+                    on_stack.discard(member)
+                    members.add(member)
+                    if member == node:
+                        break
+                if len(members) > 1:
+                    components.append(frozenset(members))
+    return components
+
+
+def one_circle(graph: dict[str, set[str]], component: frozenset[str]) -> list[str]:
+    """A shortest circle through the component's first module, as a path that returns to its start."""
+    start = min(component)
+    previous: dict[str, str] = {}
+    frontier = [start]
+    while frontier:
+        following = []
+        for node in frontier:
+            for child in sorted(graph[node] & component):
+                if child == start:
+                    path = [node]
+                    while path[-1] != start:
+                        path.append(previous[path[-1]])
+                    return [*reversed(path), start]
+                if child not in previous:
+                    previous[child] = node
+                    following.append(child)
+        frontier = following
+    raise AssertionError(f"no circle in {sorted(component)}")
+
+
+def describe(graph: dict[str, set[str]], component: frozenset[str]) -> str:
+    return f"{len(component)} modules, e.g. " + " -> ".join(one_circle(graph, component))
+
+
+def test_the_graph_sees_every_kind_of_import() -> None:
+    """The reader finds top-level, relative, in-function and mapped-folder imports (known edges)."""
+    graph = import_graph()
+    assert "newmarket_env.agents.base" in graph["newmarket_env.agents.random_agent"]  # agents/ mapped
+    assert "newmarket_env.picture" in graph["newmarket_env.envs.aec"]  # made inside render()
+    assert "newmarket_env.actions" in graph["newmarket_env"]  # `from newmarket_env import actions`: a module
+    assert "newmarket_env.engine" in graph["newmarket_env"]  # `from newmarket_env.engine import Game`: a name
+
+
+def test_finds_a_circle_made_inside_a_function(tmp_path: Path) -> None:
+    graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}
+    (component,) = strongly_connected(graph)
+    assert component == {"a", "b", "c"}
+    assert one_circle(graph, component) == ["a", "b", "c", "a"]
+    source = "def later():\n    from . import first\n"
+    tree = ast.parse(source)
+    ((node, in_function),) = list(_imports(tree))
+    assert in_function and isinstance(node, ast.ImportFrom)
+    skipped = "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    import first\n"
+    assert [n.lineno for n, _ in _imports(ast.parse(skipped))] == [1]
+
+
+def test_no_import_circle_beyond_the_known_ones() -> None:
+    graph = import_graph()
+    circles = strongly_connected(graph)
+    new = [describe(graph, c) for c in circles if c not in KNOWN_CIRCLES]
+    assert not new, "import circle(s):\n" + "\n".join(new)
+    stale = [sorted(c) for c in KNOWN_CIRCLES if c not in circles]
+    assert not stale, f"these known circles are broken now; remove them from KNOWN_CIRCLES: {stale}"
+
+
+def part_of(module: str) -> str:
+    """The part of the package a module belongs to: ``newmarket_env.train.expert.loop`` -> ``newmarket_env.train``."""
+    return ".".join(module.split(".")[:2])
+
+
+def part_graph(graph: dict[str, set[str]]) -> dict[str, set[str]]:
+    parts: dict[str, set[str]] = {}
+    for module, targets in graph.items():
+        here = part_of(module)
+        parts.setdefault(here, set()).update(part_of(t) for t in targets if part_of(t) != here)
+    return parts
+
+
+def test_no_circle_between_parts_beyond_the_known_ones() -> None:
+    """E.g. training and the tournaments share seeds and backends from below, not from each other."""
+    parts = part_graph(import_graph())
+    circles = strongly_connected(parts)
+    new = [describe(parts, c) for c in circles if c not in KNOWN_PART_CIRCLES]
+    assert not new, "circle(s) between parts of the package:\n" + "\n".join(new)
+    stale = [sorted(c) for c in KNOWN_PART_CIRCLES if c not in circles]
+    assert not stale, f"these known circles are broken now; remove them from KNOWN_PART_CIRCLES: {stale}"
+
+
+def test_no_private_name_is_imported_from_another_module() -> None:
+    """A name another module needs is public (or moved to where both can reach it); the compiled
+    engine's modules (``_fast``) are the exception, being private by their file name only."""
+    modules = module_files()
+    found = []
+    for name, path in modules.items():
+        for node, _ in _imports(ast.parse(path.read_text(), str(path))):
+            if not isinstance(node, ast.ImportFrom):
+                continue
+            source = _absolute(name, path.name == "__init__.py", node)
+            if not source.startswith("newmarket_env"):
+                continue
+            for alias in node.names:
+                if alias.name.startswith("_") and not alias.name.startswith("__") and alias.name != "_fast":
+                    found.append(f"{path.relative_to(REPO)}:{node.lineno}: {alias.name} from {source}")
+    assert not found, "private names imported across modules:\n" + "\n".join(found)
+
+
+def guarded_lines(path: Path) -> set[int]:
+    """Lines of the imports inside ``try:`` blocks that catch ImportError (the module works without them)."""
+    lines: set[int] = set()
+    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        if not isinstance(node, ast.Try):
+            continue
+        caught = " ".join(ast.unparse(handler.type) for handler in node.handlers if handler.type is not None)
+        if "ImportError" in caught or "ModuleNotFoundError" in caught:
+            for statement in node.body:
+                for inner in ast.walk(statement):
+                    if isinstance(inner, ast.Import | ast.ImportFrom):
+                        lines.add(inner.lineno)
+    return lines
+
+
+def needs_optional(modules: dict[str, Path]) -> set[str]:
+    """The house modules that import an optional library at their top (not guarded by a ``try``),
+    themselves or through another."""
+    direct: dict[str, set[str]] = {}
+    needing: set[str] = set()
+    for name, path in modules.items():
+        direct[name] = set()
+        guarded = guarded_lines(path)
+        for target, line, in_function in imported_names(name, path, modules):
+            if in_function or line in guarded:
+                continue
+            if target in modules:
+                direct[name].add(target)
+            elif target.split(".")[0] in OPTIONAL_LIBRARIES or target == COMPILED_ENGINE:
+                needing.add(name)
+    grown = True
+    while grown:
+        grown = False
+        for name, targets in direct.items():
+            if name not in needing and targets & needing:
+                needing.add(name)
+                grown = True
+    return needing
+
+
+def late_imports() -> list[tuple[str, int, str]]:
+    """(file, line, imported name) for each import inside a function that is not of an optional library
+    nor of a house module that needs one."""
+    modules = module_files()
+    heavy = needs_optional(modules)
+    found = []
+    for name, path in modules.items():
+        guarded = guarded_lines(path)  # e.g. a library's module that only some of its versions have
+        for target, line, in_function in imported_names(name, path, modules):
+            optional = target.split(".")[0] in OPTIONAL_LIBRARIES or target in heavy or target == COMPILED_ENGINE
+            if in_function and not optional and line not in guarded:
+                found.append((str(path.relative_to(REPO)), line, target))
+    return found
+
+
+def test_late_imports_only_for_optional_libraries() -> None:
+    found = late_imports()
+    listing = "\n".join(f"{file}:{line}: {name}" for file, line, name in found)
+    assert len(found) <= LATE_IMPORT_BUDGET, f"{len(found)} imports inside functions:\n{listing}"
+
+
+def test_each_import_inside_a_function_says_why() -> None:
+    """A one-line comment on the import (or the line above it) says why it waits: the optional library it
+    needs, the compiled engine that may be absent..."""
+    silent = []
+    for path in module_files().values():
+        lines = path.read_text().split("\n")
+        for node, in_function in _imports(ast.parse("\n".join(lines), str(path))):
+            if not in_function:
+                continue
+            own = lines[node.lineno - 1 : node.end_lineno]
+            above = lines[node.lineno - 2].strip() if node.lineno >= 2 else ""
+            if not any("#" in line for line in own) and not above.startswith("#"):
+                silent.append(f"{path.relative_to(REPO)}:{node.lineno}")
+    assert len(silent) <= SILENT_LATE_IMPORT_BUDGET, "imports inside functions without a comment:\n" + "\n".join(silent)
