@@ -32,6 +32,8 @@ from newmarket_env import actions as A
 from newmarket_env.cards import CARD_TEXTS, cards_to_text
 from newmarket_env.engine.dealing import DEAD_SLOT, DealtCards, dealing_order, parse_deal, sorted_deck
 from newmarket_env.engine.types import DECISION_ORDER, PHASE_ORDER, Decision, IllegalActionError, Phase
+from newmarket_env import tuning as T
+from newmarket_env.observation import layout
 from newmarket_env.observation.layout import FLAT_SIZE, offsets
 from newmarket_env.order import next_table, order_key
 from newmarket_env.rules import (
@@ -246,7 +248,7 @@ cdef int AT_DEAD_COUNT = _SLOTS["dead_count"].start, AT_OWN_PENDING = _SLOTS["ow
 cdef int AT_DEALS_LEFT = _SLOTS["deals_left"].start
 
 cdef int OBS_SIZE = FLAT_SIZE
-cdef double CHIP_SCALE = 40.0, CHIP_CLIP = 8.0   # layout.py
+cdef double CHIP_SCALE = layout.CHIP_SCALE, CHIP_CLIP = layout.CHIP_CLIP
 
 
 
@@ -1110,11 +1112,21 @@ cdef enum:
 POLICY_CODES = {"random": POLICY_RANDOM, "lowest": POLICY_LOWEST, "greedy": POLICY_GREEDY,
                 "control": POLICY_CONTROL}
 
-cdef double GO_OUT = 100.0, SCATTER_LIMIT = 0.75          # greedy.py
-cdef double CONTROL_VALUE = 4.0, EXCHANGE_MARGIN = 0.5, AUCTION_VALUE = 8.0   # control.py
-cdef int PLAN_DEPTH = 2
-cdef double SEGMENT_COST = 1.0, STOP_VALUE = 1.0, CARD_COST = 0.25, BOODLE_SHARE = 0.7   # hand_value.py
-cdef int WIDOW_SAMPLES = 24
+# The weights, as the Python agents read them (newmarket_env/tuning.py), copied into C once.
+cdef double GO_OUT = T.GO_OUT
+cdef double LEAD_PER_CARD_SHED = T.LEAD_PER_CARD_SHED, LEAD_PER_BOODLE_REACHED = T.LEAD_PER_BOODLE_REACHED
+cdef double LEAD_PER_SUIT_CARD = T.LEAD_PER_SUIT_CARD, LEAD_UNOPENED_SUIT = T.LEAD_UNOPENED_SUIT
+cdef double LEAD_PER_RANK = T.LEAD_PER_RANK
+cdef double SCATTER_LIMIT = T.SCATTER_LIMIT, SCATTER_EXCHANGE_MARGIN = T.SCATTER_EXCHANGE_MARGIN
+cdef double CONTROL = T.CONTROL, STOP_LEAD_SHARE = T.STOP_LEAD_SHARE
+cdef double EXCHANGE_MARGIN = T.EXCHANGE_MARGIN, AUCTION_VALUE = T.AUCTION_VALUE
+cdef int PLAN_DEPTH = T.PLAN_DEPTH
+cdef double DISCARD_BOODLE = T.DISCARD_BOODLE, DISCARD_PER_RANK = T.DISCARD_PER_RANK
+cdef double DISCARD_MAKES_STOP = T.DISCARD_MAKES_STOP, DISCARD_OPENS_GAP = T.DISCARD_OPENS_GAP
+cdef double DISCARD_ISOLATED = T.DISCARD_ISOLATED
+cdef double SEGMENT_COST = T.SEGMENT_COST, STOP_VALUE = T.STOP_VALUE
+cdef double CARD_COST = T.CARD_COST, BOODLE_SHARE = T.BOODLE_SHARE
+cdef int WIDOW_SAMPLES = T.WIDOW_SAMPLES
 cdef uint64_t FULL_DECK = (1ULL << NUM_CARDS) - 1
 
 
@@ -1297,11 +1309,11 @@ cdef double _lead_score(const View *v, const RuleCodes *r, int card) noexcept no
     for i in range(length):
         if r.boodle_of[chain[i]] >= 0:
             taken += _boodle_value(v, r, chain[i]) + 1
-    score = 2.0 * length + taken
-    score += 0.5 * _boodles_above(v, r, chain[length - 1])
-    score += 0.5 * nm_popcount(v.hand & _suit_mask_of(card))
-    score += 0.0 if v.played & _suit_mask_of(card) else 1.0
-    return score - 0.05 * r.order_key[card]
+    score = LEAD_PER_CARD_SHED * length + taken
+    score += LEAD_PER_BOODLE_REACHED * _boodles_above(v, r, chain[length - 1])
+    score += LEAD_PER_SUIT_CARD * nm_popcount(v.hand & _suit_mask_of(card))
+    score += 0.0 if v.played & _suit_mask_of(card) else LEAD_UNOPENED_SUIT
+    return score - LEAD_PER_RANK * r.order_key[card]
 
 
 cdef double _scatter(const RuleCodes *r, uint64_t hand) noexcept nogil:
@@ -1342,7 +1354,7 @@ cdef int _greedy(const View *v, const RuleCodes *r) noexcept nogil:
                 fewest = b
         return STAKE_BASE + fewest
     if v.decision == D_BUY:
-        return EXCHANGE if _wants_widow(v, r, SCATTER_LIMIT + 0.1) else KEEP
+        return EXCHANGE if _wants_widow(v, r, SCATTER_LIMIT + SCATTER_EXCHANGE_MARGIN) else KEEP
     if v.decision == D_BID:
         cheapest = _cheapest_bid(v)
         if cheapest - BID_BASE + 1 <= 2 and _wants_widow(v, r, SCATTER_LIMIT):
@@ -1383,18 +1395,18 @@ cdef double _plan_value(const View *v, const RuleCodes *r, uint64_t hand, uint64
     for i in range(length):
         played |= 1ULL << chain[i]
     if following >= 0 and not (played >> following) & 1:
-        return gain + p_dead * CONTROL_VALUE + 0.25 * _lead_score(v, r, card)
+        return gain + p_dead * CONTROL + STOP_LEAD_SHARE * _lead_score(v, r, card)
     count = _own_leads(r, rest, chain[length - 1], options)
     if not count:
         return gain
     if depth == 0:
-        return gain + CONTROL_VALUE
+        return gain + CONTROL
     best = _plan_value(v, r, rest, played, options[0], depth - 1, p_dead)
     for i in range(1, count):
         value = _plan_value(v, r, rest, played, options[i], depth - 1, p_dead)
         if value > best:
             best = value
-    return gain + CONTROL_VALUE + best
+    return gain + CONTROL + best
 
 
 cdef double _discard_score(const View *v, const RuleCodes *r, int card) noexcept nogil:
@@ -1402,14 +1414,14 @@ cdef double _discard_score(const View *v, const RuleCodes *r, int card) noexcept
     cdef bint prev_held, next_held
     cdef double score
     if (r.boodle_mask >> card) & 1:
-        return -100.0
+        return DISCARD_BOODLE
     prev, following = r.previous_card[card], r.next_card[card]
     prev_held = prev >= 0 and (v.hand >> prev) & 1
     next_held = following >= 0 and (v.hand >> following) & 1
-    score = 0.1 * r.order_key[card]
-    score += 3.0 if prev_held else 0.0
-    score -= 1.5 if next_held else 0.0
-    score += 1.0 if not prev_held and not next_held else 0.0
+    score = DISCARD_PER_RANK * r.order_key[card]
+    score += DISCARD_MAKES_STOP if prev_held else 0.0
+    score -= DISCARD_OPENS_GAP if next_held else 0.0
+    score += DISCARD_ISOLATED if not prev_held and not next_held else 0.0
     return score
 
 
@@ -2233,7 +2245,7 @@ def _rebuild(rules, seed, deals, lots, taken, present_forced, record_events):
 
 
 # ---------------------------------------------------------------------- many tables
-MAX_EMPTY_SESSIONS = 100   # sessions in a row that end without a decision before a table gives up
+MAX_EMPTY_SESSIONS = T.MAX_EMPTY_SESSIONS   # sessions in a row that end without a decision: a table gives up
 
 
 def table_seed(seed, table):
