@@ -148,7 +148,7 @@ class GuidedSearchAgent(SearchAgent):
     def reset(self) -> None:
         """Restart the random streams; the worlds are drawn by a compiled sampler seeded as ``search``'s."""
         super().reset()
-        from newmarket_env.engine._fast import CompiledSearch  # built: __init__ checked
+        from newmarket_env.agents._search import CompiledSearch  # built: __init__ checked
 
         # its worlds for every search; its control rollouts too with rollout="control"
         self._sampler = CompiledSearch(self.rules, self.seed, "control")
@@ -295,7 +295,7 @@ class GuidedSearchAgent(SearchAgent):
 
         The worlds are sampled in C with the draws of search's ``sample_world`` (a ``CompiledSearch``
         seeded as the agent) and each is copied to one table of a compiled
-        :class:`~newmarket_env.engine._fast.TableBatch` per candidate (world ``w``, candidate ``c`` at
+        :class:`~newmarket_env.engine._batch.TableBatch` per candidate (world ``w``, candidate ``c`` at
         table ``w * len(candidates) + c``); the batch writes every table's observation and legal mask in
         place, so a rollout step is one forward pass for the unfinished tables and one ``step`` call.
         """
@@ -336,7 +336,7 @@ class GuidedSearchAgent(SearchAgent):
 
     def _batch_of(self, size: int) -> Any:
         """A batch of at least ``size`` tables whose every seat the caller plays, kept between decisions."""
-        from newmarket_env.engine._fast import TableBatch
+        from newmarket_env.engine._batch import TableBatch
 
         if self._batch is None or self._batch.num_tables < size:
             self._batch = TableBatch(self.rules, size, seed=0)

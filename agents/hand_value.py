@@ -35,7 +35,7 @@ def sample_widow(pool: list[int], size: int, rng: random.Random) -> int:
     """``size`` cards of ``pool`` drawn without replacement, as a mask; ``pool`` is reordered in place.
 
     A partial Fisher-Yates shuffle, one ``randrange`` per card, written out so
-    that the compiled baselines (engine/_fast.pyx) draw exactly the same cards.
+    that the compiled baselines (engine/_policies.pyx) draw exactly the same cards.
     """
     widow = 0
     for i in range(size):

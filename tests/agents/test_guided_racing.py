@@ -207,8 +207,8 @@ def test_the_prior_weight_adds_the_weighted_logits_to_the_means():
 
 def test_per_world_chips_average_to_the_means():
     from newmarket_env.agents import knowledge as K
+    from newmarket_env.agents._search import CompiledSearch
     from newmarket_env.agents.sampling import position_of
-    from newmarket_env.engine._fast import CompiledSearch
 
     rules, observations = _decisions("newmarket", 1)
     for observation in observations[:10]:

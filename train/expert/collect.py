@@ -59,7 +59,7 @@ def collect_states(
     reward_scale: float,
 ) -> States:
     """Play until ``count`` learner decisions are recorded (those of sessions still running are dropped)."""
-    from newmarket_env.engine._fast import CompiledPolicy
+    from newmarket_env.engine._policies import CompiledPolicy
 
     static = static_part(rules)
     rng = np.random.default_rng(derive_seed(seed, _SEATS_TAG))
