@@ -94,7 +94,7 @@ cdef class CompiledSearch:
 
     def race(self, position, uint64_t hand, uint64_t unseen, uint64_t dead_known, card_counts, candidates,
              bonus, int budget, int round_worlds, double z):
-        """GuidedSearchAgent.race_in_python in C: the index of the candidate that wins a race on shared worlds.
+        """GuidedSearchAgent.race_trace in C: the index of the candidate that wins a race on shared worlds.
 
         Rounds of ``round_worlds`` new worlds (each round sampled as one :meth:`evaluate_worlds` call, so the
         draws are the same) for the candidates still racing; after a round a candidate's score is its mean

@@ -198,21 +198,17 @@ class GuidedSearchAgent(SearchAgent):
         return candidates[self._race(view, candidates, bonus)]
 
     def _race(self, view: ObservationView, candidates: list[int], bonus: np.ndarray) -> int:
-        """The index of the race's winner among ``candidates``: :meth:`race_in_python` run in C
+        """The index of the race's winner among ``candidates``: the race of :meth:`race_trace` run in C
         (``CompiledSearch.race``, the same draws and the same winner; a differential test holds them equal)."""
         return int(self._sampler.race(*self._race_inputs(view), candidates, bonus, *self._race_settings()))
-
-    def race_in_python(self, view: ObservationView, candidates: list[int], bonus: np.ndarray) -> int:
-        """The index of the race's winner among ``candidates`` (successive elimination on shared worlds):
-        the readable reference of :meth:`_race`."""
-        return self.race_trace(view, candidates, bonus)[0]
 
     def race_trace(
         self, view: ObservationView, candidates: list[int], bonus: np.ndarray
     ) -> tuple[int, np.ndarray, np.ndarray, np.ndarray]:
-        """The race of :meth:`race_in_python`: the winner's index, each candidate's mean chips over the worlds
-        it was given, how many worlds each was given, and after how many worlds each left the race (0: it
-        stayed to the end)."""
+        """The race (successive elimination on shared worlds), in Python: the readable reference of
+        :meth:`_race` and the figures :meth:`weigh` shows. The winner's index, each candidate's mean chips over
+        the worlds it was given, how many worlds each was given, and after how many worlds each left the race
+        (0: it stayed to the end)."""
         inputs = self._race_inputs(view)
         budget, round_worlds, z = self._race_settings()
         chips = np.zeros((budget, len(candidates)))  # world w's chip change after candidate c
