@@ -96,6 +96,32 @@ def test_the_wheel_carries_the_compiled_engine(wheel):
         )
 
 
+def test_the_sdist_carries_what_the_compiled_modules_are_built_from(tmp_path):
+    """A wheel built from the sdist compiles the modules only with every .pyx and the .pxd they cimport
+    (without a .pxd the optional build fails quietly and the install falls back to the Python engine)."""
+    import tarfile
+
+    source = tmp_path / "project"
+    skip = shutil.ignore_patterns(
+        ".git", ".venv", "build", "runs", "results", "*.egg-info", "__pycache__", "*.so", "*.pyd", "_*.c"
+    )
+    shutil.copytree(ROOT, source, ignore=skip)
+    out = tmp_path / "sdist"
+    cmd = [sys.executable, "-m", "build", "--sdist", "--no-isolation", "--skip-dependency-check", "-o", str(out)]
+    subprocess.run([*cmd, str(source)], check=True, capture_output=True, text=True)
+    (sdist,) = out.glob("newmarket_env-*.tar.gz")
+    with tarfile.open(sdist) as archive:
+        carried = {name.split("/", 1)[1] for name in archive.getnames() if "/" in name}
+    needed = {
+        str(path.relative_to(ROOT))
+        for folder in ("newmarket_env", "agents")
+        for pattern in ("*.pyx", "*.pxd")
+        for path in (ROOT / folder).rglob(pattern)
+    }
+    assert {"newmarket_env/engine/_table.pxd", "agents/_search.pyx"} <= needed
+    assert needed <= carried, sorted(needed - carried)
+
+
 def test_the_web_page_is_in_the_wheel(wheel):
     """newmarket serve reads its page from the package: a wheel without it would serve nothing."""
     names = zipfile.ZipFile(wheel).namelist()
