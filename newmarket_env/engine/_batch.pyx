@@ -20,7 +20,6 @@ from newmarket_env.observation.layout import FLAT_SIZE
 
 cdef int OBS_SIZE = FLAT_SIZE
 
-
 MAX_EMPTY_SESSIONS = T.MAX_EMPTY_SESSIONS   # sessions in a row that end without a decision: a table gives up
 
 

@@ -34,7 +34,6 @@ cdef double CHIP_SCALE = layout.CHIP_SCALE, CHIP_CLIP = layout.CHIP_CLIP
 # both choose the same action on every decision of many sessions. Floating-point sums are written in
 # the reference's order so that ties and thresholds fall the same way.
 
-
 POLICY_CODES = {"random": POLICY_RANDOM, "lowest": POLICY_LOWEST, "greedy": POLICY_GREEDY,
                 "control": POLICY_CONTROL}
 
@@ -54,8 +53,6 @@ cdef double SEGMENT_COST = T.SEGMENT_COST, STOP_VALUE = T.STOP_VALUE
 cdef double CARD_COST = T.CARD_COST, BOODLE_SHARE = T.BOODLE_SHARE
 cdef int WIDOW_SAMPLES = T.WIDOW_SAMPLES
 cdef uint64_t FULL_DECK = (1ULL << NUM_CARDS) - 1
-
-
 
 
 cdef void view_of_table(View *v, const Table *t, int seat) noexcept nogil:
