@@ -1,4 +1,4 @@
-"""The baselines deciding in compiled code (``engine/_fast.pyx``), as registered agents.
+"""The baselines deciding in compiled code (``engine/_policies.pyx``), as registered agents.
 
 ``load_agent("random" | "lowest" | "greedy" | "control")`` gives one of these
 when the compiled engine is built (``engine="python"`` asks for the Python
@@ -25,13 +25,13 @@ from newmarket_env.observation.view import as_flat
 from newmarket_env.rules import Rules
 
 if TYPE_CHECKING:
-    from newmarket_env.engine import _fast
+    from newmarket_env.engine import _policies
 
 # Empty and None where the compiled engine is not built (no C compiler at install time).
 POLICY_CODES: dict[str, int] = {}
-CompiledPolicy: type[_fast.CompiledPolicy] | None = None
+CompiledPolicy: type[_policies.CompiledPolicy] | None = None
 try:
-    from newmarket_env.engine import _fast as _built
+    from newmarket_env.engine import _policies as _built
 except ImportError:
     pass
 else:

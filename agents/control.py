@@ -17,15 +17,23 @@ from __future__ import annotations
 
 from newmarket_env import actions as A
 from newmarket_env.agents import knowledge as K
-from newmarket_env.agents.greedy import GO_OUT, GreedyPolicy
+from newmarket_env.agents.greedy import GreedyPolicy
 from newmarket_env.agents.hand_value import widow_gain
 from newmarket_env.observation.view import ObservationView
 from newmarket_env.order import next_table, order_key
-
-CONTROL = 4.0  # value of getting the lead back
-PLAN_DEPTH = 2  # further leads planned while the lead stays with us
-EXCHANGE_MARGIN = 0.5
-AUCTION_VALUE = 8.0  # Michigan: a dealer who keeps sells the widow; the high bid is paid to the dealer
+from newmarket_env.tuning import (
+    AUCTION_VALUE,
+    CONTROL,
+    DISCARD_BOODLE,
+    DISCARD_ISOLATED,
+    DISCARD_MAKES_STOP,
+    DISCARD_OPENS_GAP,
+    DISCARD_PER_RANK,
+    EXCHANGE_MARGIN,
+    GO_OUT,
+    PLAN_DEPTH,
+    STOP_LEAD_SHARE,
+)
 
 
 class ControlPolicy(GreedyPolicy):
@@ -92,7 +100,7 @@ class ControlPolicy(GreedyPolicy):
             return gain + GO_OUT
         played = known | sum(1 << c for c in chain)
         if following is not None and not played >> following & 1:
-            return gain + p_dead * CONTROL + 0.25 * self.lead_score(view, card)
+            return gain + p_dead * CONTROL + STOP_LEAD_SHARE * self.lead_score(view, card)
         options = K.own_leads(view.lead_rule, rest, chain[-1], view.ace_high, boodles)
         if not options:
             return gain  # the lead passes to the left
@@ -106,15 +114,15 @@ class ControlPolicy(GreedyPolicy):
     def discard_score(self, view: ObservationView, card: int) -> float:
         """Higher is a better discard: makes a stop above an own card, leaves no gap, is high."""
         if K.boodle_mask(view) >> card & 1:
-            return -100.0
+            return DISCARD_BOODLE
         prev = K.previous_card(card, view.ace_high)
         following = next_table(view.ace_high)[card]
         prev_held = prev is not None and bool(view.hand >> prev & 1)
         next_held = following is not None and bool(view.hand >> following & 1)
-        score = 0.1 * order_key(card, view.ace_high)
-        score += 3.0 if prev_held else 0.0  # the card below becomes a stop we alone know
-        score -= 1.5 if next_held else 0.0  # the card above would need a lead of its own
-        score += 1.0 if not prev_held and not next_held else 0.0  # one entry point fewer
+        score = DISCARD_PER_RANK * order_key(card, view.ace_high)
+        score += DISCARD_MAKES_STOP if prev_held else 0.0  # the card below becomes a stop we alone know
+        score -= DISCARD_OPENS_GAP if next_held else 0.0  # the card above would need a lead of its own
+        score += DISCARD_ISOLATED if not prev_held and not next_held else 0.0  # one entry point fewer
         return score
 
     def widow(self, view: ObservationView) -> int:

@@ -18,8 +18,16 @@ from newmarket_env.agents import knowledge as K
 from newmarket_env.agents.policy import Policy
 from newmarket_env.observation.view import ObservationView
 from newmarket_env.order import order_key
-
-GO_OUT = 100.0  # a lead that empties the hand wins the deal at once
+from newmarket_env.tuning import (
+    GO_OUT,
+    LEAD_PER_BOODLE_REACHED,
+    LEAD_PER_CARD_SHED,
+    LEAD_PER_RANK,
+    LEAD_PER_SUIT_CARD,
+    LEAD_UNOPENED_SUIT,
+    SCATTER_EXCHANGE_MARGIN,
+    SCATTER_LIMIT,
+)
 
 
 def scatter(hand: int, ace_high: bool) -> float:
@@ -36,7 +44,7 @@ class GreedyPolicy(Policy):
     """Scores each lead by the tips of the sources and plays the best."""
 
     name = "greedy"
-    scatter_limit = 0.75  # exchange a hand above this scatter (the widow is a fresh random hand)
+    scatter_limit = SCATTER_LIMIT  # exchange a hand above this scatter (the widow is a fresh random hand)
 
     def lead(self, view: ObservationView) -> int:
         return max(view.legal, key=lambda card: (self.lead_score(view, card), -card))
@@ -46,11 +54,11 @@ class GreedyPolicy(Policy):
         chain, _ = K.own_chain(view.hand, card, view.ace_high)
         if len(chain) == view.hand.bit_count():
             return GO_OUT
-        score = 2.0 * len(chain) + sum(view.boodle_value(c) + 1 for c in chain if c in view.boodle_cards)
-        score += 0.5 * K.boodles_above(view, chain[-1], view.ace_high)
-        score += 0.5 * K.suit_length(view.hand, card)
-        score += 0.0 if K.suit_opened(view, card) else 1.0
-        return score - 0.05 * order_key(card, view.ace_high)
+        score = LEAD_PER_CARD_SHED * len(chain) + sum(view.boodle_value(c) + 1 for c in chain if c in view.boodle_cards)
+        score += LEAD_PER_BOODLE_REACHED * K.boodles_above(view, chain[-1], view.ace_high)
+        score += LEAD_PER_SUIT_CARD * K.suit_length(view.hand, card)
+        score += 0.0 if K.suit_opened(view, card) else LEAD_UNOPENED_SUIT
+        return score - LEAD_PER_RANK * order_key(card, view.ace_high)
 
     def why_lead(self, view: ObservationView) -> tuple[str, dict[int, float] | None]:
         return (
@@ -70,7 +78,7 @@ class GreedyPolicy(Policy):
 
     def why_buy(self, view: ObservationView) -> tuple[str, dict[int, float] | None]:
         spread = scatter(view.hand, view.ace_high)
-        limit = self.scatter_limit + 0.1
+        limit = self.scatter_limit + SCATTER_EXCHANGE_MARGIN
         return f"buys only a scattered hand without a boodle: scatter {spread:.2f} against {limit:.2f}", None
 
     def why_bid(self, view: ObservationView) -> tuple[str, dict[int, float] | None]:
@@ -99,7 +107,7 @@ class GreedyPolicy(Policy):
         return A.KEEP
 
     def buy(self, view: ObservationView) -> int:
-        return A.EXCHANGE if self.wants_widow(view, self.scatter_limit + 0.1) else A.KEEP
+        return A.EXCHANGE if self.wants_widow(view, self.scatter_limit + SCATTER_EXCHANGE_MARGIN) else A.KEEP
 
     def bid(self, view: ObservationView) -> int:
         cheapest = min(a for a in view.legal if a != A.PASS)

@@ -147,7 +147,7 @@ class GuidedSearchAgent(SearchAgent):
     def reset(self) -> None:
         """Restart the random streams; the worlds are drawn by a compiled sampler seeded as ``search``'s."""
         super().reset()
-        from newmarket_env.engine._fast import CompiledSearch  # built: __init__ checked
+        from newmarket_env.agents._search import CompiledSearch  # built: __init__ checked
 
         # its worlds for every search; its control rollouts too with rollout="control"
         self._sampler = CompiledSearch(self.rules, self.seed, "control")
@@ -197,21 +197,17 @@ class GuidedSearchAgent(SearchAgent):
         return candidates[self._race(view, candidates, bonus)]
 
     def _race(self, view: ObservationView, candidates: list[int], bonus: np.ndarray) -> int:
-        """The index of the race's winner among ``candidates``: :meth:`race_in_python` run in C
+        """The index of the race's winner among ``candidates``: the race of :meth:`race_trace` run in C
         (``CompiledSearch.race``, the same draws and the same winner; a differential test holds them equal)."""
         return int(self._sampler.race(*self._race_inputs(view), candidates, bonus, *self._race_settings()))
-
-    def race_in_python(self, view: ObservationView, candidates: list[int], bonus: np.ndarray) -> int:
-        """The index of the race's winner among ``candidates`` (successive elimination on shared worlds):
-        the readable reference of :meth:`_race`."""
-        return self.race_trace(view, candidates, bonus)[0]
 
     def race_trace(
         self, view: ObservationView, candidates: list[int], bonus: np.ndarray
     ) -> tuple[int, np.ndarray, np.ndarray, np.ndarray]:
-        """The race of :meth:`race_in_python`: the winner's index, each candidate's mean chips over the worlds
-        it was given, how many worlds each was given, and after how many worlds each left the race (0: it
-        stayed to the end)."""
+        """The race (successive elimination on shared worlds), in Python: the readable reference of
+        :meth:`_race` and the figures :meth:`weigh` shows. The winner's index, each candidate's mean chips over
+        the worlds it was given, how many worlds each was given, and after how many worlds each left the race
+        (0: it stayed to the end)."""
         inputs = self._race_inputs(view)
         budget, round_worlds, z = self._race_settings()
         chips = np.zeros((budget, len(candidates)))  # world w's chip change after candidate c
@@ -294,7 +290,7 @@ class GuidedSearchAgent(SearchAgent):
 
         The worlds are sampled in C with the draws of search's ``sample_world`` (a ``CompiledSearch``
         seeded as the agent) and each is copied to one table of a compiled
-        :class:`~newmarket_env.engine._fast.TableBatch` per candidate (world ``w``, candidate ``c`` at
+        :class:`~newmarket_env.engine._batch.TableBatch` per candidate (world ``w``, candidate ``c`` at
         table ``w * len(candidates) + c``); the batch writes every table's observation and legal mask in
         place, so a rollout step is one forward pass for the unfinished tables and one ``step`` call.
         """
@@ -335,7 +331,7 @@ class GuidedSearchAgent(SearchAgent):
 
     def _batch_of(self, size: int) -> Any:
         """A batch of at least ``size`` tables whose every seat the caller plays, kept between decisions."""
-        from newmarket_env.engine._fast import TableBatch  # the compiled engine: absent where it was not built
+        from newmarket_env.engine._batch import TableBatch  # the compiled engine: absent where it was not built
 
         if self._batch is None or self._batch.num_tables < size:
             self._batch = TableBatch(self.rules, size, seed=0)

@@ -15,11 +15,7 @@ from newmarket_env.agents import knowledge as K
 from newmarket_env.cards import cards_of
 from newmarket_env.observation.view import ObservationView
 from newmarket_env.rules import Rules
-
-SEGMENT_COST = 1.0  # each separate run of the hand
-STOP_VALUE = 1.0  # a run ending on a known stop: the lead comes back
-CARD_COST = 0.25  # per card, times per_card_payment: cards left when another goes out
-BOODLE_SHARE = 0.7  # a held boodle is usually, not always, played
+from newmarket_env.tuning import BOODLE_SHARE, CARD_COST, SEGMENT_COST, STOP_VALUE, WIDOW_SAMPLES
 
 
 def hand_value(hand: int, known: int, view: ObservationView, rules: Rules) -> float:
@@ -39,7 +35,7 @@ def sample_widow(pool: list[int], size: int, rng: random.Random) -> int:
     """``size`` cards of ``pool`` drawn without replacement, as a mask; ``pool`` is reordered in place.
 
     A partial Fisher-Yates shuffle, one ``randrange`` per card, written out so
-    that the compiled baselines (engine/_fast.pyx) draw exactly the same cards.
+    that the compiled baselines (engine/_policies.pyx) draw exactly the same cards.
     """
     widow = 0
     for i in range(size):
@@ -49,7 +45,7 @@ def sample_widow(pool: list[int], size: int, rng: random.Random) -> int:
     return widow
 
 
-def widow_gain(view: ObservationView, rules: Rules, rng: random.Random, samples: int = 24) -> float:
+def widow_gain(view: ObservationView, rules: Rules, rng: random.Random, samples: int = WIDOW_SAMPLES) -> float:
     """Expected value of taking the dead hand minus the value of keeping the own hand.
 
     The dead hand is sampled from the unseen cards; after an exchange the old

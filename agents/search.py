@@ -75,7 +75,7 @@ class SearchAgent(Agent):
             raise ValueError(f"engine={engine!r} is unknown; allowed: {', '.join(ENGINES)}")
         if engine == "compiled" and not compiled_available():
             raise ValueError("engine='compiled' but the compiled engine is not built; use engine='python' or 'auto'")
-        # Worlds and rollouts in C (engine/_fast.pyx CompiledSearch) when built: the same draws, the same means.
+        # Worlds and rollouts in C (agents/_search.pyx CompiledSearch) when built: the same draws, the same means.
         self.compiled = engine != "python" and compiled_available()
         if isinstance(budget, bool) or not isinstance(budget, int) or not 1 <= budget <= MAX_BUDGET:
             raise ValueError(f"budget={budget!r} must be an int from 1 to {MAX_BUDGET} (worlds sampled per decision)")
@@ -94,7 +94,7 @@ class SearchAgent(Agent):
         self.rollout = ROLLOUT_POLICIES[self.rollout_name](self.rules, random.Random(self.seed))
         self._worlds = None
         if self.compiled:
-            from newmarket_env.engine._fast import CompiledSearch  # the compiled engine: absent where it was not built
+            from newmarket_env.agents._search import CompiledSearch  # the compiled engine: absent where it was not built
 
             self._worlds = CompiledSearch(self.rules, self.seed, self.rollout_name)
 

@@ -68,7 +68,7 @@ MAX_BID_LIMIT = 20
 NUM_BOODLES = 4
 
 # Upper bounds of the amounts, so that both engines accept exactly the same rules and compute the same
-# numbers. The compiled engine (engine/_fast.pyx) keeps rule amounts in C ``int`` (32 bits: at most
+# numbers. The compiled engine (engine/_table.pxd) keeps rule amounts in C ``int`` (32 bits: at most
 # 2**31 - 1 = 2,147,483,647) and multiplies them in ``int``; the reference engine uses Python ints and
 # never overflows. The bounds keep every amount either engine computes inside C int range:
 #

@@ -11,6 +11,14 @@ import pytest
 from newmarket_env.engine.choice import compiled_available
 
 ROOT = Path(__file__).resolve().parents[1]
+# Every extension setup.py declares, as its path inside the wheel (no suffix).
+COMPILED_MODULES = (
+    "newmarket_env/engine/_table",
+    "newmarket_env/engine/_fast",
+    "newmarket_env/engine/_policies",
+    "newmarket_env/engine/_batch",
+    "newmarket_env/agents/_search",
+)
 
 
 @pytest.fixture(scope="module")
@@ -18,9 +26,9 @@ def build(tmp_path_factory) -> tuple[Path, str]:
     """The wheel built from a copy of the sources, and what the build printed (pip's -v shows the backend's)."""
     # Build from a copy: setuptools leaves build/ behind, and a stale build/ would leak old files into wheels.
     source = tmp_path_factory.mktemp("src") / "project"
-    # The compiled engine is rebuilt from _fast.pyx: the in-place build products are not copied.
+    # The compiled modules are rebuilt from their .pyx: the in-place build products are not copied.
     skip = shutil.ignore_patterns(
-        ".git", ".venv", "build", "runs", "results", "*.egg-info", "__pycache__", "*.so", "*.pyd", "_fast.c"
+        ".git", ".venv", "build", "runs", "results", "*.egg-info", "__pycache__", "*.so", "*.pyd", "_*.c"
     )
     shutil.copytree(ROOT, source, ignore=skip)
     out = tmp_path_factory.mktemp("wheel")
@@ -82,9 +90,36 @@ def test_the_wheel_carries_its_license_and_type_marker(wheel):
 def test_the_wheel_carries_the_compiled_engine(wheel):
     """Where this install has the compiled engine, a wheel built from the sources has it too."""
     names = zipfile.ZipFile(wheel).namelist()
-    assert any(n.startswith("newmarket_env/engine/_fast.") and n.endswith((".so", ".pyd")) for n in names), (
-        "the wheel has no compiled engine: is Cython installed and a C compiler present?"
+    for module in COMPILED_MODULES:
+        assert any(n.startswith(module + ".") and n.endswith((".so", ".pyd")) for n in names), (
+            f"the wheel has no {module}: is Cython installed and a C compiler present?"
+        )
+
+
+def test_the_sdist_carries_what_the_compiled_modules_are_built_from(tmp_path):
+    """A wheel built from the sdist compiles the modules only with every .pyx and the .pxd they cimport
+    (without a .pxd the optional build fails quietly and the install falls back to the Python engine)."""
+    import tarfile
+
+    source = tmp_path / "project"
+    skip = shutil.ignore_patterns(
+        ".git", ".venv", "build", "runs", "results", "*.egg-info", "__pycache__", "*.so", "*.pyd", "_*.c"
     )
+    shutil.copytree(ROOT, source, ignore=skip)
+    out = tmp_path / "sdist"
+    cmd = [sys.executable, "-m", "build", "--sdist", "--no-isolation", "--skip-dependency-check", "-o", str(out)]
+    subprocess.run([*cmd, str(source)], check=True, capture_output=True, text=True)
+    (sdist,) = out.glob("newmarket_env-*.tar.gz")
+    with tarfile.open(sdist) as archive:
+        carried = {name.split("/", 1)[1] for name in archive.getnames() if "/" in name}
+    needed = {
+        str(path.relative_to(ROOT))
+        for folder in ("newmarket_env", "agents")
+        for pattern in ("*.pyx", "*.pxd")
+        for path in (ROOT / folder).rglob(pattern)
+    }
+    assert {"newmarket_env/engine/_table.pxd", "agents/_search.pyx"} <= needed
+    assert needed <= carried, sorted(needed - carried)
 
 
 def test_the_web_page_is_in_the_wheel(wheel):

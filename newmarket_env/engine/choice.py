@@ -32,17 +32,18 @@ from newmarket_env.observation.layout import FLAT_SIZE
 from newmarket_env.rules import Rules
 
 if TYPE_CHECKING:
-    from newmarket_env.engine import _fast
+    from newmarket_env.engine import _batch, _fast
 
 # None where the extension is not built (no C compiler at install time); tests set them to None too.
 FastGame: type[_fast.FastGame] | None = None
-TableBatch: type[_fast.TableBatch] | None = None
+TableBatch: type[_batch.TableBatch] | None = None
 try:
+    from newmarket_env.engine import _batch as _built_batch
     from newmarket_env.engine import _fast as _built
 except ImportError:
     pass
 else:
-    FastGame, TableBatch = _built.FastGame, _built.TableBatch
+    FastGame, TableBatch = _built.FastGame, _built_batch.TableBatch
 
 ENGINES = ("auto", "compiled", "python")
 
@@ -91,7 +92,7 @@ def engine_class(engine: str = "auto") -> GameFactory:
     return choose_engine(engine).game_class
 
 
-def table_batch(rules: Rules, num_tables: int, seed: int | None = 0, seat_policies: Any = None) -> _fast.TableBatch:
+def table_batch(rules: Rules, num_tables: int, seed: int | None = 0, seat_policies: Any = None) -> _batch.TableBatch:
     """A :class:`TableBatch` (many compiled tables stepped by one call): the self-play batch API.
 
     Needs the compiled engine; without it a one-line ``RuntimeError`` names the

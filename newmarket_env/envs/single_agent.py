@@ -39,9 +39,9 @@ import numpy as np
 from newmarket_env.agent_factory import AgentFactory, Opponent, check_agent_factory
 from newmarket_env.envs.aec import raw_env
 from newmarket_env.envs.learner_options import check_action_id, check_reward_scale
+from newmarket_env.tuning import MAX_EMPTY_SESSIONS
 
 SEAT_MODES = ("random", "rotate")
-_MAX_EMPTY_SESSIONS = 100  # sessions in which the learner never decides are skipped, up to this many
 
 
 class SingleAgentEnv(gym.Env):
@@ -133,13 +133,13 @@ class SingleAgentEnv(gym.Env):
         super().reset(seed=seed)
         if seed is not None:
             self._agents = {}  # rebuilt from the new seed, so a seeded reset replays exactly
-        for _ in range(_MAX_EMPTY_SESSIONS):
+        for _ in range(MAX_EMPTY_SESSIONS):
             self._start_session(options)
             self._play_opponents()
             if not self.aec.game.over:
                 return self._obs(), self._info()
             options = None  # fixed deals gave the learner no decision: go on with shuffled ones
-        raise RuntimeError(f"the learner had no decision in {_MAX_EMPTY_SESSIONS} sessions in a row")
+        raise RuntimeError(f"the learner had no decision in {MAX_EMPTY_SESSIONS} sessions in a row")
 
     def _start_session(self, options: dict | None) -> None:
         if self.seat_mode == "random":

@@ -79,32 +79,32 @@ from newmarket_env.agent_factory import AgentFactory, check_agent_factory
 from newmarket_env.envs.learner_options import check_reward_scale
 from newmarket_env.observation.layout import CHIP_CLIP, FLAT_SIZE
 from newmarket_env.rules import make_rules
+from newmarket_env.tuning import MAX_EMPTY_SESSIONS
 
 SEAT_MODES = ("random", "rotate")
 LEARNER = -1  # seat_policies code: the caller decides (the learner)
 EXTERNAL = -2  # seat_policies code: the caller decides (an opponent played here, e.g. a snapshot)
-_MAX_EMPTY_SESSIONS = 100  # sessions in a row without a learner decision before a table gives up
 
 
 def compiled_batch():
     """The compiled ``TableBatch`` module, or a RuntimeError naming the fallback."""
     try:
-        _fast = importlib.import_module("newmarket_env.engine._fast")
+        batch = importlib.import_module("newmarket_env.engine._batch")
     except ImportError:
-        _fast = None
-    if _fast is None:
+        batch = None
+    if batch is None:
         raise RuntimeError(
-            "vector_env needs the compiled engine (newmarket_env.engine._fast), which is not built: "
+            "vector_env needs the compiled engine (newmarket_env.engine._batch), which is not built: "
             "reinstall with a C compiler present (pip install -e .), or use SingleAgentEnv "
             "(newmarket_env.envs.single_agent), which runs on any engine"
         )
-    if not all(hasattr(getattr(_fast, "TableBatch", None), name) for name in ("restart", "seat_policies")):
+    if not all(hasattr(getattr(batch, "TableBatch", None), name) for name in ("restart", "seat_policies")):
         raise RuntimeError(
             "vector_env needs the compiled engine's TableBatch with seat_policies and restart; the "
-            "built newmarket_env.engine._fast is older than its source: rebuild it (pip install -e .), "
+            "built newmarket_env.engine._batch is older than its source: rebuild it (pip install -e .), "
             "or use SingleAgentEnv (newmarket_env.envs.single_agent)"
         )
-    return _fast
+    return batch
 
 
 class VectorEnv(GymVectorEnv):
@@ -345,8 +345,8 @@ class VectorEnv(GymVectorEnv):
             if len(reported):
                 ends.add(reported, self)
             self._skipped[done] = np.where(self._decided[done], 0, self._skipped[done] + 1)
-            if self._skipped[done].max() >= _MAX_EMPTY_SESSIONS:
-                raise RuntimeError(f"the learner had no decision in {_MAX_EMPTY_SESSIONS} sessions in a row")
+            if self._skipped[done].max() >= MAX_EMPTY_SESSIONS:
+                raise RuntimeError(f"the learner had no decision in {MAX_EMPTY_SESSIONS} sessions in a row")
         return done
 
     def _settle(self, finished: np.ndarray, ends: _Ends) -> None:

@@ -73,7 +73,7 @@ def _hand_race(table, bonus=(0.0, 0.0, 0.0), budget=8, round_worlds=4, z=2.0):
     )
     agent._race_inputs = lambda view: (None, 0, 0, 0, [13, 13, 13])  # the hand-made worlds need no position
     agent._sampler = _Worlds(table)
-    return agent.race_in_python(None, [10, 11, 12], np.array(bonus)), agent._sampler.requests
+    return agent.race_trace(None, [10, 11, 12], np.array(bonus))[0], agent._sampler.requests
 
 
 # Chip changes of actions 10, 11, 12 in eight worlds. After the first four worlds:
@@ -149,7 +149,7 @@ def test_the_compiled_race_chooses_as_the_python_reference_decision_by_decision(
         candidates = compiled.candidates(view)
         bonus = weight * compiled._network_logits()[candidates].astype(float)
         chosen = compiled._race(view, candidates, bonus)
-        assert chosen == python.race_in_python(view, candidates, bonus), (len(winners), candidates)
+        assert chosen == python.race_trace(view, candidates, bonus)[0], (len(winners), candidates)
         winners.add(chosen)
     assert len(observations) > 20 and winners >= {0, 1}  # real races: not always the network's favourite
 
@@ -207,8 +207,8 @@ def test_the_prior_weight_adds_the_weighted_logits_to_the_means():
 
 def test_per_world_chips_average_to_the_means():
     from newmarket_env.agents import knowledge as K
+    from newmarket_env.agents._search import CompiledSearch
     from newmarket_env.agents.sampling import position_of
-    from newmarket_env.engine._fast import CompiledSearch
 
     rules, observations = _decisions("newmarket", 1)
     for observation in observations[:10]:

@@ -160,7 +160,7 @@ def mimic(tmp_path_factory):
 
     from newmarket_env.agents.saved import save_policy
     from newmarket_env.agents.value_net import save_value
-    from newmarket_env.engine._fast import CompiledPolicy
+    from newmarket_env.engine._policies import CompiledPolicy
     from newmarket_env.train.expert.collect import collect_states
     from newmarket_env.train.expert.fit import fit
     from newmarket_env.train.expert.network import PolicyValueNet, layers_of

@@ -24,7 +24,8 @@ from newmarket_env.rules import make_rules
 pytestmark = pytest.mark.skipif(FastGame is None, reason="the compiled engine is not built (needs a C compiler)")
 
 if FastGame is not None:
-    from newmarket_env.engine._fast import CompiledSearch, TableBatch
+    from newmarket_env.agents._search import CompiledSearch
+    from newmarket_env.engine._batch import TableBatch
 
 PRESETS = ["newmarket", "michigan", "newbury"]
 

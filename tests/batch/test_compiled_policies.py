@@ -1,4 +1,4 @@
-"""The compiled baselines (``engine/_fast.pyx``) against the Python reference classes, decision by decision.
+"""The compiled baselines (``engine/_policies.pyx``) against the Python reference classes, decision by decision.
 
 Every seat of a session holds the Python agent and the compiled agent of the
 same baseline with the same seed; at each decision both are asked, their

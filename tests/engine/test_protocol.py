@@ -29,6 +29,22 @@ from newmarket_env.rules import make_rules
 
 needs_compiled = pytest.mark.skipif(FastGame is None, reason="the compiled engine is not built (needs a C compiler)")
 STUB = Path(choice.__file__).with_name("_fast.pyi")
+# The compiled modules with a stub (the engine's shared _table has no Python interface of its own).
+COMPILED = (
+    "newmarket_env.engine._fast",
+    "newmarket_env.engine._batch",
+    "newmarket_env.engine._policies",
+    "newmarket_env.agents._search",
+)
+
+
+def _stub_path(module: str) -> Path:
+    """The stub of a compiled module, in the repository (agents/ installs as newmarket_env.agents)."""
+    package, name = module.rsplit(".", 1)
+    folder = STUB.parent if package == "newmarket_env.engine" else STUB.parents[2] / "agents"
+    return folder / f"{name}.pyi"
+
+
 ENGINE_CLASSES = [Game] + ([FastGame] if FastGame is not None else [])
 
 
@@ -82,9 +98,9 @@ def test_the_contract_splits_into_state_and_the_rest():
     }
 
 
-def _stub_classes() -> dict[str, set[str]]:
-    """Every class of _fast.pyi and the public names it declares (read from the stub's syntax tree)."""
-    tree = ast.parse(STUB.read_text(encoding="utf-8"))
+def _stub_classes(stub: Path = STUB) -> dict[str, set[str]]:
+    """Every class of a stub (``_fast.pyi`` unless told) and the public names it declares (its syntax tree)."""
+    tree = ast.parse(stub.read_text(encoding="utf-8"))
     classes = {}
     for node in tree.body:
         if isinstance(node, ast.ClassDef):
@@ -99,39 +115,56 @@ def _stub_classes() -> dict[str, set[str]]:
 
 
 @needs_compiled
-def test_the_stub_declares_only_what_the_compiled_module_has_and_the_whole_contract():
-    from newmarket_env.engine import _fast
+def test_each_stub_declares_only_what_its_compiled_module_has_and_the_whole_contract():
+    import importlib
 
-    classes = _stub_classes()
-    assert {"FastGame", "TableBatch"} <= set(classes)
-    for name, declared in classes.items():
-        runtime = {n for n in dir(getattr(_fast, name)) if not n.startswith("_")}
-        assert declared <= runtime, f"_fast.pyi declares {sorted(declared - runtime)} that {name} does not have"
-    assert get_protocol_members(EngineGame) <= classes["FastGame"]
+    stubs = {module: _stub_path(module) for module in COMPILED}
+    classes = {module: _stub_classes(path) for module, path in stubs.items()}
+    assert {"FastGame"} <= set(classes["newmarket_env.engine._fast"])
+    assert {"TableBatch"} <= set(classes["newmarket_env.engine._batch"])
+    assert {"CompiledPolicy"} <= set(classes["newmarket_env.engine._policies"])
+    assert {"CompiledSearch"} <= set(classes["newmarket_env.agents._search"])
+    for module, declared_classes in classes.items():
+        built = importlib.import_module(module)
+        for name, declared in declared_classes.items():
+            runtime = {n for n in dir(getattr(built, name)) if not n.startswith("_")}
+            assert declared <= runtime, f"{stubs[module].name} declares {sorted(declared - runtime)} that {name} lacks"
+    assert get_protocol_members(EngineGame) <= classes["newmarket_env.engine._fast"]["FastGame"]
 
 
 @needs_compiled
 @pytest.mark.slow
-def test_stubtest_finds_the_stub_true_to_the_built_module(tmp_path):
-    """mypy's stubtest: every name and signature the stub declares matches the built extension.
+def test_stubtest_finds_each_stub_true_to_its_built_module(tmp_path):
+    """mypy's stubtest: every name and signature each stub declares matches its built extension.
 
-    Names the module imports for its own use (upper-case constants) are not its
-    interface; names added to the module and not yet to the stub are allowed
-    (--ignore-missing-stub) so the stub may lag a new method, never contradict it.
+    Names a module imports for its own use (upper-case constants) are not its
+    interface; names added to a module and not yet to its stub are allowed
+    (--ignore-missing-stub) so a stub may lag a new method, never contradict it.
+    mypy reads the package through a tree of links laid out as installed
+    (agents/ as newmarket_env/agents), as scripts/typecheck.py does.
     """
     pytest.importorskip("mypy")
+    root = Path(choice.__file__).parents[2]
+    tree = tmp_path / "tree" / "newmarket_env"
+    tree.mkdir(parents=True)
+    for entry in (root / "newmarket_env").iterdir():
+        if entry.name != "__pycache__":
+            (tree / entry.name).symlink_to(entry)
+    (tree / "agents").symlink_to(root / "agents")
     config = tmp_path / "mypy.ini"
     config.write_text(
-        f"[mypy]\nfollow_imports = silent\nignore_missing_imports = True\ncache_dir = {tmp_path / 'cache'}\n"
+        f"[mypy]\nfollow_imports = silent\nignore_missing_imports = True\nmypy_path = {tree.parent}\n"
+        f"cache_dir = {tmp_path / 'cache'}\n"
     )
     allow = tmp_path / "allow.txt"
-    allow.write_text("newmarket_env\\.engine\\._fast\\.[A-Z][A-Z_]*\nnewmarket_env\\.engine\\._fast\\.__test__\n")
+    module = "newmarket_env\\.(engine|agents)\\._[a-z]+"
+    allow.write_text(f"{module}\\.[A-Z][A-Z_]*\n{module}\\.__test__\n")
     result = subprocess.run(
         [
             sys.executable,
             "-m",
             "mypy.stubtest",
-            "newmarket_env.engine._fast",
+            *COMPILED,
             "--mypy-config-file",
             str(config),
             "--ignore-disjoint-bases",

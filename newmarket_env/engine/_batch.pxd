@@ -1,0 +1,39 @@
+"""``TableBatch``'s fields, for the search (``agents/_search.pyx``) that puts its sampled worlds at tables."""
+
+from libc.stdint cimport uint32_t
+
+from newmarket_env.engine._policies cimport View
+from newmarket_env.engine._table cimport Inputs, Rng, RuleCodes, Table
+
+
+cdef class TableBatch:
+    cdef RuleCodes r
+    cdef Table *tables
+    cdef Inputs *loaded                # per table: the inputs of the game :meth:`load` copied there (owned)
+    cdef int allocated                 # tables allocated by __cinit__ (what __dealloc__ frees)
+    cdef Rng *policy_rngs
+    cdef View view
+    cdef long *last_balance
+    cdef unsigned char *marks          # scratch for _table_indices, all 0 between calls
+    cdef readonly int num_tables, n
+    cdef readonly object rules
+    cdef readonly object seed
+    cdef readonly long sessions_started
+    cdef public bint auto_restart
+    cdef readonly object to_act, observations, action_masks, rewards, done, results, final_observations
+    cdef readonly object seat_policies, static, deal_index
+    cdef int[::1] _to_act, _deal_index
+    cdef float[:, ::1] _obs
+    cdef float[:, :, ::1] _final
+    cdef signed char[:, ::1] _mask, _policies
+    cdef long long[:, ::1] _rewards, _results
+    cdef unsigned char[::1] _done
+    cdef float[::1] _static
+
+    cdef void _start(self, int i) except *
+    cdef void _play_compiled(self, int i) noexcept
+    cdef void _observe(self, int i) noexcept
+    cdef void _put(self, int i, const Table *source) except *
+    cdef long[::1] _table_indices(self, tables)
+    cdef long[::1] _checked(self, actions, long[::1] which, int count)
+    cdef void _settle(self, int i) except *

@@ -1,0 +1,370 @@
+# cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True, initializedcheck=False
+"""Many sessions of the same rules held in C and stepped together by one call: ``TableBatch``."""
+
+from libc.stdint cimport uint32_t, uint64_t
+from libc.stdlib cimport calloc, free, malloc
+from libc.string cimport memcpy, memset
+
+import numbers
+import os
+
+import numpy as np
+
+from newmarket_env import actions as A
+from newmarket_env import tuning as T
+from newmarket_env.engine._fast cimport FastGame, _copy_inputs, _game_around
+from newmarket_env.engine._policies cimport NUM_POLICIES, View, decide, view_of_table
+from newmarket_env.engine._policies import POLICY_CODES
+from newmarket_env.engine._table cimport *
+from newmarket_env.observation.layout import FLAT_SIZE
+
+cdef int OBS_SIZE = FLAT_SIZE
+
+MAX_EMPTY_SESSIONS = T.MAX_EMPTY_SESSIONS   # sessions in a row that end without a decision: a table gives up
+
+
+def table_seed(seed, table):
+    """The seed of table ``table``'s random stream in a batch seeded with ``seed``: ``seed * 2**32 + table``.
+
+    Table ``i`` plays its sessions one after another on one generator, as
+    ``Game(rules, rng=stream)`` would for ``stream = random.Random(table_seed(seed, i))``
+    reused session after session (seeding once per table, not per session: a
+    Mersenne Twister seeding costs more than a whole decision).
+    """
+    return seed * 2**32 + table
+
+
+cdef class TableBatch:
+    """Many sessions of the same rules, held in C and stepped together by one call.
+
+    Every table waits on a decision of a seat the caller plays: :meth:`step`
+    takes one action per table (for the seat ``to_act[i]``), runs each table on
+    (seats given a compiled baseline in ``seat_policies`` play inside the call)
+    until a caller's seat decides again, and writes into preallocated arrays in
+    place (their contents change at every call: copy what you keep):
+
+    - ``to_act`` ``(N,)`` int32: the seat deciding next (-1 while a table is over);
+    - ``observations`` ``(N, FLAT_SIZE)`` float32: that seat's flat observation;
+    - ``action_masks`` ``(N, NUM_ACTIONS)`` int8: its legal actions;
+    - ``rewards`` ``(N, players)`` int64: each seat's chip change in this call (the first
+      call after a session starts also counts what was paid before its first decision);
+    - ``done`` ``(N,)`` bool: the table's session ended in this call; ``results[i]`` holds
+      each seat's chips won in it and ``final_observations[i, s]`` seat ``s``'s last view;
+    - ``deal_index`` ``(N,)`` int32: the deal each table is in (0 for its session's first).
+
+    ``seat_policies`` ``(N, players)`` int8 is read at every decision: a code of
+    ``POLICY_CODES`` (``random``, ``lowest``, ``greedy``, ``control``) plays that seat in C,
+    a negative code leaves it to the caller (default: every seat, for self-play).
+    Each table's compiled seats draw from one stream of their own.
+
+    With ``auto_restart`` (the default) a finished table starts its next session at
+    once, drawing its cards from the table's own stream (:func:`table_seed`), so the
+    batch is the same run for the same seed and actions. Without it the table stays
+    over until :meth:`restart`. A session in which no caller's seat decides is skipped
+    (played to its end inside the call, its chips unreported), up to
+    ``MAX_EMPTY_SESSIONS`` in a row.
+
+    :meth:`load` puts a copy of a :class:`FastGame` at a table (search rollouts:
+    many sampled worlds stepped together, see agents/guided_search.py), and
+    :meth:`observe` writes any seat's observation of chosen tables.
+    """
+
+    def __cinit__(self, rules, int num_tables, seed=0, seat_policies=None):
+        if num_tables < 1:
+            raise ValueError(f"num_tables={num_tables} is out of range; allowed: 1 or more")
+        self.tables = <Table *>calloc(num_tables, sizeof(Table))
+        self.policy_rngs = <Rng *>calloc(num_tables, sizeof(Rng))
+        self.last_balance = <long *>calloc(num_tables * MAX_SEATS, sizeof(long))
+        self.loaded = <Inputs *>calloc(num_tables, sizeof(Inputs))
+        self.marks = <unsigned char *>calloc(num_tables, 1)
+        self.allocated = num_tables
+        if (self.tables == NULL or self.policy_rngs == NULL or self.last_balance == NULL or self.loaded == NULL
+                or self.marks == NULL):
+            raise MemoryError()
+
+    def __init__(self, rules, int num_tables, seed=0, seat_policies=None):
+        from newmarket_env.observation.encode import static_part
+
+        self.rules, self.num_tables, self.n = rules, num_tables, rules.num_players
+        self.auto_restart = True
+        load_rules(&self.r, rules)
+        self.static = static_part(rules)
+        self._static = self.static
+        self.to_act = np.zeros(num_tables, dtype=np.int32)
+        self.deal_index = np.zeros(num_tables, dtype=np.int32)
+        self._deal_index = self.deal_index
+        self.observations = np.zeros((num_tables, OBS_SIZE), dtype=np.float32)
+        self.final_observations = np.zeros((num_tables, self.n, OBS_SIZE), dtype=np.float32)
+        self.action_masks = np.zeros((num_tables, NUM_ACTIONS), dtype=np.int8)
+        self.rewards = np.zeros((num_tables, self.n), dtype=np.int64)
+        self.results = np.zeros((num_tables, self.n), dtype=np.int64)
+        self.done = np.zeros(num_tables, dtype=bool)
+        self.seat_policies = np.full((num_tables, self.n), -1, dtype=np.int8)
+        self._to_act, self._obs, self._mask, self._final = (self.to_act, self.observations, self.action_masks,
+                                                            self.final_observations)
+        self._rewards, self._results, self._done = self.rewards, self.results, self.done.view(np.uint8)
+        self._policies = self.seat_policies
+        if seat_policies is not None:
+            self.set_seat_policies(seat_policies)
+        self.reset(seed)
+
+    def __dealloc__(self):
+        cdef int i
+        if self.loaded != NULL:
+            for i in range(self.allocated):
+                free(self.loaded[i].deals)
+                free(self.loaded[i].lots)
+        free(self.loaded)
+        free(self.marks)
+        free(self.tables)
+        free(self.policy_rngs)
+        free(self.last_balance)
+
+    def set_seat_policies(self, codes):
+        """Copy ``codes`` (broadcast to ``(N, players)``) into ``seat_policies``, after checking them."""
+        codes = np.asarray(codes)
+        if not np.issubdtype(codes.dtype, np.integer) or codes.size == 0 or codes.max() >= NUM_POLICIES:
+            raise ValueError(f"seat policies must be ints: a code of {POLICY_CODES} or negative for the caller")
+        try:
+            self.seat_policies[...] = np.broadcast_to(codes, self.seat_policies.shape)
+        except ValueError:
+            raise ValueError(f"seat policies of shape {codes.shape} do not fit {self.seat_policies.shape} "
+                             f"(tables, players)") from None
+
+    def reset(self, seed=None):
+        """Start a fresh session at every table; ``seed`` restarts every stream (None: drawn)."""
+        cdef int i
+        if seed is None:
+            seed = int.from_bytes(os.urandom(4), "little")
+        if isinstance(seed, bool) or not isinstance(seed, numbers.Integral) or not 0 <= seed < 2**32:
+            raise ValueError(f"seed={seed!r} is out of range; allowed: an int 0..2**32-1 or None")
+        self.seed, self.sessions_started = int(seed), 0
+        self.done[:] = False
+        self.rewards[:] = 0
+        self.results[:] = 0
+        for i in range(self.num_tables):
+            seed_rng_u64(&self.tables[i].rng, (<uint64_t>self.seed << 32) + <uint64_t>i)
+            # the compiled seats' stream: the table's seed with a third key word, so never the cards' stream
+            _seed_policy_rng(&self.policy_rngs[i], (<uint64_t>self.seed << 32) + <uint64_t>i)
+            self._start(i)
+
+    def restart(self, tables):
+        """Start the next session at the given tables (they must be over: ``auto_restart`` off)."""
+        cdef long[::1] which = self._table_indices(tables)
+        cdef int k
+        for k in range(which.shape[0]):
+            if not self.tables[which[k]].over:
+                raise ValueError(f"table {which[k]} is not over; restart only tables whose session ended")
+        self.rewards[:] = 0
+        self.done[:] = False
+        for k in range(which.shape[0]):
+            self._start(which[k])
+
+    cdef void _start(self, int i) except *:
+        """Table ``i``'s next session, played on to the first decision of a caller's seat."""
+        cdef Table *t = &self.tables[i]
+        cdef int s, tries
+        for tries in range(MAX_EMPTY_SESSIONS):
+            self.sessions_started += 1
+            start_session(t, &self.r, NULL, NULL, NULL, 0)
+            for s in range(self.n):
+                self.last_balance[i * MAX_SEATS + s] = self.r.starting_chips
+            self._play_compiled(i)
+            if not t.over:
+                self._observe(i)
+                return
+        raise RuntimeError(f"table {i}: {MAX_EMPTY_SESSIONS} sessions in a row without a decision of a caller's "
+                           f"seat; give some seat a negative code in seat_policies")
+
+    cdef void _play_compiled(self, int i) noexcept:
+        """Let the compiled seats of table ``i`` move until a caller's seat decides or the session ends."""
+        cdef Table *t = &self.tables[i]
+        cdef int code
+        while not t.over:
+            code = self._policies[i, t.to_act]
+            if code < 0:
+                return
+            view_of_table(&self.view, t, t.to_act)
+            apply_action(t, decide(code, &self.view, &self.r, &self.policy_rngs[i]))
+
+    cdef void _observe(self, int i) noexcept:
+        cdef Table *t = &self.tables[i]
+        self._to_act[i] = t.to_act
+        self._deal_index[i] = t.deal_index
+        if t.over:
+            memset(&self._obs[i, 0], 0, OBS_SIZE * sizeof(float))
+            memset(&self._mask[i, 0], 0, NUM_ACTIONS)
+            return
+        encode_table(t, t.to_act, &self._obs[i, 0], &self._static[0])
+        write_mask(t, &self._mask[i, 0])
+
+    def step(self, actions, tables=None):
+        """``actions[k]`` at table ``tables[k]`` (every table when None); returns
+        ``(to_act, observations, action_masks, rewards, done)``."""
+        cdef long[::1] which = self._table_indices(tables) if tables is not None else None
+        cdef int count = self.num_tables if which is None else which.shape[0]
+        cdef long[::1] chosen = self._checked(actions, which, count)
+        cdef int k, i
+        self.rewards[:] = 0
+        self.done[:] = False
+        for k in range(count):
+            i = k if which is None else which[k]
+            apply_action(&self.tables[i], chosen[k])
+            self._play_compiled(i)
+            self._settle(i)
+        return self.to_act, self.observations, self.action_masks, self.rewards, self.done
+
+    def load(self, int i, FastGame game):
+        """Table ``i`` becomes a copy of ``game`` (of the batch's rules, not over): its state, its random
+        stream and the inputs its table holds (given deals and lots, ``at_position``'s placeholder next
+        deal), as :meth:`FastGame.copy` copies them; no action log, no record. Counts as a call for table
+        ``i`` alone: the compiled seats of ``seat_policies`` play on to a caller's decision, ``rewards[i]``
+        is what they won meanwhile (0 if none played), and the arrays hold its new state.
+        """
+        if not 0 <= i < self.num_tables:
+            raise ValueError(f"table={i} is out of range; allowed: 0..{self.num_tables - 1}")
+        if game.rules is not self.rules and game.rules != self.rules:
+            raise ValueError("the game's rules are not the batch's (the rules it was made with); load only "
+                             "games of the batch's rules")
+        if game.t.over:
+            raise ValueError("the game is over; load only a game that waits on a decision")
+        self._put(i, &game.t)
+
+    def load_worlds(self, sampler, position, uint64_t hand, uint64_t unseen, uint64_t dead_known, card_counts,
+                    int budget, int width):
+        """``budget`` worlds of ``position`` sampled by ``sampler``, a ``CompiledSearch`` (agents/_search.pyx: the
+        draws of its ``evaluate``, so of agents/sampling.py's sample_world for the same seed), world ``w`` loaded
+        (:meth:`load`) at tables ``w * width`` to ``w * width + width - 1``: one table per candidate action of a
+        search."""
+        if sampler.rules is not self.rules and sampler.rules != self.rules:
+            raise ValueError("the sampler's rules are not the batch's; sample worlds of the batch's rules")
+        if budget < 1 or width < 1 or budget * width > self.num_tables:
+            raise ValueError(f"budget={budget} worlds x width={width} tables each must be 1..{self.num_tables} "
+                             f"tables (the batch's)")
+        sampler.put_worlds(self, position, hand, unseen, dead_known, card_counts, budget, width)
+
+    cdef void _put(self, int i, const Table *source) except *:
+        """Table ``i`` becomes a copy of ``source`` (with copies of its inputs), then as after a step."""
+        cdef Table *t = &self.tables[i]
+        cdef int s
+        t[0] = source[0]
+        t.r, t.log, t.events = &self.r, NULL, NULL
+        if source.inputs != NULL:
+            _copy_inputs(&self.loaded[i], source.inputs)
+            t.inputs = &self.loaded[i]
+        for s in range(self.n):
+            self.last_balance[i * MAX_SEATS + s] = t.balances[s]
+        self._done[i] = 0
+        self._play_compiled(i)
+        self._settle(i)
+
+    def observe(self, int seat, tables=None):
+        """``seat``'s flat observation at each of ``tables`` (every table when None), whoever is to act:
+        a new ``(len(tables), FLAT_SIZE)`` float32 array (FastGame.encode_into, table by table)."""
+        cdef long[::1] which = self._table_indices(tables) if tables is not None else None
+        cdef int count = self.num_tables if which is None else which.shape[0]
+        cdef int k
+        if not 0 <= seat < self.n:
+            raise ValueError(f"seat={seat} is not a seat; allowed: 0..{self.n - 1}")
+        out = np.empty((count, OBS_SIZE), dtype=np.float32)
+        cdef float[:, ::1] rows = out
+        for k in range(count):
+            encode_table(&self.tables[k if which is None else which[k]], seat, &rows[k, 0], &self._static[0])
+        return out
+
+    def random_actions(self):
+        """A uniformly random legal action for every table (as the compiled ``random`` draws it, from the
+        tables' own policy streams): a driver for tests, benchmarks and random exploration."""
+        out = np.empty(self.num_tables, dtype=np.int_)
+        cdef long[::1] view = out
+        cdef int i
+        for i in range(self.num_tables):
+            view[i] = -1 if self.tables[i].over else self.tables[i].legal[
+                _randbelow(&self.policy_rngs[i], self.tables[i].n_legal)]
+        return out
+
+    cdef long[::1] _table_indices(self, tables):
+        # checked in C loops, not numpy calls: search rollouts step a few tables at a time, thousands of times
+        cdef long[::1] view
+        cdef int k, bad = 0
+        which = np.asarray(tables)
+        if which.ndim == 1 and which.dtype.kind in "iu":   # np.issubdtype(dtype, np.integer), bools excluded
+            view = np.ascontiguousarray(which, dtype=np.int_)
+            for k in range(view.shape[0]):
+                bad |= not 0 <= view[k] < self.num_tables
+        if which.ndim != 1 or which.dtype.kind not in "iu" or bad:
+            raise ValueError(f"tables must be a 1-d int array of table numbers 0..{self.num_tables - 1}")
+        for k in range(view.shape[0]):   # repeats: each table marked once (marks cleared again below)
+            bad |= self.marks[view[k]]
+            self.marks[view[k]] = 1
+        for k in range(view.shape[0]):
+            self.marks[view[k]] = 0
+        if bad:
+            raise ValueError("tables must not repeat a table")
+        return view
+
+    cdef long[::1] _checked(self, actions, long[::1] which, int count):
+        """The actions as C longs, every one legal; else a one-line ValueError and nothing changed."""
+        cdef Table *t
+        cdef int k, i
+        chosen = np.asarray(actions)
+        if chosen.shape != (count,) or chosen.dtype.kind not in "iu":   # ints, not bools
+            raise ValueError(f"actions must be {count} action ids (an int array of shape ({count},)); "
+                             f"got {chosen.dtype} of shape {chosen.shape}")
+        chosen = np.ascontiguousarray(chosen, dtype=np.int_)
+        cdef long[::1] view = chosen
+        for k in range(count):
+            i = k if which is None else which[k]
+            t = &self.tables[i]
+            if t.over:
+                raise ValueError(f"table {i}: the session is over; call restart([{i}]) first")
+            if not 0 <= view[k] < NUM_ACTIONS or not is_legal(t, view[k]):
+                legal = ", ".join(str(t.legal[j]) for j in range(t.n_legal))
+                raise ValueError(f"action {view[k]} is not legal at table {i} (seat {t.to_act}); "
+                                 f"legal actions: {legal}")
+        return view
+
+    cdef void _settle(self, int i) except *:
+        """Rewards of this call; a finished session is reported and (auto_restart) the next one started."""
+        cdef Table *t = &self.tables[i]
+        cdef long *last = &self.last_balance[i * MAX_SEATS]
+        cdef int s
+        for s in range(self.n):
+            self._rewards[i, s] = t.balances[s] - last[s]
+            last[s] = t.balances[s]
+        self._done[i] = t.over
+        if not t.over:
+            self._observe(i)
+            return
+        for s in range(self.n):
+            self._results[i, s] = t.balances[s] - self.r.starting_chips
+            encode_table(t, s, &self._final[i, s, 0], &self._static[0])
+        if self.auto_restart:
+            self._start(i)
+        else:
+            self._observe(i)
+
+    def game(self, int i):
+        """Table ``i`` as a :class:`FastGame` copy (for inspection and tests; not on the hot path)."""
+        if not 0 <= i < self.num_tables:
+            raise ValueError(f"table={i} is out of range; allowed: 0..{self.num_tables - 1}")
+        cdef FastGame game = _game_around(self.rules, None, (), (), False, &self.r, &self.tables[i])
+        if self.tables[i].inputs != NULL:   # a loaded table's inputs (a started session's table has none)
+            _copy_inputs(&game.inputs, self.tables[i].inputs)
+        else:
+            game.t.inputs = NULL
+        return game
+
+
+cdef void _seed_policy_rng(Rng *rng, uint64_t seed) noexcept nogil:
+    """``random.Random(seed + 2**64)``: a key one word longer than any table's, so a stream of its own."""
+    cdef uint32_t key[3]
+    key[0] = <uint32_t>(seed & 0xffffffffULL)
+    key[1] = <uint32_t>(seed >> 32)
+    key[2] = 1
+    _init_by_array(rng, key, 3)
+
+
+def policy_seed(seed, table):
+    """The seed of table ``table``'s compiled seats' stream: ``random.Random(policy_seed(seed, table))``."""
+    return table_seed(seed, table) + 2**64
