@@ -94,7 +94,7 @@ class SearchAgent(Agent):
         self.rollout = ROLLOUT_POLICIES[self.rollout_name](self.rules, random.Random(self.seed))
         self._worlds = None
         if self.compiled:
-            from newmarket_env.agents._search import CompiledSearch  # the compiled engine: absent where it was not built
+            from newmarket_env.agents._search import CompiledSearch  # compiled: absent where it was not built
 
             self._worlds = CompiledSearch(self.rules, self.seed, self.rollout_name)
 

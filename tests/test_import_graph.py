@@ -55,8 +55,14 @@ OPTIONAL_LIBRARIES = frozenset(
     }
 )
 
-# The compiled engine (built from .pyx; absent where it was not built): optional like the libraries above.
-COMPILED_ENGINE = "newmarket_env.engine._fast"
+# The compiled modules (built from .pyx; absent where they were not built): optional like the libraries above.
+COMPILED_MODULES = (
+    "newmarket_env.engine._table",
+    "newmarket_env.engine._fast",
+    "newmarket_env.engine._policies",
+    "newmarket_env.engine._batch",
+    "newmarket_env.agents._search",
+)
 
 # Circles known when the test was written, each named by the sorted modules of its strongly
 # connected component. The list only shrinks: an entry is removed when its circle is broken.
@@ -134,8 +140,9 @@ def _absolute(module: str, is_package: bool, node: ast.ImportFrom) -> str:
 
 def _known(name: str, modules: dict[str, Path]) -> str | None:
     """The longest prefix of a dotted name that is a module of the package."""
-    if name.startswith(COMPILED_ENGINE):
-        return COMPILED_ENGINE
+    for compiled in COMPILED_MODULES:
+        if name == compiled or name.startswith(f"{compiled}."):
+            return compiled
     parts = name.split(".")
     while parts:
         candidate = ".".join(parts)
@@ -296,7 +303,7 @@ def test_no_circle_between_parts_beyond_the_known_ones() -> None:
 
 def test_no_private_name_is_imported_from_another_module() -> None:
     """A name another module needs is public (or moved to where both can reach it); the compiled
-    engine's modules (``_fast``) are the exception, being private by their file name only."""
+    modules (``_fast``, ``_batch``, ...) are the exception, being private by their file name only."""
     modules = module_files()
     found = []
     for name, path in modules.items():
@@ -307,7 +314,11 @@ def test_no_private_name_is_imported_from_another_module() -> None:
             if not source.startswith("newmarket_env"):
                 continue
             for alias in node.names:
-                if alias.name.startswith("_") and not alias.name.startswith("__") and alias.name != "_fast":
+                if (
+                    alias.name.startswith("_")
+                    and not alias.name.startswith("__")
+                    and f"{source}.{alias.name}" not in COMPILED_MODULES
+                ):
                     found.append(f"{path.relative_to(REPO)}:{node.lineno}: {alias.name} from {source}")
     assert not found, "private names imported across modules:\n" + "\n".join(found)
 
@@ -340,7 +351,7 @@ def needs_optional(modules: dict[str, Path]) -> set[str]:
                 continue
             if target in modules:
                 direct[name].add(target)
-            elif target.split(".")[0] in OPTIONAL_LIBRARIES or target == COMPILED_ENGINE:
+            elif target.split(".")[0] in OPTIONAL_LIBRARIES or target in COMPILED_MODULES:
                 needing.add(name)
     grown = True
     while grown:
@@ -361,7 +372,7 @@ def late_imports() -> list[tuple[str, int, str]]:
     for name, path in modules.items():
         guarded = guarded_lines(path)  # e.g. a library's module that only some of its versions have
         for target, line, in_function in imported_names(name, path, modules):
-            optional = target.split(".")[0] in OPTIONAL_LIBRARIES or target in heavy or target == COMPILED_ENGINE
+            optional = target.split(".")[0] in OPTIONAL_LIBRARIES or target in heavy or target in COMPILED_MODULES
             if in_function and not optional and line not in guarded:
                 found.append((str(path.relative_to(REPO)), line, target))
     return found
