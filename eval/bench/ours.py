@@ -35,13 +35,13 @@ def engine_player(
 
 
 def aec_player(
-    variant: str, observation: str = "flat", num_players: int = PLAYERS, engine: str = "auto"
+    variant: str, observation: str = "flat", num_players: int = PLAYERS, engine: str = "auto", seeded: bool = True
 ) -> SessionPlayer:
-    """Random legal play through the PettingZoo API of the wrapped env."""
+    """Random legal play through the PettingZoo API of the wrapped env; ``seeded=False``: ``reset()`` without a seed."""
     from newmarket_env import env
 
     return aec_random_player(
-        lambda: env(variant=variant, num_players=num_players, observation=observation, engine=engine)
+        lambda: env(variant=variant, num_players=num_players, observation=observation, engine=engine), seeded
     )
 
 
