@@ -51,11 +51,13 @@ class LearnerSeat:
 
     def __post_init__(self, players: int | None) -> None:
         opponents, snapshots, fraction, seat = self.opponents, self.snapshots, self.snapshot_fraction, self.seat
-        if _one_text(opponents) or not _paths(opponents):
+        pool = () if _one_text(opponents) else _paths(opponents)  # read once: a generator is read only once
+        if not pool:
             raise ValueError(f"opponents={opponents!r} must be a non-empty list of agent names, e.g. ['random']")
         if _one_text(snapshots):
             raise ValueError(f"snapshots={snapshots!r} must be a list of saved-agent paths, not one string")
-        for spec in (*_paths(opponents), *_paths(snapshots)):
+        saved = _paths(snapshots)
+        for spec in (*pool, *saved):
             if not isinstance(spec, str) or not spec:
                 raise ValueError(f"opponent {spec!r} is not an agent name or a saved-agent path")
         if isinstance(fraction, bool) or not isinstance(fraction, numbers.Real) or not 0.0 <= float(fraction) <= 1.0:
@@ -65,8 +67,8 @@ class LearnerSeat:
             seats = "a seat number >= 0" if players is None else f"a seat 0..{players - 1}"
             raise ValueError(f"seat={seat!r} is unknown; allowed: {', '.join(SEAT_MODES)} or {seats}")
         normal = {
-            "opponents": _paths(opponents),
-            "snapshots": _paths(snapshots),
+            "opponents": pool,
+            "snapshots": saved,
             "snapshot_fraction": float(fraction),
             "seat": int(seat) if fixed else seat,
             "reward_scale": check_reward_scale(self.reward_scale),

@@ -51,6 +51,7 @@ def test_the_spec_is_normalised_once():
     assert spec.seat == 2 and type(spec.seat) is int
     assert spec.snapshot_fraction == 1.0 and type(spec.snapshot_fraction) is float
     assert callable(spec.agent_factory)  # None became the default factory
+    assert LearnerSeat(opponents=(name for name in ["greedy", "control"])).opponents == ("greedy", "control")
     with pytest.raises(AttributeError):
         spec.seat = "random"  # type: ignore[misc]  # frozen
 
