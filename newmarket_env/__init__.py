@@ -24,8 +24,9 @@ def vector_env(**kwargs):
     """Many compiled tables, one learner seat each, as a ``gymnasium.vector.VectorEnv``.
 
     Keywords: ``variant``, ``num_players``, ``num_envs``, ``opponents``, ``seat``,
-    ``snapshots``, ``snapshot_fraction``, ``reward_scale``, ``seed`` and rules
-    overrides; see :class:`newmarket_env.envs.vector.VectorEnv`. Needs the compiled
+    ``snapshots``, ``snapshot_fraction``, ``reward_scale``, ``agent_factory`` (or those six whole
+    as ``learner_seat``, a :class:`~newmarket_env.envs.learner_options.LearnerSeat`), ``seed`` and
+    rules overrides; see :class:`newmarket_env.envs.vector.VectorEnv`. Needs the compiled
     engine (a ``RuntimeError`` names the fallback, ``SingleAgentEnv``, where it is not built).
     """
     return VectorEnv(**kwargs)

@@ -15,9 +15,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from newmarket_env.envs.learner_options import SEAT_MODES, LearnerSeat
 from newmarket_env.execution.backends import BACKENDS, check_backend
+from newmarket_env.rules import VARIANTS
 
-SEAT_CHOICES = ("random", "rotate")
 EVAL_BACKENDS = BACKENDS
 VEC_ENVS = ("batch", "dummy", "subproc")
 #: Most envs of the per-object kinds (dummy, subproc); batch tables are far cheaper.
@@ -69,17 +70,12 @@ def spec(
 class EnvSection:
     """The game the learner plays (``SingleAgentEnv``)."""
 
-    variant: str = spec(
-        "newmarket",
-        "rules preset (docs/rules.md)",
-        str,
-        choices=("newmarket", "michigan", "newbury", "hoyle1885", "arnold2011"),
-    )
+    variant: str = spec("newmarket", "rules preset (docs/rules.md)", str, choices=tuple(VARIANTS))
     num_players: int = spec(4, "players at the table", int, low=3, high=8)
     rules: dict = spec(
         {}, "rules overrides by their docs/rules.md names, e.g. {num_deals: 2} (players: num_players)", dict
     )
-    seat: str = spec("random", "learner seat per session", str, choices=SEAT_CHOICES)
+    seat: str = spec("random", "learner seat per session", str, choices=SEAT_MODES)
     reward_scale: float = spec(0.1, "chips are multiplied by this before PPO sees them", float, low=1e-6, high=100.0)
 
 
@@ -280,6 +276,16 @@ class TrainConfig:
     run: RunSection = field(default_factory=RunSection, metadata={"doc": RunSection.__doc__})
     eval: EvalSection = field(default_factory=EvalSection, metadata={"doc": EvalSection.__doc__})
     expert: ExpertSection = field(default_factory=ExpertSection, metadata={"doc": ExpertSection.__doc__})
+
+    def learner_seat(self) -> LearnerSeat:
+        """The learner's seat at every training table: sections env and opponents as one spec."""
+        return LearnerSeat(
+            opponents=self.opponents.baselines,
+            snapshot_fraction=self.opponents.snapshot_fraction,
+            seat=self.env.seat,
+            reward_scale=self.env.reward_scale,
+            players=self.env.num_players,
+        )
 
     def to_dict(self) -> dict[str, Any]:
         data = dataclasses.asdict(self)

@@ -35,17 +35,16 @@ from newmarket_env.train.rundir import RUN_FILE, check_writable, record_resume, 
 from newmarket_env.train.runlock import RunLock
 
 
+def table_keywords(config: TrainConfig) -> dict[str, Any]:
+    """The keywords every training table is built with, by ``SingleAgentEnv`` and ``VectorEnv`` alike:
+    the game (variant, players, rules overrides) and the learner's seat."""
+    env = config.env
+    return dict(variant=env.variant, num_players=env.num_players, learner_seat=config.learner_seat(), **env.rules)
+
+
 def make_env(config: TrainConfig, rank: int) -> SingleAgentEnv:
     """One training env; module level so SubprocVecEnv can pickle it."""
-    env = SingleAgentEnv(
-        variant=config.env.variant,
-        num_players=config.env.num_players,
-        opponents=config.opponents.baselines,
-        snapshot_fraction=config.opponents.snapshot_fraction,
-        seat=config.env.seat,
-        reward_scale=config.env.reward_scale,
-        **config.env.rules,
-    )
+    env = SingleAgentEnv(**table_keywords(config))
     env.reset(seed=config.run.seed * 1000 + rank)
     return env
 
@@ -79,17 +78,7 @@ def _batch_vec_env(config: TrainConfig):
     except RuntimeError as err:
         warnings.warn(f"run.vec_env = batch: {err}; training on vec_env = dummy instead", stacklevel=3)
         return None
-    vector = vectors.VectorEnv(
-        variant=config.env.variant,
-        num_players=config.env.num_players,
-        num_envs=config.run.n_envs,
-        opponents=config.opponents.baselines,
-        snapshot_fraction=config.opponents.snapshot_fraction,
-        seat=config.env.seat,
-        reward_scale=config.env.reward_scale,
-        seed=config.run.seed,
-        **config.env.rules,
-    )
+    vector = vectors.VectorEnv(num_envs=config.run.n_envs, seed=config.run.seed, **table_keywords(config))
     vec = SB3VecEnv(vector)
     vec.seed(config.run.seed)
     return vec

@@ -36,11 +36,11 @@ def engine_player(
 
 
 def aec_player(
-    variant: str, observation: str = "flat", num_players: int = PLAYERS, engine: str = "auto"
+    variant: str, observation: str = "flat", num_players: int = PLAYERS, engine: str = "auto", seeded: bool = True
 ) -> SessionPlayer:
-    """Random legal play through the PettingZoo API of the wrapped env."""
+    """Random legal play through the PettingZoo API of the wrapped env; ``seeded=False``: ``reset()`` without a seed."""
     return aec_random_player(
-        lambda: env(variant=variant, num_players=num_players, observation=observation, engine=engine)
+        lambda: env(variant=variant, num_players=num_players, observation=observation, engine=engine), seeded
     )
 
 

@@ -13,7 +13,16 @@ import random
 from newmarket_env.eval.bench.drivers import aec_random_player
 from newmarket_env.eval.bench.timing import SessionPlayer
 
-PEER_NAMES = ("texas_holdem_v4", "texas_holdem_v4 4p", "connect_four_v3", "hearts", "hearts+tensor")
+PEER_NAMES = (
+    "texas_holdem_v4",
+    "texas_holdem_v4 4p",
+    "texas_holdem_v4 unseeded",
+    "texas_holdem_v4 4p unseeded",
+    "connect_four_v3",
+    "hearts",
+    "hearts+tensor",
+)
+UNSEEDED = " unseeded"  # the suffix of the rows whose sessions start with reset() instead of reset(seed)
 PeerWorkload = tuple["SessionPlayer | None", str]  # (player or None when unavailable, note)
 
 
@@ -34,23 +43,24 @@ def classic_env_maker(name: str, **kwargs):
     return lambda: make("aec", f"classic/{name}", **kwargs)
 
 
-def classic_peer(name: str, note: str, **kwargs) -> PeerWorkload:
+def classic_peer(name: str, note: str, seeded: bool = True, **kwargs) -> PeerWorkload:
     """A PettingZoo classic env driven at random, or a skip note when its packages are missing."""
     try:
         maker = classic_env_maker(name, **kwargs)
     except ImportError as err:
         return None, f"skipped: {err} (pip install 'newmarket-env[bench]')"
-    return aec_random_player(maker), note
+    return aec_random_player(maker, seeded), note if seeded else f"{note}; reset() without a seed"
 
 
-def texas_holdem() -> PeerWorkload:
+def texas_holdem(seeded: bool = True) -> PeerWorkload:
     """PettingZoo classic Texas Hold'em (limit, 2 players; needs rlcard and pygame)."""
-    return classic_peer("texas_holdem_v4", "PettingZoo classic, rlcard, 2 players; session = one hand")
+    return classic_peer("texas_holdem_v4", "PettingZoo classic, rlcard, 2 players; session = one hand", seeded)
 
 
-def texas_holdem_4p() -> PeerWorkload:
+def texas_holdem_4p(seeded: bool = True) -> PeerWorkload:
     """The same Hold'em at 4 players: longer hands, so less reset cost per decision than 2 players."""
-    return classic_peer("texas_holdem_v4", "PettingZoo classic, rlcard, 4 players; session = one hand", num_players=4)
+    note = "PettingZoo classic, rlcard, 4 players; session = one hand"
+    return classic_peer("texas_holdem_v4", note, seeded, num_players=4)
 
 
 def connect_four() -> PeerWorkload:
@@ -88,6 +98,8 @@ def hearts(with_tensor: bool) -> PeerWorkload:
 PEERS = {
     "texas_holdem_v4": texas_holdem,
     "texas_holdem_v4 4p": texas_holdem_4p,
+    "texas_holdem_v4 unseeded": lambda: texas_holdem(seeded=False),
+    "texas_holdem_v4 4p unseeded": lambda: texas_holdem_4p(seeded=False),
     "connect_four_v3": connect_four,
     "hearts": lambda: hearts(False),
     "hearts+tensor": lambda: hearts(True),

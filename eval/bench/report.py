@@ -7,6 +7,8 @@ from newmarket_env.eval.bench.suite import REFERENCE_PEERS, BenchResult
 SHORT_PEER = {
     "texas_holdem_v4": "x holdem",
     "texas_holdem_v4 4p": "x holdem 4p",
+    "texas_holdem_v4 unseeded": "x holdem unseeded",
+    "texas_holdem_v4 4p unseeded": "x holdem 4p unseeded",
     "connect_four_v3": "x connect4",
     "hearts": "x hearts",
     "hearts+tensor": "x hearts+tensor",

@@ -10,7 +10,7 @@ from newmarket_env import env
 from newmarket_env.eval.bench.extras import EXTRAS, ON_REQUEST
 from newmarket_env.eval.bench.memory import MemoryFigure, memory_per_env
 from newmarket_env.eval.bench.ours import PLAYERS, aec_player, engine_note, engine_player
-from newmarket_env.eval.bench.peers import PEER_NAMES, PEERS, classic_env_maker
+from newmarket_env.eval.bench.peers import PEER_NAMES, PEERS, UNSEEDED, classic_env_maker
 from newmarket_env.eval.bench.timing import CLOCKS, Measurement, Target, measure_rounds, paired_ratio
 from newmarket_env.eval.bench.training import training_targets
 from newmarket_env.rules import VARIANTS
@@ -18,6 +18,8 @@ from newmarket_env.rules import VARIANTS
 REFERENCE_PEERS = (
     "texas_holdem_v4",
     "texas_holdem_v4 4p",
+    "texas_holdem_v4 unseeded",
+    "texas_holdem_v4 4p unseeded",
     "connect_four_v3",
     "hearts",
     "hearts+tensor",
@@ -80,13 +82,12 @@ class BenchResult:
     def targets(self) -> list[Target]:
         """The goals of issue 6 that this run can check."""
         found = []
-        aec = self.row("aec newmarket flat")
-        if aec and (holdem := self.row("texas_holdem_v4")):
-            value = paired_ratio(aec, holdem)
-            found.append(Target("AEC newmarket 4p flat / texas_holdem_v4", value, ">= 10x", value >= 10))
-        if aec and (holdem4 := self.row("texas_holdem_v4 4p")):
-            value = paired_ratio(aec, holdem4)
-            found.append(Target("AEC newmarket 4p flat / texas_holdem_v4 4p", value, ">= 10x", value >= 10))
+        for suffix in ("", UNSEEDED):  # each side reset with a seed, then each side reset without one
+            aec = self.row(f"aec newmarket flat{suffix}")
+            for peer in (f"texas_holdem_v4{suffix}", f"texas_holdem_v4 4p{suffix}"):
+                if aec and (holdem := self.row(peer)):
+                    value = paired_ratio(aec, holdem)
+                    found.append(Target(f"AEC newmarket 4p flat{suffix} / {peer}", value, ">= 10x", value >= 10))
         engine = self.row("engine newmarket")
         if engine and (hearts := self.row("hearts")):
             value = paired_ratio(engine, hearts)
@@ -160,6 +161,13 @@ def _workloads(config: BenchConfig):
     for encoding in encodings:
         for preset in config.presets:
             yield f"aec {preset} {encoding}", "aec", _ready(aec_player, preset, encoding), note
+        if encoding == "flat" and "newmarket" in config.presets:
+            yield (
+                f"aec newmarket flat{UNSEEDED}",
+                "aec",
+                _ready(aec_player, "newmarket", "flat", PLAYERS, "auto", False),
+                f"{note}; reset() without a seed, as a training loop resets",
+            )
         if encoding == "flat" and config.reference and "newmarket" in config.presets:
             yield (
                 "aec newmarket flat python",

@@ -11,6 +11,7 @@ what it may do depends on the move before it, so a parallel step would be one li
 from __future__ import annotations
 
 from newmarket_env.envs.aec import ENV_NAME, raw_env
+from newmarket_env.envs.learner_options import SEAT_MODES, LearnerSeat
 from newmarket_env.envs.registration import GYMNASIUM_ID, PETTINGZOO_ID
 from newmarket_env.envs.single_agent import SingleAgentEnv
 from newmarket_env.envs.vector import VectorEnv
@@ -22,4 +23,14 @@ def env(**kwargs):
     return OrderEnforcing(raw_env(**kwargs))
 
 
-__all__ = ["env", "raw_env", "ENV_NAME", "SingleAgentEnv", "VectorEnv", "GYMNASIUM_ID", "PETTINGZOO_ID"]
+__all__ = [
+    "env",
+    "raw_env",
+    "ENV_NAME",
+    "LearnerSeat",
+    "SEAT_MODES",
+    "SingleAgentEnv",
+    "VectorEnv",
+    "GYMNASIUM_ID",
+    "PETTINGZOO_ID",
+]

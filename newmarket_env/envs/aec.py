@@ -136,8 +136,11 @@ class raw_env(AECEnv):
         self._cumulative_rewards = {a: 0.0 for a in self.agents}
         self.terminations = {a: False for a in self.agents}
         self.truncations = {a: False for a in self.agents}
-        self.infos: dict[str, dict[str, Any]] = {a: {} for a in self.agents}
+        self.infos: dict[str, dict[str, Any]] = {
+            a: {"action_mask": np.zeros(A.NUM_ACTIONS, dtype=np.int8)} for a in self.agents
+        }
         self._masked_seat = NOBODY  # the seat whose action mask is not all zero
+        self._rewards_nonzero = False  # whether self.rewards holds a non-zero value
         self._obs_cache: dict[str, dict[str, np.ndarray]] = {}
         # Stakes paid while resetting reach the rewards at the first step: PettingZoo
         # expects zero rewards right after reset.
@@ -149,7 +152,9 @@ class raw_env(AECEnv):
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
-        if action is None or isinstance(action, bool) or not isinstance(action, (int, np.integer)):
+        if type(action) is not int and (  # the common case first: a plain int skips the other checks
+            action is None or isinstance(action, bool) or not isinstance(action, (int, np.integer))
+        ):
             legal = ", ".join(f"{a} ({A.action_text(a)})" for a in self.game.legal)
             raise IllegalActionError(f"action {action!r} for {agent} is not an action id; legal actions: {legal}")
         self.game.apply(int(action))  # raises IllegalActionError with the game unchanged
@@ -159,7 +164,14 @@ class raw_env(AECEnv):
             self.render()
 
     def _after_change(self, reward: bool = True) -> None:
-        game = self.game
+        """Bring rewards, terminations, the agent to act and the masks up to date after the game moved.
+
+        Called at every step, so it does only the work that changed (docs/benchmark.md, "The AEC
+        env's own cost"): rewards are rewritten only when a balance moved (or to clear the last
+        non-zero ones), and only the seats whose mask changes get a new one.
+        """
+        game = self._game
+        assert game is not None  # reset() set it before any change
         if game.over and not reward:
             # The whole session ended inside reset (every decision was forced): no step
             # will follow to pay its chips out, so they are rewarded now, and the dead
@@ -167,42 +179,55 @@ class raw_env(AECEnv):
             reward = True
             self.agent_selection = self.possible_agents[0]
         if reward:
-            balances = game.balances  # a fresh list from the compiled engine: read it once
-            for seat, agent in enumerate(self.possible_agents):
-                self.rewards[agent] = float(balances[seat] - self._seen_balances[seat])
-            self._seen_balances = list(balances)
+            self._pay_rewards(game.balances)
         self._obs_cache = {}
         if game.over:
             for agent in self.agents:
                 self.terminations[agent] = True
+            acting = NOBODY
         else:
-            self.agent_selection = self.possible_agents[game.to_act]
-        self._update_masks()
-        if reward:
-            self._accumulate_rewards()
+            acting = game.to_act
+            self.agent_selection = self.possible_agents[acting]
+        self._update_masks(game, acting)
 
-    def _update_masks(self) -> None:
+    def _pay_rewards(self, balances: list[int]) -> None:
+        """Reward each agent with its balance's change since the last step, and add it to the cumulative rewards.
+
+        Most steps move no chips: then the rewards stay (or become) all zero and nothing is
+        added, which is what the full computation would give.
+        """
+        if balances == self._seen_balances:
+            if self._rewards_nonzero:
+                for agent in self.possible_agents:
+                    self.rewards[agent] = 0.0
+                self._rewards_nonzero = False
+            return
+        seen = self._seen_balances
+        for seat, agent in enumerate(self.possible_agents):
+            self.rewards[agent] = float(balances[seat] - seen[seat])
+        self._seen_balances = list(balances)  # the reference engine's list changes in place
+        self._rewards_nonzero = True
+        self._accumulate_rewards()
+
+    def _update_masks(self, game: EngineGame, acting: int) -> None:
         """Give the seat to act its legal mask and every other seat an all-zero one.
 
-        Only the masks that change get a new array (the seat that acted and the seat to
-        act now; every seat after reset), so a step allocates one or two, not one per
+        Only the masks that change get a new array (the seat that held the legal mask and the
+        seat to act now; every seat after reset), so a step allocates one or two, not one per
         seat. Masks already handed out are never written to.
         """
-        game, infos = self.game, self.infos
-        acting = NOBODY if game.over else game.to_act
-        for seat, agent in enumerate(self.possible_agents):
-            if seat == acting or seat == self._masked_seat or "action_mask" not in infos[agent]:
-                infos[agent] = {"action_mask": self._mask(agent)}
+        infos, agents = self.infos, self.possible_agents
+        held = self._masked_seat
+        if held != NOBODY and held != acting:
+            infos[agents[held]] = {"action_mask": np.zeros(A.NUM_ACTIONS, dtype=np.int8)}
+        if acting != NOBODY:
+            mask = np.zeros(A.NUM_ACTIONS, dtype=np.int8)
+            for action in game.legal:  # a handful of actions: item by item beats fancy indexing here
+                mask[action] = 1
+            infos[agents[acting]] = {"action_mask": mask}
         self._masked_seat = acting
 
     # ------------------------------------------------------------------ observing
-    def _mask(self, agent: str) -> np.ndarray:
-        mask = np.zeros(A.NUM_ACTIONS, dtype=np.int8)
-        game = self.game
-        if not game.over and game.to_act == self._seat[agent]:
-            mask[game.legal] = 1
-        return mask
-
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         cached = self._obs_cache.get(agent)
         if cached is None:

@@ -1,14 +1,127 @@
-"""Checks of the options the learner's envs share (``SingleAgentEnv`` and ``VectorEnv``), in one place."""
+"""The learner seat and the options the learner's envs share, defined and checked in one place.
+
+:class:`LearnerSeat` says who plays around one learner seat: the opponent pool (baseline names
+and snapshot paths, and how often a seat is a snapshot), which seat the learner takes each
+session, how its chips are scaled into rewards, and the factory that builds opponents.
+``SingleAgentEnv``, ``VectorEnv`` and the training config build one and read it; each
+accepts it whole as ``learner_seat=`` or as the separate keywords of docs/contract.md.
+
+>>> LearnerSeat(opponents=["control"], seat=2, players=4).opponents
+('control',)
+"""
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import numbers
+import os
+from collections.abc import Sequence
+from dataclasses import InitVar, dataclass
 from typing import Any
 
 import numpy as np
 
 from newmarket_env.actions import NUM_ACTIONS
+from newmarket_env.agent_factory import AgentFactory, check_agent_factory
+
+#: How the learner's seat is chosen each session (or a seat number, fixed).
+SEAT_MODES = ("random", "rotate")
+# MAX_EMPTY_SESSIONS (newmarket_env.tuning, which the compiled batch reads too): sessions in a row in
+# which the learner never decides (forced moves only, or given deals) before a learner env gives up.
+
+
+@dataclass(frozen=True)
+class LearnerSeat:
+    """One learner seat against an opponent pool, validated when built (one-line ``ValueError``).
+
+    ``players`` (not stored) bounds a fixed ``seat`` number; without it any seat >= 0 passes.
+    Lists are kept as tuples, path-like opponents as strings, ``agent_factory=None`` as the
+    default factory (``newmarket_env.load_agent``).
+    """
+
+    opponents: Sequence[str] = ("random",)
+    snapshots: Sequence[str] = ()
+    snapshot_fraction: float = 0.0
+    seat: str | int = "random"
+    reward_scale: float = 1.0
+    agent_factory: AgentFactory | None = None
+    players: InitVar[int | None] = None
+
+    def __post_init__(self, players: int | None) -> None:
+        opponents, snapshots, fraction, seat = self.opponents, self.snapshots, self.snapshot_fraction, self.seat
+        pool = () if _one_text(opponents) else _paths(opponents)  # read once: a generator is read only once
+        if not pool:
+            raise ValueError(f"opponents={opponents!r} must be a non-empty list of agent names, e.g. ['random']")
+        if _one_text(snapshots):
+            raise ValueError(f"snapshots={snapshots!r} must be a list of saved-agent paths, not one string")
+        saved = _paths(snapshots)
+        for spec in (*pool, *saved):
+            if not isinstance(spec, str) or not spec:
+                raise ValueError(f"opponent {spec!r} is not an agent name or a saved-agent path")
+        if isinstance(fraction, bool) or not isinstance(fraction, numbers.Real) or not 0.0 <= float(fraction) <= 1.0:
+            raise ValueError(f"snapshot_fraction={fraction!r} is out of range; allowed: 0.0..1.0")
+        fixed = isinstance(seat, numbers.Integral) and not isinstance(seat, bool)
+        if seat not in SEAT_MODES and not (fixed and 0 <= int(seat) < (players or 2**31)):
+            seats = "a seat number >= 0" if players is None else f"a seat 0..{players - 1}"
+            raise ValueError(f"seat={seat!r} is unknown; allowed: {', '.join(SEAT_MODES)} or {seats}")
+        normal = {
+            "opponents": pool,
+            "snapshots": saved,
+            "snapshot_fraction": float(fraction),
+            "seat": int(seat) if fixed else seat,
+            "reward_scale": check_reward_scale(self.reward_scale),
+            "agent_factory": check_agent_factory(self.agent_factory),
+        }
+        for name, value in normal.items():
+            object.__setattr__(self, name, value)  # frozen: the checked values replace the given ones once
+
+    @property
+    def factory(self) -> AgentFactory:
+        """The agent factory (the default one where ``agent_factory=None`` was given)."""
+        assert self.agent_factory is not None  # __post_init__ put the default in its place
+        return self.agent_factory
+
+    def checked_for(self, players: int) -> LearnerSeat:
+        """This seat, checked against a table of ``players`` (a fixed seat number must exist there)."""
+        return dataclasses.replace(self, players=players)
+
+
+def resolve_learner_seat(given: LearnerSeat | None, players: int, **keywords: Any) -> LearnerSeat:
+    """The learner seat of an env: ``given`` (checked against ``players``), or one built from ``keywords``.
+
+    An env takes the seat whole (``learner_seat=``) or as its keywords; a keyword that differs from
+    its default next to a whole seat is refused in one line, as neither could win silently.
+    """
+    if given is None:
+        return LearnerSeat(**keywords, players=players)
+    if not isinstance(given, LearnerSeat):
+        raise ValueError(f"learner_seat={given!r} is not allowed; allowed: None or a LearnerSeat")
+    defaults = LearnerSeat()
+    clashing = [name for name, value in keywords.items() if not _same(value, getattr(defaults, name))]
+    if clashing:
+        raise ValueError(
+            f"{', '.join(clashing)} given next to learner_seat=; allowed: the LearnerSeat alone, or its keywords alone"
+        )
+    return given.checked_for(players)
+
+
+def _one_text(value: Any) -> bool:
+    """A single name or path where a list of them is wanted (or no collection at all)."""
+    return isinstance(value, (str, bytes, os.PathLike)) or not hasattr(value, "__iter__")
+
+
+def _paths(values: Any) -> tuple[Any, ...]:
+    """The entries of a list of names or paths, path-like ones as strings."""
+    return tuple(os.fspath(v) if isinstance(v, os.PathLike) else v for v in values)
+
+
+def _same(value: Any, default: Any) -> bool:
+    if isinstance(default, tuple) and isinstance(value, (list, tuple)):
+        return tuple(value) == default
+    if default is None or callable(default):
+        return value is None or value is default
+    return type(value) is type(default) and value == default
 
 
 def check_reward_scale(scale: Any) -> float:

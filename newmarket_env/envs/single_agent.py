@@ -36,12 +36,17 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 
-from newmarket_env.agent_factory import AgentFactory, Opponent, check_agent_factory
+from newmarket_env.agent_factory import AgentFactory, Opponent
 from newmarket_env.envs.aec import raw_env
-from newmarket_env.envs.learner_options import check_action_id, check_reward_scale
+from newmarket_env.envs.learner_options import (
+    SEAT_MODES,
+    LearnerSeat,
+    check_action_id,
+    resolve_learner_seat,
+)
 from newmarket_env.tuning import MAX_EMPTY_SESSIONS
 
-SEAT_MODES = ("random", "rotate")
+__all__ = ["SEAT_MODES", "LearnerSeat", "SingleAgentEnv"]
 
 
 class SingleAgentEnv(gym.Env):
@@ -54,6 +59,8 @@ class SingleAgentEnv(gym.Env):
     (``"random"``, ``"rotate"`` or a seat number); ``reward_scale`` (chips are
     multiplied by it); ``agent_factory`` (builds an opponent from its spec:
     ``factory(spec, env=..., seed=...)``; default ``newmarket_env.load_agent``).
+    Those six may come whole as ``learner_seat`` (a
+    :class:`~newmarket_env.envs.learner_options.LearnerSeat`) instead.
     An action that is not legal is replaced by the lowest legal one and flagged
     with ``info["illegal_action"]`` (Gymnasium's checkers send unmasked actions);
     one that is not an integer (``20.7``, ``"4C"``) is a ``ValueError``, not a rounded id.
@@ -72,20 +79,28 @@ class SingleAgentEnv(gym.Env):
         reward_scale: float = 1.0,
         render_mode: str | None = None,
         agent_factory: AgentFactory | None = None,
+        learner_seat: LearnerSeat | None = None,
         **overrides: Any,
     ) -> None:
         super().__init__()
-        self.agent_factory = check_agent_factory(agent_factory)
         self.aec = raw_env(variant=variant, num_players=num_players, observation="flat", **overrides)
         self.rules = self.aec.rules
         self.variant = variant
         self.n = self.rules.num_players
-        self._check_options(opponents, snapshot_fraction, seat, reward_scale, render_mode)
-        self.opponents = list(opponents)
-        self.snapshots = list(snapshots)
-        self.snapshot_fraction = float(snapshot_fraction)
-        self.seat_mode = seat
-        self.reward_scale = float(reward_scale)
+        keywords = dict(opponents=opponents, snapshots=snapshots, snapshot_fraction=snapshot_fraction, seat=seat)
+        #: The learner seat this env was built with (``set_snapshots`` changes the snapshots in play).
+        self.learner_seat = resolve_learner_seat(
+            learner_seat, self.n, **keywords, reward_scale=reward_scale, agent_factory=agent_factory
+        )
+        if render_mode not in (None, *self.metadata["render_modes"]):
+            raise ValueError(f"render_mode={render_mode!r} is unknown; allowed: None, 'ansi', 'rgb_array'")
+        spec = self.learner_seat
+        self.agent_factory = spec.factory
+        self.opponents = list(spec.opponents)
+        self.snapshots = list(spec.snapshots)
+        self.snapshot_fraction = spec.snapshot_fraction
+        self.seat_mode = spec.seat
+        self.reward_scale = spec.reward_scale
         self.render_mode = render_mode
         agent_space = self.aec.observation_space("player_0")
         action_space = self.aec.action_space("player_0")
@@ -97,17 +112,6 @@ class SingleAgentEnv(gym.Env):
         self._sessions = 0
         self.learner = 0
         self.table: list[str | None] = []
-
-    def _check_options(self, opponents, fraction, seat, scale, render_mode) -> None:
-        if isinstance(opponents, str) or not opponents:
-            raise ValueError(f"opponents={opponents!r} must be a non-empty list of agent names, e.g. ['random']")
-        if not 0.0 <= float(fraction) <= 1.0:
-            raise ValueError(f"snapshot_fraction={fraction!r} is out of range; allowed: 0.0..1.0")
-        if seat not in SEAT_MODES and not (isinstance(seat, int) and 0 <= seat < self.n):
-            raise ValueError(f"seat={seat!r} is unknown; allowed: {', '.join(SEAT_MODES)} or a seat 0..{self.n - 1}")
-        check_reward_scale(scale)
-        if render_mode not in (None, *self.metadata["render_modes"]):
-            raise ValueError(f"render_mode={render_mode!r} is unknown; allowed: None, 'ansi', 'rgb_array'")
 
     # ------------------------------------------------------------------ the pool
     def set_snapshots(self, paths: Sequence[str]) -> None:

@@ -75,13 +75,14 @@ from gymnasium.vector import VectorEnv as GymVectorEnv
 from gymnasium.vector.utils import batch_space
 
 from newmarket_env.actions import NUM_ACTIONS
-from newmarket_env.agent_factory import AgentFactory, check_agent_factory
-from newmarket_env.envs.learner_options import check_reward_scale
+from newmarket_env.agent_factory import AgentFactory
+from newmarket_env.envs.learner_options import SEAT_MODES, LearnerSeat, resolve_learner_seat
 from newmarket_env.observation.layout import CHIP_CLIP, FLAT_SIZE
 from newmarket_env.rules import make_rules
 from newmarket_env.tuning import MAX_EMPTY_SESSIONS
 
-SEAT_MODES = ("random", "rotate")
+__all__ = ["EXTERNAL", "LEARNER", "SEAT_MODES", "LearnerSeat", "VectorEnv", "compiled_batch"]
+
 LEARNER = -1  # seat_policies code: the caller decides (the learner)
 EXTERNAL = -2  # seat_policies code: the caller decides (an opponent played here, e.g. a snapshot)
 
@@ -120,7 +121,9 @@ class VectorEnv(GymVectorEnv):
     observations; ``False`` returns the batch's own array, overwritten in place
     by the next step); ``agent_factory`` (builds the opponents that are not
     compiled baselines: ``factory(spec, env=..., seed=...)``; default
-    ``newmarket_env.load_agent``).
+    ``newmarket_env.load_agent``). The learner-seat keywords (``opponents``, ``seat``,
+    ``snapshots``, ``snapshot_fraction``, ``reward_scale``, ``agent_factory``) may come whole
+    as ``learner_seat`` (a :class:`~newmarket_env.envs.learner_options.LearnerSeat`) instead.
     """
 
     metadata = {"autoreset_mode": AutoresetMode.SAME_STEP, "render_modes": []}  # noqa: RUF012 (gymnasium.VectorEnv declares it an instance attribute)
@@ -138,18 +141,25 @@ class VectorEnv(GymVectorEnv):
         seed: int | None = None,
         copy: bool = True,
         agent_factory: AgentFactory | None = None,
+        learner_seat: LearnerSeat | None = None,
         **overrides: Any,
     ) -> None:
         fast = compiled_batch()
-        self.agent_factory = check_agent_factory(agent_factory)
         self.rules = make_rules(variant, num_players, **overrides)
         self.variant = variant
         self.n = self.rules.num_players
-        _check_options(num_envs, opponents, seat, snapshots, snapshot_fraction, reward_scale, seed, self.n)
+        _check_options(num_envs, seed)
+        keywords = dict(opponents=opponents, snapshots=snapshots, snapshot_fraction=snapshot_fraction, seat=seat)
+        #: The learner seat this env was built with (``set_snapshots`` changes the snapshots in play).
+        self.learner_seat = resolve_learner_seat(
+            learner_seat, self.n, **keywords, reward_scale=reward_scale, agent_factory=agent_factory
+        )
+        spec = self.learner_seat
+        self.agent_factory = spec.factory
         self.num_envs = int(num_envs)
-        self.seat_mode = seat
-        self.snapshot_fraction = float(snapshot_fraction)
-        self.reward_scale = float(reward_scale)
+        self.seat_mode = spec.seat
+        self.snapshot_fraction = spec.snapshot_fraction
+        self.reward_scale = spec.reward_scale
         self.copy = bool(copy)
         self.single_observation_space = spaces.Box(-CHIP_CLIP, CHIP_CLIP, (FLAT_SIZE,), np.float32)
         self.single_action_space = spaces.Discrete(NUM_ACTIONS)
@@ -164,11 +174,11 @@ class VectorEnv(GymVectorEnv):
         self._spec_codes = np.zeros(0, dtype=np.int8)
         self._agents: dict[int, Any] = {}  # spec id -> agent with act_batch (one for all tables)
         self._seat_agents: dict[tuple[int, int, int], Any] = {}  # (spec id, table, seat) -> per-seat agent
-        self._opponent_ids = np.array([self._register(spec) for spec in opponents], dtype=np.int64)
+        self._opponent_ids = np.array([self._register(name) for name in spec.opponents], dtype=np.int64)
         self.opponents = [self._spec_names[i] for i in self._opponent_ids]
         self.snapshots: list[str] = []
         self._snapshot_ids = np.zeros(0, dtype=np.int64)
-        self.set_snapshots(snapshots)
+        self.set_snapshots(spec.snapshots)
 
         n, tables = self.n, self.num_envs
         self.learner = np.zeros(tables, dtype=np.int64)  # the learner's seat at each table
@@ -454,20 +464,10 @@ class _Ends:
         self.specs[tables] = env.specs[tables]
 
 
-def _check_options(num_envs, opponents, seat, snapshots, fraction, scale, seed, players) -> None:
-    """One-line ValueErrors naming the allowed values (the rules are checked by make_rules)."""
+def _check_options(num_envs, seed) -> None:
+    """One-line ValueErrors naming the allowed values (the rules are checked by make_rules, the learner seat
+    by LearnerSeat)."""
     if isinstance(num_envs, bool) or not isinstance(num_envs, numbers.Integral) or int(num_envs) < 1:
         raise ValueError(f"num_envs={num_envs!r} is out of range; allowed: an int >= 1")
-    if isinstance(opponents, str) or not opponents:
-        raise ValueError(f"opponents={opponents!r} must be a non-empty list of agent names, e.g. ['control']")
-    if seat not in SEAT_MODES and not (
-        isinstance(seat, numbers.Integral) and not isinstance(seat, bool) and 0 <= int(seat) < players
-    ):
-        raise ValueError(f"seat={seat!r} is unknown; allowed: {', '.join(SEAT_MODES)} or a seat 0..{players - 1}")
-    if isinstance(snapshots, str):
-        raise ValueError(f"snapshots={snapshots!r} must be a list of saved-agent paths, not one string")
-    if isinstance(fraction, bool) or not isinstance(fraction, numbers.Real) or not 0.0 <= float(fraction) <= 1.0:
-        raise ValueError(f"snapshot_fraction={fraction!r} is out of range; allowed: 0.0..1.0")
-    check_reward_scale(scale)
     if seed is not None and (isinstance(seed, bool) or not isinstance(seed, numbers.Integral) or seed < 0):
         raise ValueError(f"seed={seed!r} is not allowed; allowed: None or an int >= 0")

@@ -5,10 +5,14 @@ import json
 
 import pytest
 
+from newmarket_env import raw_env
+from newmarket_env.envs.wrapper import OrderEnforcing
 from newmarket_env.eval.bench import BenchConfig, run_benchmark
 from newmarket_env.eval.bench.cli import build_parser, main
+from newmarket_env.eval.bench.drivers import aec_random_player
 from newmarket_env.eval.bench.report import markdown, rate_rows
-from newmarket_env.eval.bench.timing import measure
+from newmarket_env.eval.bench.suite import BenchResult
+from newmarket_env.eval.bench.timing import Measurement, measure
 
 TINY = dict(seconds=0.001, repeats=1, memory_envs=2)
 # The packages each peer workload needs (the bench extra); where they are installed the peer must be
@@ -16,6 +20,8 @@ TINY = dict(seconds=0.001, repeats=1, memory_envs=2)
 PEER_PACKAGES = {
     "texas_holdem_v4": ("rlcard", "pygame"),
     "texas_holdem_v4 4p": ("rlcard", "pygame"),
+    "texas_holdem_v4 unseeded": ("rlcard", "pygame"),
+    "texas_holdem_v4 4p unseeded": ("rlcard", "pygame"),
     "connect_four_v3": ("pygame",),
     "hearts": ("pyspiel",),
     "hearts+tensor": ("pyspiel",),
@@ -39,12 +45,13 @@ def test_every_workload_gives_a_row_or_a_note():
     config = BenchConfig(presets=("newmarket", "newbury"), **TINY)
     result = run_benchmark(config)
     names = [r.name for r in result.rows]
-    assert names[:8] == [
+    assert names[:9] == [
         "engine newmarket",
         "engine newbury",
         "engine newmarket python",
         "aec newmarket flat",
         "aec newbury flat",
+        "aec newmarket flat unseeded",
         "aec newmarket flat python",
         "aec newmarket planes",
         "aec newbury planes",
@@ -65,12 +72,14 @@ def test_every_workload_gives_a_row_or_a_note():
         "tournament baselines",
         "texas_holdem_v4",
         "texas_holdem_v4 4p",
+        "texas_holdem_v4 unseeded",
+        "texas_holdem_v4 4p unseeded",
         "connect_four_v3",
         "hearts",
         "hearts+tensor",
     ]
     noted = [note.split(":")[0] for note in result.notes]
-    assert sorted(names[8:] + noted) == sorted(expected)  # measured, or skipped with a note saying why
+    assert sorted(names[9:] + noted) == sorted(expected)  # measured, or skipped with a note saying why
     # Skipped only for a missing package: ours always run, and a peer whose packages import is measured.
     assert [name for name in expected if installed(name)] == [name for name in expected if name in names]
     assert all(note.split(": ", 1)[1].startswith("skipped:") for note in result.notes if note.split(":")[0] in expected)
@@ -91,7 +100,7 @@ def test_targets_and_tables_are_built_from_the_same_run():
     assert ("connect_four_v3" in names) == installed("connect_four_v3")  # measured where pygame is installed
     if installed("connect_four_v3"):
         assert headers[-1] == "x connect4" and rows[-1][-1] == "1.00"  # the peer against itself
-    assert names[:2] == ["engine newmarket", "aec newmarket flat"]
+    assert names[:3] == ["engine newmarket", "aec newmarket flat", "aec newmarket flat unseeded"]
     assert [t.goal for t in result.targets()] == ["< 1 MB", "< 1 MB"]  # no hold'em or hearts measured here
     assert "| workload |" in markdown(result)
     json.dumps(result.to_dict())
@@ -134,3 +143,47 @@ def test_bad_options_are_refused():
     with pytest.raises(ValueError, match="clock"):
         measure("x", "peer", lambda seed: 1, seconds=0.001, repeats=1, clock="sundial")
     assert build_parser().parse_args([]).repeats == 5
+
+
+class _RecordingEnv(raw_env):
+    """The real env, noting the seed of every reset."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.reset_seeds: list[object] = []
+
+    def reset(self, seed=None, options=None) -> None:
+        self.reset_seeds.append(seed)
+        super().reset(seed=seed, options=options)
+
+
+@pytest.mark.parametrize("seeded", [True, False])
+def test_the_driver_resets_with_or_without_the_session_seed(seeded):
+    made = []
+
+    def make():
+        made.append(_RecordingEnv())
+        return OrderEnforcing(made[-1])
+
+    play = aec_random_player(make, seeded)
+    assert play(5) > 0 and play(6) > 0
+    assert made[0].reset_seeds == ([5, 6] if seeded else [None, None])
+
+
+def test_unseeded_rows_are_paired_with_unseeded_peers_in_the_targets():
+    result = BenchResult(BenchConfig(**TINY))
+    rates = {
+        "aec newmarket flat": 100.0,
+        "aec newmarket flat unseeded": 90.0,
+        "texas_holdem_v4 4p": 10.0,
+        "texas_holdem_v4 4p unseeded": 15.0,
+    }
+    result.rows = [Measurement(name, "aec", rate, 1.0, 1.0, [(rate, 1.0)]) for name, rate in rates.items()]
+    targets = {t.name: t.value for t in result.targets() if t.name.startswith("AEC")}
+    assert targets == {
+        "AEC newmarket 4p flat / texas_holdem_v4 4p": 10.0,
+        "AEC newmarket 4p flat unseeded / texas_holdem_v4 4p unseeded": 6.0,
+    }
+    headers, rows = rate_rows(result)
+    assert headers[-2:] == ["x holdem 4p", "x holdem 4p unseeded"]
+    assert rows[1][-1] == "6.00"  # the unseeded row against the unseeded peer
