@@ -3,8 +3,12 @@
 >>> from newmarket_env.eval.bench import BenchConfig, run_benchmark
 >>> result = run_benchmark(BenchConfig(seconds=0.01, repeats=1, presets=("newmarket",), peers=(), memory_envs=2,
 ...                                   extras=False, planes=False))
->>> [row.name for row in result.rows]
-['engine newmarket', 'engine newmarket python', 'aec newmarket flat', 'aec newmarket flat python']
+>>> print(*[row.name for row in result.rows], sep="\n")
+engine newmarket
+engine newmarket python
+aec newmarket flat
+aec newmarket flat unseeded
+aec newmarket flat python
 """
 
 from __future__ import annotations
