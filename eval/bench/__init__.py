@@ -3,7 +3,8 @@
 >>> from newmarket_env.eval.bench import BenchConfig, run_benchmark
 >>> result = run_benchmark(BenchConfig(seconds=0.01, repeats=1, presets=("newmarket",), peers=(), memory_envs=2,
 ...                                   extras=False, planes=False))
->>> print(*[row.name for row in result.rows], sep="\n")
+>>> for row in result.rows:
+...     print(row.name)
 engine newmarket
 engine newmarket python
 aec newmarket flat
