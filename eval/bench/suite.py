@@ -15,15 +15,7 @@ from newmarket_env.eval.bench.timing import CLOCKS, Measurement, Target, measure
 from newmarket_env.eval.bench.training import training_targets
 from newmarket_env.rules import VARIANTS
 
-REFERENCE_PEERS = (
-    "texas_holdem_v4",
-    "texas_holdem_v4 4p",
-    "texas_holdem_v4 unseeded",
-    "texas_holdem_v4 4p unseeded",
-    "connect_four_v3",
-    "hearts",
-    "hearts+tensor",
-)  # ratio columns of the table
+REFERENCE_PEERS = PEER_NAMES  # ratio columns of the table: one for every peer
 
 
 @dataclass
