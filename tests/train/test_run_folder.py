@@ -20,33 +20,9 @@ import pytest
 
 from newmarket_env import env, load_agent
 from newmarket_env.train.cli import PROG, main
-from tests.train.tiny_run import FAST, HANG_GUARD_S, TINY
+from tests.train.tiny_run import FAST, HANG_GUARD_S, TINY, folder_files, train_tiny
 
 pytestmark = pytest.mark.slow  # about 1.5 minutes of tiny trainings
-
-
-def _train(out, *extra):
-    return main([str(TINY), "--out-dir", str(out), *FAST, *extra])
-
-
-@pytest.fixture(scope="module")
-def finished(tmp_path_factory):
-    """A finished tiny run (256 steps, checkpoints at 128 and 256)."""
-    out = tmp_path_factory.mktemp("finished") / "run"
-    assert _train(out) == 0
-    return out
-
-
-@pytest.fixture
-def run(finished, tmp_path):
-    """A private copy of the finished run, to damage."""
-    copy = tmp_path / "run"
-    shutil.copytree(finished, copy)
-    return copy
-
-
-def _snapshot(folder: Path) -> dict[str, bytes]:
-    return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
 
 
 def _one_error(capsys, *words):
@@ -58,13 +34,13 @@ def _one_error(capsys, *words):
 
 
 def test_a_second_run_into_the_folder_is_refused_unless_overwrite(run, capsys):
-    before = _snapshot(run)
-    assert _train(run) == 2
+    before = folder_files(run)
+    assert train_tiny(run) == 2
     _one_error(capsys, "already holds a run", "--resume", "--overwrite")
-    assert _snapshot(run) == before
+    assert folder_files(run) == before
     old_id = json.loads((run / "run.json").read_text())["run_id"]
     (run / "notes.txt").write_text("mine")  # not a run output: --overwrite leaves it alone
-    assert _train(run, "--overwrite", "--total-steps", "128") == 0
+    assert train_tiny(run, "--overwrite", "--total-steps", "128") == 0
     assert json.loads((run / "run.json").read_text())["run_id"] != old_id
     assert sorted(p.name for p in (run / "checkpoints").glob("*.zip")) == ["ppo_128_steps.zip"]
     assert (run / "notes.txt").read_text() == "mine"
@@ -78,24 +54,24 @@ def test_a_second_run_into_the_folder_is_refused_unless_overwrite(run, capsys):
     ],
 )
 def test_resume_with_another_config_is_refused_naming_the_differences(run, capsys, change, words):
-    before = _snapshot(run)
-    assert _train(run, "--resume", "--total-steps", "384", *change) == 2
+    before = folder_files(run)
+    assert train_tiny(run, "--resume", "--total-steps", "384", *change) == 2
     _one_error(capsys, "--resume: the config differs from the run", *words)
-    assert _snapshot(run) == before  # config.yaml not rewritten
+    assert folder_files(run) == before  # config.yaml not rewritten
 
 
 def test_resume_in_a_folder_without_a_run_or_unwritable_is_one_line(tmp_path, capsys):
-    assert _train(tmp_path / "empty", "--resume") == 2
+    assert train_tiny(tmp_path / "empty", "--resume") == 2
     _one_error(capsys, "holds no run to continue")
     assert not (tmp_path / "empty").exists()
-    assert _train("/proc/newmarket-run") == 2
+    assert train_tiny("/proc/newmarket-run") == 2
     _one_error(capsys, "run.out_dir '/proc/newmarket-run' is not writable")
 
 
 def test_a_truncated_newest_checkpoint_falls_back_to_the_previous_one(run, capsys):
     newest = run / "checkpoints" / "ppo_256_steps.zip"
     newest.write_bytes(newest.read_bytes()[:1000])  # killed while saving, in an old version: cut short
-    assert _train(run, "--resume", "--total-steps", "384") == 0
+    assert train_tiny(run, "--resume", "--total-steps", "384") == 0
     out = capsys.readouterr().out
     assert "--resume: skipped ppo_256_steps.zip is damaged" in out
     assert "resuming from ppo_128_steps.zip (128 steps)" in out
@@ -104,11 +80,11 @@ def test_a_truncated_newest_checkpoint_falls_back_to_the_previous_one(run, capsy
 
 def test_a_checkpoint_of_another_run_is_never_resumed(run, finished, tmp_path, capsys):
     other = tmp_path / "other"
-    assert _train(other, "--total-steps", "512", "--set", "run.checkpoint_every=512") == 0
+    assert train_tiny(other, "--total-steps", "512", "--set", "run.checkpoint_every=512") == 0
     for suffix in (".zip", ".json"):  # the other run's newer checkpoint, copied in
         shutil.copy(other / "checkpoints" / f"ppo_512_steps{suffix}", run / "checkpoints")
     capsys.readouterr()
-    assert _train(run, "--resume", "--total-steps", "384") == 0
+    assert train_tiny(run, "--resume", "--total-steps", "384") == 0
     out = capsys.readouterr().out
     assert "skipped ppo_512_steps.zip belongs to another run" in out and "resuming from ppo_256_steps.zip" in out
 
@@ -176,7 +152,7 @@ def test_resume_after_kill_9_keeps_every_log_row_up_to_its_checkpoint(tmp_path):
 
 def test_the_run_says_what_it_did_and_names_its_agent(tmp_path, capsys):
     out = tmp_path / "run"
-    assert _train(out, "--max-minutes", "0.00001") == 0
+    assert train_tiny(out, "--max-minutes", "0.00001") == 0
     printed = capsys.readouterr().out
     assert "stopped by run.max_minutes = 1e-05 after" in printed and "of 256 steps" in printed
     assert "final evaluation of tiny_test vs random: " in printed and "over 2 deal sets, seats rotated" in printed
@@ -192,9 +168,9 @@ def test_the_run_says_what_it_did_and_names_its_agent(tmp_path, capsys):
 
 
 def test_set_overrides_config_keys_and_refuses_unknown_ones(tmp_path, capsys):
-    assert _train(tmp_path / "a", "--set", "ppo.nope=1") == 2
+    assert train_tiny(tmp_path / "a", "--set", "ppo.nope=1") == 2
     _one_error(capsys, "unknown config key 'ppo.nope'")
-    assert _train(tmp_path / "b", "--set", "ppo.net_arch=[0]") == 2
+    assert train_tiny(tmp_path / "b", "--set", "ppo.net_arch=[0]") == 2
     _one_error(capsys, "ppo.net_arch = [0] is not allowed")
     assert not (tmp_path / "a").exists() and not (tmp_path / "b").exists()
 

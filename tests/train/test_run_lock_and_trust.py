@@ -12,7 +12,6 @@ import hashlib
 import json
 import os
 import pickle
-import shutil
 import signal
 import subprocess
 import sys
@@ -23,17 +22,13 @@ from pathlib import Path
 import pytest
 
 from newmarket_env.train import rundir
-from newmarket_env.train.cli import PROG, main
+from newmarket_env.train.cli import PROG
 from newmarket_env.train.runlock import LOCK_FILE, RunLock
-from tests.train.tiny_run import FAST, HANG_GUARD_S, TINY
+from tests.train.tiny_run import FAST, HANG_GUARD_S, TINY, train_tiny
 
 pytest.importorskip("sb3_contrib")
 
 pytestmark = pytest.mark.slow
-
-
-def _train(out, *extra):
-    return main([str(TINY), "--out-dir", str(out), *FAST, *extra])
 
 
 def _error_line(capsys) -> str:
@@ -42,26 +37,7 @@ def _error_line(capsys) -> str:
     return err.strip()
 
 
-@pytest.fixture(scope="module")
-def finished(tmp_path_factory):
-    """A finished tiny run (256 steps, checkpoints at 128 and 256)."""
-    out = tmp_path_factory.mktemp("finished") / "run"
-    assert _train(out) == 0
-    return out
-
-
-@pytest.fixture
-def run(finished, tmp_path):
-    copy = tmp_path / "run"
-    shutil.copytree(finished, copy)
-    return copy
-
-
 # -- one process per run folder -------------------------------------------------------------------
-
-
-def _files(folder: Path) -> dict[str, bytes]:
-    return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
 
 
 def test_a_folder_in_use_is_refused_to_resume_and_overwrite_then_taken_over_once_its_owner_is_killed(tmp_path, capsys):
@@ -83,7 +59,7 @@ def test_a_folder_in_use_is_refused_to_resume_and_overwrite_then_taken_over_once
         for extra in (["--resume"], ["--overwrite"]):
             kept = {name: (out / name).read_bytes() for name in ("run.json", "config.yaml")}
             rows = len((out / "progress.csv").read_text().splitlines())
-            assert _train(out, "--total-steps", "100000", "--set", "eval.every=0", *extra) == 2
+            assert train_tiny(out, "--total-steps", "100000", "--set", "eval.every=0", *extra) == 2
             line = _error_line(capsys)
             assert line.startswith(f"{PROG}: error: run.out_dir {str(out)!r} is in use by process {process.pid}")
             assert "wait for it to end" in line
@@ -95,7 +71,7 @@ def test_a_folder_in_use_is_refused_to_resume_and_overwrite_then_taken_over_once
         process.wait()
     # Its lock is stale now: a resume takes it over, says so, and continues the run.
     newest = max(json.loads(p.read_text())["steps"] for p in (out / "checkpoints").glob("ppo_*_steps.json"))
-    assert _train(out, "--resume", "--total-steps", str(newest)) == 0
+    assert train_tiny(out, "--resume", "--total-steps", str(newest)) == 0
     said = capsys.readouterr().out
     assert f"took over the lock of process {process.pid}, which is no longer running" in said
     assert (out / LOCK_FILE).read_text() == ""  # released at the end
@@ -116,7 +92,7 @@ def test_overwrite_deletes_only_the_files_a_run_wrote(run, capsys):
     (run / "snapshots" / "keep.npz").write_text("mine")
     (run / ".learning_curve.png.tmp.png").write_text("a killed run's temporary")
     (run / "notes.txt").write_text("mine")
-    assert _train(run, "--overwrite", "--total-steps", "128") == 0
+    assert train_tiny(run, "--overwrite", "--total-steps", "128") == 0
     assert (run / "checkpoints" / "my_notes.txt").read_text() == "mine"
     assert (run / "snapshots" / "keep.npz").read_text() == "mine"
     assert (run / "notes.txt").read_text() == "mine"
@@ -165,7 +141,7 @@ def test_resume_never_unpickles_the_objects_in_an_sb3_zip(run, tmp_path):
         data[key] = {":type:": "<class 'object'>", ":serialized:": payload}
     _rewrite(checkpoint, "data", json.dumps(data).encode())
     steps = int(checkpoint.stem.split("_")[1])
-    assert _train(run, "--resume", "--total-steps", str(steps)) == 0
+    assert train_tiny(run, "--resume", "--total-steps", str(steps)) == 0
     assert not marker.exists()
 
 
@@ -174,7 +150,7 @@ def test_a_checkpoint_whose_weights_are_not_plain_tensors_is_refused_in_one_line
     checkpoint = _newest(run)
     _rewrite(checkpoint, "policy.pth", pickle.dumps(_Touch(marker)))
     steps = int(checkpoint.stem.split("_")[1])
-    assert _train(run, "--resume", "--total-steps", str(steps)) == 2
+    assert train_tiny(run, "--resume", "--total-steps", str(steps)) == 2
     line = _error_line(capsys)
     assert f"--resume: {checkpoint} cannot be loaded as weights" in line and "start a new run" in line
     assert not marker.exists()
@@ -182,7 +158,7 @@ def test_a_checkpoint_whose_weights_are_not_plain_tensors_is_refused_in_one_line
 
 def test_a_run_folder_others_can_write_is_not_resumed(run, capsys):
     (run / "checkpoints").chmod(0o777)
-    assert _train(run, "--resume") == 2
+    assert train_tiny(run, "--resume") == 2
     line = _error_line(capsys)
     assert f"--resume: {run / 'checkpoints'} is writable by every user" in line and "chmod o-w" in line
 
@@ -190,7 +166,7 @@ def test_a_run_folder_others_can_write_is_not_resumed(run, capsys):
 @pytest.mark.skipif(os.getuid() != 0, reason="giving a folder to another user needs root")
 def test_a_run_folder_of_another_user_is_not_resumed(run, capsys):
     os.chown(run, 65534, 65534)
-    assert _train(run, "--resume") == 2
+    assert train_tiny(run, "--resume") == 2
     assert f"--resume: {run} belongs to another user (uid 65534)" in _error_line(capsys)
 
 
@@ -199,7 +175,7 @@ def test_a_checkpoint_file_of_another_user_is_passed_over(run, capsys):
     newest = _newest(run)
     os.chown(newest, 65534, 65534)
     steps = int(newest.stem.split("_")[1])
-    assert _train(run, "--resume", "--total-steps", str(steps)) == 0
+    assert train_tiny(run, "--resume", "--total-steps", str(steps)) == 0
     assert f"--resume: skipped {newest.name} belongs to another user (uid 65534)" in capsys.readouterr().out
 
 
