@@ -15,9 +15,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from newmarket_env.agents.saved import read_saved
 from newmarket_env.envs.learner_options import SEAT_MODES, LearnerSeat
 from newmarket_env.execution.backends import BACKENDS, check_backend
-from newmarket_env.rules import VARIANTS
+from newmarket_env.rules import VARIANTS, make_rules
 
 EVAL_BACKENDS = BACKENDS
 VEC_ENVS = ("batch", "dummy", "subproc")
@@ -184,7 +185,7 @@ class PretrainSection:
 
 #: Training methods: MaskablePPO (sb3-contrib), or expert iteration (search distillation, train/expert).
 METHODS = ("ppo", "expert_iteration")
-TEACHERS = ("search", "guided_search")
+TEACHERS = ("search", "guided_search", "guided_prior")
 POLICY_TARGETS = ("choice", "softmax")
 
 
@@ -208,8 +209,10 @@ class ExpertSection:
     sample: bool = spec(True, "the learner samples its actions when collecting (else greedy)", bool)
     teacher: str = spec(
         "search",
-        "labeller: search (control rollouts), or guided_search (the current network "
-        "as rollout policy, from iteration 1)",
+        "labeller: search (control rollouts), guided_search (the current network "
+        "as rollout policy), or guided_prior (the current network picks the candidates and adds "
+        "prior_weight x its logit to their mean chips over control's rollouts, in a race: the "
+        "exit-<v>-search agents); the network teaches from iteration 1, or from 0 with expert.init",
         str,
         choices=TEACHERS,
     )
@@ -222,6 +225,21 @@ class ExpertSection:
         int,
         low=0,
         high=10_000,
+    )
+    prior_weight: float = spec(
+        1.0, "guided_prior teacher: chips per unit of the network's logit", float, low=0.0, high=100.0
+    )
+    racing_worlds: int = spec(
+        16, "guided_prior teacher: worlds per round of the race; 0 = no race", int, low=0, high=100_000
+    )
+    racing_z: float = spec(
+        1.5, "guided_prior teacher: standard errors behind the leader to leave the race", float, low=0.01, high=100.0
+    )
+    init: str = spec(
+        "",
+        "a saved agent (.npz) whose policy network the run starts from (its hidden sizes must be "
+        "expert.net_arch, its rules the run's); '' = a fresh network",
+        str,
     )
     target: str = spec(
         "softmax",
@@ -425,10 +443,36 @@ def _check_expert(config: TrainConfig, known: list[str]) -> None:
                 f"opponents.baselines has {name!r}, which expert iteration cannot seat at its "
                 f"tables; allowed: {', '.join(POLICY_CODES)} (or expert.baseline_fraction: 0)"
             )
+    if config.expert.racing_worlds == 1:
+        raise ValueError("expert.racing_worlds = 1 is not allowed; allowed: 0 (no race) or an int >= 2")
+    if config.expert.init:
+        _check_init(config)
     try:
         check_backend(config.expert.backend, config.expert.address or None)
     except ValueError as err:
         raise ValueError(f"expert: {err}") from None
+
+
+def _check_init(config: TrainConfig) -> None:
+    """``expert.init`` is a saved agent of the run's rules and hidden sizes (read without running code)."""
+    path = config.expert.init
+    try:
+        metadata, _ = read_saved(path)
+    except (OSError, ValueError) as err:
+        raise ValueError(f"expert.init: {str(err).splitlines()[0]}") from None
+    hidden = list(metadata["layers"][1:-1])
+    if hidden != list(config.expert.net_arch):
+        raise ValueError(
+            f"expert.init = {path!r} has hidden layers {hidden}; allowed: expert.net_arch = {config.expert.net_arch}"
+        )
+    if metadata.get("activation") != config.expert.activation:
+        raise ValueError(
+            f"expert.init = {path!r} uses activation {metadata.get('activation')!r}; "
+            f"allowed: expert.activation = {config.expert.activation!r}"
+        )
+    rules = make_rules(config.env.variant, config.env.num_players, **config.env.rules).to_dict()
+    if metadata.get("rules") != rules:
+        raise ValueError(f"expert.init = {path!r} was trained on other rules than the run's env section")
 
 
 def load_config(path: str | Path) -> TrainConfig:

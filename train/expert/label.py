@@ -39,10 +39,13 @@ class Teacher:
     """How to build the labelling agent (shipped to worker processes, so plain data only)."""
 
     rules: Rules
-    kind: str = "search"  # search | guided_search
+    kind: str = "search"  # search | guided_search | guided_prior
     budget: int = 64
     max_candidates: int = 5
     cutoff: int = 0  # guided_search only
+    prior_weight: float = 1.0  # guided_prior only (as the exit-<v>-search agents' options)
+    racing_worlds: int = 16
+    racing_z: float = 1.5
     policy: dict[str, Any] | None = field(default=None, compare=False)  # guided_search: metadata and layers
     value: dict[str, Any] | None = field(default=None, compare=False)
 
@@ -55,6 +58,19 @@ class Teacher:
         assert self.policy is not None, "a guided_search teacher needs the network"
         policy = SavedAgent(self.rules, seed, self.policy["metadata"], self.policy["layers"], name="learner")
         value = ValueNet(self.value["metadata"], self.value["layers"]) if self.value else None
+        if self.kind == "guided_prior":  # the network's candidates and bonus, control's rollouts
+            return GuidedSearchAgent(
+                self.rules,
+                seed,
+                policy,
+                budget=self.budget,
+                max_candidates=self.max_candidates,
+                prior="network",
+                rollout="control",
+                prior_weight=self.prior_weight,
+                racing_worlds=self.racing_worlds,
+                racing_z=self.racing_z,
+            )
         return GuidedSearchAgent(
             self.rules,
             seed,
@@ -81,6 +97,17 @@ def label_one(agent: Any, obs: np.ndarray, mask: np.ndarray) -> tuple[int, np.nd
         return action, means
     agent.observation = np.asarray(obs, dtype=np.float32)  # guided_search's network prior reads it
     candidates = agent.candidates(view)
+    if getattr(agent, "prior_weight", 0) or getattr(agent, "racing_worlds", 0):
+        # guided_prior: each candidate's score (mean chips over the worlds the race gave it, plus the
+        # network's bonus) and the race's winner, as act() decides (race_trace is its reference)
+        bonus = agent.prior_weight * agent.policy.logits(agent.observation)[candidates].astype(np.float64)
+        if agent.racing_worlds:
+            winner, chips, _, _ = agent.race_trace(view, candidates, bonus)
+        else:
+            chips = agent.evaluate(view, candidates)
+            winner = int(np.argmax(chips + bonus))
+        means[candidates] = chips + bonus
+        return int(candidates[winner]), means
     values = agent.evaluate(view, candidates)
     means[candidates] = values
     return int(candidates[int(np.argmax(values))]), means

@@ -26,7 +26,7 @@ from typing import Any
 import numpy as np
 import torch
 
-from newmarket_env.agents.saved import FORMAT, FORMAT_VERSION, SavedAgent, save_policy
+from newmarket_env.agents.saved import FORMAT, FORMAT_VERSION, SavedAgent, read_saved, save_policy
 from newmarket_env.agents.value_net import save_value
 from newmarket_env.execution.seeds import derive_seed
 from newmarket_env.rules import Rules, make_rules
@@ -37,7 +37,7 @@ from newmarket_env.train.expert.checkpoint import find_state, load_state, save_s
 from newmarket_env.train.expert.collect import collect_states
 from newmarket_env.train.expert.fit import fit
 from newmarket_env.train.expert.label import Teacher, label_states, policy_targets
-from newmarket_env.train.expert.network import PolicyValueNet, layers_of
+from newmarket_env.train.expert.network import PolicyValueNet, layers_of, load_policy_layers
 from newmarket_env.train.logs import keep_rows_up_to
 from newmarket_env.train.plot import plot_curve
 from newmarket_env.train.rundir import write_atomic
@@ -85,6 +85,17 @@ def _teacher(config: TrainConfig, rules: Rules, net: PolicyValueNet | None) -> T
     if exp.teacher == "search" or net is None:  # iteration 0 has no network to guide rollouts
         return Teacher(rules, "search", exp.budget, exp.max_candidates)
     meta = _metadata(config, rules)
+    if exp.teacher == "guided_prior":
+        return Teacher(
+            rules,
+            "guided_prior",
+            exp.budget,
+            exp.max_candidates,
+            policy={"metadata": meta, "layers": layers_of(net.policy)},
+            prior_weight=exp.prior_weight,
+            racing_worlds=exp.racing_worlds,
+            racing_z=exp.racing_z,
+        )
     value = {"metadata": meta, "layers": layers_of(net.value_net)} if exp.guided_cutoff else None
     return Teacher(
         rules,
@@ -134,10 +145,9 @@ def _iteration_labels(
     if saved is not None:
         return saved, 0.0, 0.0
     began = time.time()
+    trained = iteration > 0 or bool(exp.init)  # a network worth playing and teaching with
     learner = (
-        None
-        if iteration == 0
-        else learner_agent(net, config, rules, derive_seed(seed, _LEARNER_TAG, iteration), exp.sample)
+        learner_agent(net, config, rules, derive_seed(seed, _LEARNER_TAG, iteration), exp.sample) if trained else None
     )
     baselines = list(config.opponents.baselines) if exp.baseline_fraction > 0 else []
     states = collect_states(
@@ -154,7 +164,7 @@ def _iteration_labels(
     collected = time.time()
     seeds = [derive_seed(seed, _LABEL_TAG, iteration, k) for k in range(exp.states)]
     actions, means = label_states(
-        _teacher(config, rules, None if iteration == 0 else net),
+        _teacher(config, rules, net if trained else None),
         states.obs,
         states.masks,
         seeds,
@@ -232,6 +242,8 @@ def _train(config: TrainConfig, start: Any, command: str) -> Path:
     torch.manual_seed(derive_seed(config.run.seed, _INIT_TAG))
     net = PolicyValueNet(exp.net_arch, exp.activation)
     optimizer = torch.optim.Adam(net.parameters(), lr=exp.learning_rate)
+    if exp.init:  # the starting network (a resumed run's checkpoint replaces it below)
+        load_policy_layers(net, read_saved(exp.init)[1])
     steps = 0
     for line in start.skipped:
         print(f"--resume: skipped {line}", flush=True)
@@ -256,7 +268,7 @@ def _train(config: TrainConfig, start: Any, command: str) -> Path:
             )
             break
         labels, collect_s, label_s = _iteration_labels(config, rules, net, iteration, out_dir, run_id)
-        prior = _prior_agreement(net, labels) if iteration else float("nan")
+        prior = _prior_agreement(net, labels) if iteration or exp.init else float("nan")
         fitted = time.time()
         window = [labels]
         for earlier in range(max(0, iteration - exp.window + 1), iteration):

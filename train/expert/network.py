@@ -46,3 +46,14 @@ def layers_of(sequential: torch.nn.Sequential) -> list[tuple[np.ndarray, np.ndar
         for m in sequential
         if isinstance(m, torch.nn.Linear)
     ]
+
+
+def load_policy_layers(net: PolicyValueNet, layers: Sequence[tuple[np.ndarray, np.ndarray]]) -> None:
+    """Copy a saved agent's (weight, bias) arrays into ``net.policy`` (sizes checked by torch's ``copy_``)."""
+    linears = [m for m in net.policy if isinstance(m, torch.nn.Linear)]
+    if len(linears) != len(layers):
+        raise ValueError(f"the saved network has {len(layers)} layers; the run's policy has {len(linears)}")
+    with torch.no_grad():
+        for linear, (weight, bias) in zip(linears, layers, strict=True):
+            linear.weight.copy_(torch.as_tensor(np.asarray(weight, dtype=np.float32)))
+            linear.bias.copy_(torch.as_tensor(np.asarray(bias, dtype=np.float32)))
