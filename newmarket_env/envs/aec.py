@@ -1,7 +1,7 @@
 """The PettingZoo AEC environment: a thin adapter over an engine's game.
 
 The game is either engine's (:class:`~newmarket_env.engine.protocol.EngineGame`:
-the reference ``Game`` or the compiled ``FastGame``); ``engine/choice.py`` gives
+the reference ``Game`` or the compiled ``FastGame``); ``observation/engines.py`` gives
 its class and encoder together, so observing has one path for both.
 
 Whose turn it is comes from the engine (the holder of the next card, the
@@ -20,12 +20,12 @@ from gymnasium import spaces
 from pettingzoo import AECEnv
 
 from newmarket_env import actions as A
-from newmarket_env.engine.choice import choose_engine
 from newmarket_env.engine.game import NOBODY
 from newmarket_env.engine.protocol import EngineGame
 from newmarket_env.engine.record import session_record
 from newmarket_env.engine.types import IllegalActionError
 from newmarket_env.observation.encode import ENCODINGS, flat_to_planes, static_part
+from newmarket_env.observation.engines import choose_engine
 from newmarket_env.observation.layout import CHIP_CLIP
 from newmarket_env.rules import make_rules
 
