@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
+import gymnasium
 import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv
@@ -27,6 +28,8 @@ from newmarket_env.engine.types import IllegalActionError
 from newmarket_env.observation.encode import ENCODINGS, flat_to_planes, static_part
 from newmarket_env.observation.engines import choose_engine
 from newmarket_env.observation.layout import CHIP_CLIP
+from newmarket_env.picture import table_picture
+from newmarket_env.render import render_table
 from newmarket_env.rules import make_rules
 
 ENV_NAME = "newmarket_v0"
@@ -246,17 +249,11 @@ class raw_env(AECEnv):
 
     def render(self) -> str | np.ndarray | None:
         if self.render_mode is None:
-            import gymnasium
-
             gymnasium.logger.warn("render() called without a render_mode; pass render_mode='ansi' or 'human'")
             return None
         viewer = self._seat.get(self.agent_selection, 0)
         if self.render_mode == "rgb_array":
-            from newmarket_env.picture import table_picture
-
             return table_picture(self.game, None if self.render_all_hands else viewer, reveal=self.render_all_hands)
-        from newmarket_env.render import render_table
-
         text = render_table(self.game, viewer)
         if self.render_mode == "human":
             print(text)
