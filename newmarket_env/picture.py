@@ -1,6 +1,6 @@
 """Pictures of the table: ``render_mode="rgb_array"`` frames and ``newmarket replay --gif``.
 
-A picture draws a :func:`~newmarket_env.play.scene.scene` (the same data the
+A picture draws a :func:`~newmarket_env.describe.scene.scene` (the same data the
 web page draws), so it shows exactly what that scene's viewer may know: one
 seat's hand, or every hand and the dead hand when ``reveal`` is set. It is
 ``HEIGHT x WIDTH x 3`` ``uint8``, the same size at every step, as video
@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from newmarket_env.play.scene import scene
+from newmarket_env.describe.scene import scene
 
 HEIGHT, WIDTH = 640, 960
 FELT, FELT_DARK, PAPER, INK, RED, GOLD, BACK = (

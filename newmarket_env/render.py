@@ -1,16 +1,17 @@
 """Text rendering of the table as one seat sees it (no hidden cards are shown).
 
-The table itself is the terminal game's view (:mod:`newmarket_env.play.table`);
+The table itself is the terminal game's view, which every front end shares
+(:mod:`newmarket_env.describe.table`);
 the env adds whose turn it is and the legal actions by their ids.
 """
 
 from __future__ import annotations
 
 from newmarket_env import actions as A
+from newmarket_env.describe.table import table_lines
+from newmarket_env.describe.words import Names
 from newmarket_env.engine.game import NOBODY
 from newmarket_env.engine.protocol import EngineGame
-from newmarket_env.play.table import table_lines
-from newmarket_env.play.words import Names
 
 
 def render_table(game: EngineGame, viewer: int) -> str:

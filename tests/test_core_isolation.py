@@ -48,7 +48,7 @@ CORE_ONLY = textwrap.dedent('''
 
     # Every module of the core imports (play/ is the terminal front end, built on the envs).
     import importlib, pkgutil
-    core = ("engine", "observation", "envs", "play")
+    core = ("engine", "observation", "describe", "envs", "play")
     for package in core:
         root = importlib.import_module(f"newmarket_env.{package}")
         for module in pkgutil.walk_packages(root.__path__, prefix=f"newmarket_env.{package}."):

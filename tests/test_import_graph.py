@@ -69,19 +69,16 @@ COMPILED_MODULES = (
 KNOWN_CIRCLES: list[frozenset[str]] = []
 
 # Circles between the parts of the package (a module of part A imports one of part B, and one of B one
-# of A), the parts being the modules and sub-packages right under newmarket_env. Shrinks like the above.
-KNOWN_PART_CIRCLES: list[frozenset[str]] = [
-    frozenset({"newmarket_env.engine", "newmarket_env.observation"}),
-    frozenset(
-        {"newmarket_env", "newmarket_env.envs", "newmarket_env.picture", "newmarket_env.play", "newmarket_env.render"}
-    ),
-]
+# of A), the parts being the modules and sub-packages right under newmarket_env. None is allowed.
+KNOWN_PART_CIRCLES: list[frozenset[str]] = []
 
 # Imports made inside functions of anything but an optional library (or a house module that needs one),
-# counted as the rule was set; the budget only shrinks, towards zero.
-# Imports inside functions without a comment saying why (the envs' and train/config.py's, edited elsewhere).
-SILENT_LATE_IMPORT_BUDGET = 9
-LATE_IMPORT_BUDGET = 10
+# counted as the rule was set; the budget only shrinks, towards zero. Left: the package facade's two reaches
+# into the agents (docs/architecture.md, "Known exceptions"), SingleAgentEnv.render's picture and text
+# render, and train/config.py's checks that need the agents and the rules.
+LATE_IMPORT_BUDGET = 7
+# Imports inside functions without a comment saying why (SingleAgentEnv.render's and train/config.py's).
+SILENT_LATE_IMPORT_BUDGET = 6
 
 
 def package_roots() -> dict[str, Path]:
@@ -251,7 +248,7 @@ def test_the_graph_sees_every_kind_of_import() -> None:
     """The reader finds top-level, relative, in-function and mapped-folder imports (known edges)."""
     graph = import_graph()
     assert "newmarket_env.agents.base" in graph["newmarket_env.agents.random_agent"]  # agents/ mapped
-    assert "newmarket_env.picture" in graph["newmarket_env.envs.aec"]  # made inside render()
+    assert "newmarket_env.agents" in graph["newmarket_env"]  # made inside available_agents()
     assert "newmarket_env.actions" in graph["newmarket_env"]  # `from newmarket_env import actions`: a module
     assert "newmarket_env.engine" in graph["newmarket_env"]  # `from newmarket_env.engine import Game`: a name
 

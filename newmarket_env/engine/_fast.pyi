@@ -2,7 +2,7 @@
 
 ``FastGame`` satisfies :class:`~newmarket_env.engine.protocol.EngineGame` and its
 class :class:`~newmarket_env.engine.protocol.GameFactory` (mypy checks this where
-``engine/choice.py`` pairs it with its encoder); ``tests/engine/test_protocol.py``
+``engine/choice.py`` hands it out as a ``GameFactory``); ``tests/engine/test_protocol.py``
 runs ``mypy.stubtest`` to check this stub against the built module.
 """
 

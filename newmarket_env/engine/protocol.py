@@ -6,7 +6,7 @@ described to type checkers by ``_fast.pyi``). Everything outside the engine
 (the env, the encoder, records, rendering) reads a game only through
 :class:`EngineGame` and makes one only through :class:`GameFactory`, so either
 engine serves. mypy checks both classes against these protocols where
-``engine/choice.py`` pairs each with its encoder, and
+``engine/choice.py`` hands each out as a :class:`GameFactory`, and
 ``tests/engine/test_protocol.py`` checks, member by member of the protocols,
 that both engines have every member and give equal values at every step.
 

@@ -1,7 +1,7 @@
 """The PettingZoo AEC environment: a thin adapter over an engine's game.
 
 The game is either engine's (:class:`~newmarket_env.engine.protocol.EngineGame`:
-the reference ``Game`` or the compiled ``FastGame``); ``engine/choice.py`` gives
+the reference ``Game`` or the compiled ``FastGame``); ``observation/engines.py`` gives
 its class and encoder together, so observing has one path for both.
 
 Whose turn it is comes from the engine (the holder of the next card, the
@@ -15,18 +15,21 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
+import gymnasium
 import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv
 
 from newmarket_env import actions as A
-from newmarket_env.engine.choice import choose_engine
 from newmarket_env.engine.game import NOBODY
 from newmarket_env.engine.protocol import EngineGame
 from newmarket_env.engine.record import session_record
 from newmarket_env.engine.types import IllegalActionError
 from newmarket_env.observation.encode import ENCODINGS, flat_to_planes, static_part
+from newmarket_env.observation.engines import choose_engine
 from newmarket_env.observation.layout import CHIP_CLIP
+from newmarket_env.picture import table_picture
+from newmarket_env.render import render_table
 from newmarket_env.rules import make_rules
 
 ENV_NAME = "newmarket_v0"
@@ -246,17 +249,11 @@ class raw_env(AECEnv):
 
     def render(self) -> str | np.ndarray | None:
         if self.render_mode is None:
-            import gymnasium
-
             gymnasium.logger.warn("render() called without a render_mode; pass render_mode='ansi' or 'human'")
             return None
         viewer = self._seat.get(self.agent_selection, 0)
         if self.render_mode == "rgb_array":
-            from newmarket_env.picture import table_picture
-
             return table_picture(self.game, None if self.render_all_hands else viewer, reveal=self.render_all_hands)
-        from newmarket_env.render import render_table
-
         text = render_table(self.game, viewer)
         if self.render_mode == "human":
             print(text)

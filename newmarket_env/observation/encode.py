@@ -8,7 +8,7 @@ hidden cards of the other seats and check the encoding does not change.
 engine contract (:class:`~newmarket_env.engine.protocol.GameState`), so it
 encodes a game of either engine. The compiled engine has its own copy in C
 (``FastGame.encode_into``, also used by its table batch) for speed;
-``engine/choice.py`` pairs each engine with its encoder and
+``observation/engines.py`` pairs each engine with its encoder and
 ``tests/engine/test_fast.py`` checks the two give the same vector at every step.
 Everything else (planes, the decoded view, ``view_of_game``) is derived from
 the flat vector.

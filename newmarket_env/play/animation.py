@@ -12,9 +12,9 @@ import os
 from collections.abc import Mapping
 from typing import Any
 
+from newmarket_env.describe.scene import scene
 from newmarket_env.engine.record import replay_steps
 from newmarket_env.picture import pillow, scene_picture
-from newmarket_env.play.scene import scene
 
 
 def record_frames(record: Mapping[str, Any], only_deal: int | None = None) -> list:

@@ -12,14 +12,14 @@ import zlib
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
+from newmarket_env.describe.events import chips_line, describe_events
+from newmarket_env.describe.feed import deal_footer, deal_header
+from newmarket_env.describe.summary import deal_summary, summary_lines
+from newmarket_env.describe.thoughts import decisions_so_far, thought_lines
+from newmarket_env.describe.words import Names, hand_text, seat_labels
 from newmarket_env.engine.record import replay as rebuild_game
 from newmarket_env.engine.record import session_record
 from newmarket_env.engine.types import IllegalActionError
-from newmarket_env.play.events import chips_line, describe_events
-from newmarket_env.play.feed import deal_footer, deal_header
-from newmarket_env.play.summary import deal_summary, summary_lines
-from newmarket_env.play.thoughts import decisions_so_far, thought_lines
-from newmarket_env.play.words import Names, hand_text, seat_labels
 from newmarket_env.rules import VARIANTS, Rules, rules_from_dict
 
 _DEAL_KEYS = ("dealer", "hands", "dead", "events", "chips")

@@ -4,7 +4,7 @@ Nothing here knows about HTTP: a bad request is a :class:`BadInput` (the app
 turns it into a 4xx with its one-line message). The rules are the env's
 (``newmarket_env.env`` on the reference engine, whose record grows in place,
 as in the terminal game); agents come from ``load_agent``; what is shown is a
-:func:`~newmarket_env.play.scene.scene`.
+:func:`~newmarket_env.describe.scene.scene`.
 """
 
 from __future__ import annotations
@@ -18,16 +18,16 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from newmarket_env.agents import available_agents, load_agent
+from newmarket_env.describe.feed import RecordFeed
+from newmarket_env.describe.scene import scene, session_log
+from newmarket_env.describe.summary import deal_summary
+from newmarket_env.describe.thoughts import decisions_so_far, explain_and_act, thought_entry
+from newmarket_env.describe.words import Names, seat_labels
 from newmarket_env.engine.record import replay_steps
 from newmarket_env.engine.types import IllegalActionError
 from newmarket_env.envs import env as make_env
-from newmarket_env.play.feed import RecordFeed
 from newmarket_env.play.replay import check_record, count_decisions
-from newmarket_env.play.scene import scene, session_log
 from newmarket_env.play.session import PERSON
-from newmarket_env.play.summary import deal_summary
-from newmarket_env.play.thoughts import decisions_so_far, explain_and_act, thought_entry
-from newmarket_env.play.words import Names, seat_labels
 from newmarket_env.rules import PARAMETER_NAMES, Rules
 
 MODES = ("play", "watch")

@@ -11,11 +11,11 @@ import pytest
 
 from newmarket_env import cli, env
 from newmarket_env.cards import card_from_text, other_colour_mask
+from newmarket_env.describe.events import describe_events
+from newmarket_env.describe.summary import deal_summary, summary_lines
+from newmarket_env.describe.words import Names
 from newmarket_env.engine.record import replay_steps
-from newmarket_env.play.events import describe_events
 from newmarket_env.play.session import NEXT_DEAL_PROMPT, PlayOptions, play, prepare
-from newmarket_env.play.summary import deal_summary, summary_lines
-from newmarket_env.play.words import Names
 from newmarket_env.rules import make_rules
 
 

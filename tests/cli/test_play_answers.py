@@ -9,10 +9,10 @@ import pytest
 
 from newmarket_env import actions as A
 from newmarket_env.cards import card_from_text
+from newmarket_env.describe.choices import Choices
+from newmarket_env.describe.table import table_lines
+from newmarket_env.describe.words import Names, count_text
 from newmarket_env.engine import Decision, Game
-from newmarket_env.play.prompt import Choices
-from newmarket_env.play.table import table_lines
-from newmarket_env.play.words import Names, count_text
 from newmarket_env.rules import make_rules
 
 NEWMARKET = make_rules("newmarket")

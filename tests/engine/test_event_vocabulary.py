@@ -21,6 +21,8 @@ from typing import Literal, get_args, get_origin
 import pytest
 
 from eval.tournament.accounting import check_parts, chip_parts
+from newmarket_env.describe.events import describe_events
+from newmarket_env.describe.words import Names
 from newmarket_env.engine.events import (
     EVENT_TYPES,
     EVENTS,
@@ -33,8 +35,6 @@ from newmarket_env.engine.events import (
 from newmarket_env.engine.game import Game
 from newmarket_env.engine.record import session_record
 from newmarket_env.engine.types import StopCause
-from newmarket_env.play.events import describe_events
-from newmarket_env.play.words import Names
 from newmarket_env.rules import VARIANTS, make_rules
 
 from .audit import Auditor

@@ -27,8 +27,8 @@ pytest.importorskip("fastapi", reason="the web extra is not installed (pip insta
 uvicorn = pytest.importorskip("uvicorn", reason="the web extra is not installed (pip install 'newmarket-env[web]')")
 
 from newmarket_env import env  # noqa: E402
+from newmarket_env.describe.scene import scene  # noqa: E402
 from newmarket_env.engine.record import replay_steps  # noqa: E402
-from newmarket_env.play.scene import scene  # noqa: E402
 from newmarket_env.web import create_app, tables  # noqa: E402
 from newmarket_env.web.tables import GameStore, ReplayGame  # noqa: E402
 

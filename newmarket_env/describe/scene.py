@@ -5,9 +5,9 @@ A scene is JSON-ready (lists, strings, ints). With a ``viewer`` seat and
 players know"): its own hand, public play, the stacks, balances and the cards
 it knows are dead; other hands are card counts, other players' discards are
 not named. ``reveal=True`` (a replay, or watching agents) shows every hand and
-the dead hand. The words come from the terminal game (:mod:`words`,
-:mod:`events`, :mod:`prompt`), so the page explains a choice exactly as the
-terminal does.
+the dead hand. The words are the terminal game's (:mod:`~newmarket_env.describe.words`,
+:mod:`~newmarket_env.describe.events`, :mod:`~newmarket_env.describe.choices`), so the page
+explains a choice exactly as the terminal does.
 
 >>> from newmarket_env.engine.game import Game
 >>> from newmarket_env.rules import make_rules
@@ -26,13 +26,13 @@ from typing import Any
 
 from newmarket_env import actions as A
 from newmarket_env.cards import SUIT_NAMES, card_text
+from newmarket_env.describe.choices import Choices
+from newmarket_env.describe.feed import RecordFeed
+from newmarket_env.describe.questions import question_text
+from newmarket_env.describe.table import cards_in_order, last_stop
+from newmarket_env.describe.words import Names, stop_reason
 from newmarket_env.engine.game import NOBODY, Game
 from newmarket_env.engine.types import Phase
-from newmarket_env.play.feed import RecordFeed
-from newmarket_env.play.prompt import Choices
-from newmarket_env.play.questions import question_text
-from newmarket_env.play.table import cards_in_order, last_stop
-from newmarket_env.play.words import Names, stop_reason
 
 
 def scene(

@@ -20,6 +20,7 @@ from collections.abc import Callable, Sequence
 
 from typing_extensions import assert_never
 
+from newmarket_env.describe.words import Names, stop_reason
 from newmarket_env.engine.events import (
     AuctionEndEvent,
     BidEvent,
@@ -35,7 +36,6 @@ from newmarket_env.engine.events import (
     StakeEvent,
     WidowEvent,
 )
-from newmarket_env.play.words import Names, stop_reason
 from newmarket_env.rules import Rules
 
 

@@ -1,4 +1,4 @@
-"""Cards, hands, seats and choices in plain words for people at a terminal.
+"""Cards, hands, seats and choices in plain words, for people at a terminal or on the web page.
 
 >>> from newmarket_env.rules import make_rules
 >>> from newmarket_env.engine import Decision

@@ -6,8 +6,8 @@ scene the web and the pictures draw) can ask the same question without importing
 
 from __future__ import annotations
 
+from newmarket_env.describe.words import count_text
 from newmarket_env.engine.types import Decision
-from newmarket_env.play.words import count_text
 from newmarket_env.rules import LeadRule
 
 

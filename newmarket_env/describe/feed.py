@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from newmarket_env.play.events import chips_line, describe_events
-from newmarket_env.play.summary import deal_summary, hands_left, summary_lines
-from newmarket_env.play.words import Names, hand_text
+from newmarket_env.describe.events import chips_line, describe_events
+from newmarket_env.describe.summary import deal_summary, hands_left, summary_lines
+from newmarket_env.describe.words import Names, hand_text
 from newmarket_env.rules import Rules
 
 

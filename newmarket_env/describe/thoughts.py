@@ -22,8 +22,8 @@ from typing import Any
 import numpy as np
 
 from newmarket_env import actions as A
+from newmarket_env.describe.words import choice_text
 from newmarket_env.engine.types import Decision
-from newmarket_env.play.words import choice_text
 from newmarket_env.rules import Rules
 
 _RESERVED = ("action", "text")  # an action row's keys that are not figures

@@ -28,8 +28,8 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from newmarket_env.cards import card_from_text
+from newmarket_env.describe.words import Names, count_text, hand_text
 from newmarket_env.order import order_key
-from newmarket_env.play.words import Names, count_text, hand_text
 from newmarket_env.rules import Rules
 
 _SWAPS = ("exchange", "buy")  # widow choices that swap the chooser's hand with the widow
@@ -156,7 +156,7 @@ def _apply_stacks(event: Mapping[str, Any], stacks: list[int], pot: int) -> tupl
 
 def summary_lines(summary: Mapping[str, Any], rules: Rules, names: Names, reveal: bool = False) -> list[str]:
     """The summary in words, one fact per line (``reveal`` adds the dead hand); the chips line is the deal's
-    footer (:func:`newmarket_env.play.feed.deal_footer`), written after it."""
+    footer (:func:`newmarket_env.describe.feed.deal_footer`), written after it."""
     number = summary["deal"]
     lines = [f"---- deal {number} of {summary['num_deals']}: the result ----"]
     if summary["winner"] is not None:

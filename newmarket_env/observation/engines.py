@@ -1,0 +1,66 @@
+"""Each engine with the encoder made for its games: how a caller observes either engine's game.
+
+:mod:`newmarket_env.engine.choice` picks the game class (the compiled ``FastGame`` when it is
+built, else the reference ``Game``); this module pairs it with its encoder: the reference
+:func:`~newmarket_env.observation.encode.encode_flat` for ``Game``, the compiled
+``FastGame.encode_into`` for ``FastGame`` (the same vector, written in C;
+``tests/engine/test_fast.py`` checks the two agree at every step). It sits in ``observation``,
+above the engine, so that the engine never imports its observers.
+
+>>> choose_engine("python").name, choose_engine("python").game_class.__name__
+('python', 'Game')
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, cast
+
+import numpy as np
+from numpy.typing import NDArray
+
+from newmarket_env.engine.choice import engine_class
+from newmarket_env.engine.game import Game
+from newmarket_env.engine.protocol import EngineGame, GameFactory
+from newmarket_env.observation.encode import encode_flat
+from newmarket_env.observation.layout import FLAT_SIZE
+
+if TYPE_CHECKING:
+    from newmarket_env.engine import _fast
+
+# ``viewer``'s flat observation of a game (float32, FLAT_SIZE long, a fresh array), given the rules'
+# static part (observation.encode.static_part).
+Encoder = Callable[[EngineGame, int, NDArray[np.float32]], NDArray[np.float32]]
+
+
+@dataclass(frozen=True)
+class Engine:
+    """An engine: its game class and the encoder made for its games."""
+
+    name: str  # "python" or "compiled"
+    game_class: GameFactory
+    encode: Encoder
+
+
+def encode_compiled(game: EngineGame, viewer: int, static: NDArray[np.float32]) -> NDArray[np.float32]:
+    """``FastGame.encode_into`` as an :data:`Encoder` (the same vector as ``encode_flat``, written in C)."""
+    out = np.empty(FLAT_SIZE, dtype=np.float32)
+    # Only the compiled engine's own games reach this encoder: choose_engine hands them out together.
+    cast("_fast.FastGame", game).encode_into(viewer, out, static)
+    return out
+
+
+def choose_engine(engine: str = "auto") -> Engine:
+    """The :class:`Engine` for ``engine``: ``"auto"`` (compiled if built), ``"compiled"`` or ``"python"``.
+
+    The name is checked, and the compiled engine's absence reported, by
+    :func:`~newmarket_env.engine.choice.engine_class`.
+    """
+    game_class = engine_class(engine)
+    if game_class is Game:
+        return Engine("python", Game, encode_flat)
+    return Engine("compiled", game_class, encode_compiled)
+
+
+__all__ = ["Encoder", "Engine", "choose_engine", "encode_compiled"]
