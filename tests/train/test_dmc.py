@@ -119,12 +119,14 @@ def test_a_tiny_run_saves_an_agent_that_loads_with_no_pickle_and_plays_a_tournam
         "progress.csv",
         "eval.csv",
         "learning_curve.png",
-        "samples/iter_0000.npz",
         "samples/iter_0001.npz",
         "checkpoints/dmc_64_steps.pt",
         "checkpoints/dmc_128_steps.pt",
     ):
         assert (tiny_run / name).is_file(), name
+    # only the samples a resume from the newest checkpoint would read (dmc.window 2: iteration 2 fits on
+    # iteration 1's too); iteration 0's went when the second checkpoint was written
+    assert sorted(p.name for p in (tiny_run / "samples").iterdir()) == ["iter_0001.npz"]
     path = tiny_run / "final.npz"
     with zipfile.ZipFile(path) as archive:
         for entry in archive.namelist():  # every entry is plain numbers: nothing to unpickle
@@ -159,10 +161,17 @@ def _rows(path: Path) -> list[list[str]]:
 
 
 def test_a_resumed_run_equals_an_uninterrupted_one(tmp_path):
+    """The whole run checkpoints every 128 decisions (and at its end); the other stops after its first
+    iteration, finds a damaged sample file a killed process left, and resumes: the same weights, bit for bit."""
     from newmarket_env.agents.saved import read_saved
 
     common = [str(TINY), "--no-progress", "--set", "eval.every=0", "--set", "eval.final_sessions=1"]
-    assert main([*common, "--out-dir", str(tmp_path / "whole"), "--total-steps", "192"]) == 0
+    whole = [*common, "--out-dir", str(tmp_path / "whole"), "--total-steps", "192"]
+    assert main([*whole, "--set", "run.checkpoint_every=128"]) == 0
+    assert sorted(p.name for p in (tmp_path / "whole" / "checkpoints").glob("*.pt")) == [
+        "dmc_128_steps.pt",
+        "dmc_192_steps.pt",
+    ]
     assert main([*common, "--out-dir", str(tmp_path / "parts"), "--total-steps", "64"]) == 0
     (tmp_path / "parts" / "samples" / "iter_0001.npz").write_bytes(b"a killed process left this")
     assert main([*common, "--out-dir", str(tmp_path / "parts"), "--total-steps", "192", "--resume"]) == 0
@@ -172,6 +181,23 @@ def test_a_resumed_run_equals_an_uninterrupted_one(tmp_path):
         np.testing.assert_array_equal(b1, b2)
     assert _rows(tmp_path / "whole" / "progress.csv") == _rows(tmp_path / "parts" / "progress.csv")
     assert len(_rows(tmp_path / "whole" / "progress.csv")) == 3
+
+
+def test_max_minutes_stops_after_a_checkpointed_iteration_that_resume_continues(tiny_run, tmp_path, capsys):
+    """A budget already spent: one iteration runs, is checkpointed (though run.checkpoint_every is not
+    reached) and the agent saved; ``--resume`` then ends where the uninterrupted tiny run ended, with the
+    same weights."""
+    from newmarket_env.agents.saved import read_saved
+
+    common = [str(TINY), "--out-dir", str(tmp_path), "--no-progress", "--set", "run.checkpoint_every=1000"]
+    assert main([*common, "--max-minutes", "0.00001"]) == 0
+    assert "stopped by run.max_minutes = 1e-05 after 1 of 2 iterations" in capsys.readouterr().out
+    assert sorted(p.name for p in (tmp_path / "checkpoints").glob("*.pt")) == ["dmc_64_steps.pt"]
+    assert (tmp_path / "final.npz").is_file()
+    assert main([*common, "--resume", "--max-minutes", "0"]) == 0
+    for (w1, b1), (w2, b2) in zip(*(read_saved(d / "final.npz")[1] for d in (tiny_run, tmp_path)), strict=True):
+        np.testing.assert_array_equal(w1, w2)
+        np.testing.assert_array_equal(b1, b2)
 
 
 def test_a_lost_sample_file_of_the_window_stops_the_resumed_run(tmp_path):

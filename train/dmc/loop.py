@@ -1,14 +1,16 @@
 """The Deep Monte-Carlo run: iterations of self-play and fit; checkpoints, logs, evaluation, final files.
 
 Outputs in ``run.out_dir`` (besides ``run.json`` and ``config.yaml``, as for the other methods):
-``samples/iter_<i>.npz`` (each iteration's recorded decisions, actions and returns, kept for the
-``dmc.window`` replay and for a resume), ``checkpoints/dmc_<steps>_steps.pt``, ``progress.csv`` (one
-row per iteration), ``eval.csv`` and ``learning_curve.png``, ``final.npz`` (the Q network as a saved
-agent), ``final.json`` and ``final_eval.json``.
+``samples/iter_<i>.npz`` (each iteration's recorded decisions, actions and returns: those the
+``dmc.window`` replay still needs after the newest checkpoint are kept, older ones removed),
+``checkpoints/dmc_<steps>_steps.pt`` (every ``run.checkpoint_every`` recorded decisions and after the
+last iteration), ``progress.csv`` (one row per iteration), ``eval.csv`` and ``learning_curve.png``,
+``final.npz`` (the Q network as a saved agent), ``final.json`` and ``final_eval.json``.
 
-Every random draw of iteration ``i`` is seeded from ``(run.seed, i)`` and the network and optimiser
-are checkpointed after each iteration, so a resumed run computes exactly what an uninterrupted one does.
-``run.total_steps`` counts recorded learner decisions: ``ceil(total_steps / dmc.states)`` iterations.
+Every random draw of iteration ``i`` is seeded from ``(run.seed, i)``, and a checkpoint holds the network
+and the optimiser, so a run resumed from any checkpoint computes exactly what an uninterrupted one does.
+``run.total_steps`` counts recorded learner decisions: ``ceil(total_steps / dmc.states)`` iterations;
+``run.max_minutes`` stops after the iteration that passes it (at least one runs).
 """
 
 from __future__ import annotations
@@ -120,6 +122,13 @@ def _iteration_samples(
     return samples, time.time() - began
 
 
+def _prune_samples(out_dir: Path, keep_from: int) -> None:
+    """Remove the sample files of iterations before ``keep_from`` (no resume from the newest checkpoint reads them)."""
+    for path in (out_dir / "samples").glob("iter_*.npz"):
+        if int(path.stem.removeprefix("iter_")) < keep_from:
+            path.unlink(missing_ok=True)
+
+
 def _window(config: TrainConfig, samples: dict[str, np.ndarray], iteration: int, out_dir: Path, run_id: str):
     """This iteration's decisions and those of the ``dmc.window - 1`` before it, as one set of arrays."""
     window = [samples]
@@ -167,15 +176,9 @@ def _train(config: TrainConfig, start: Any, command: str) -> Path:
     iterations = math.ceil(config.run.total_steps / dmc.states)
     deadline = time.time() + 60 * config.run.max_minutes if config.run.max_minutes else None
     evaluations = Every(config.eval.every, steps)
+    checkpoints = Every(config.run.checkpoint_every, steps)
     began = time.time()
     for iteration in range(steps // dmc.states, iterations):
-        if deadline is not None and time.time() >= deadline:
-            print(
-                f"stopped by run.max_minutes = {config.run.max_minutes:g} after {iteration} of {iterations} "
-                "iterations; saving the agent and evaluating it",
-                flush=True,
-            )
-            break
         samples, collect_s = _iteration_samples(config, rules, net, iteration, out_dir, run_id)
         fitted = time.time()
         data = _window(config, samples, iteration, out_dir, run_id)
@@ -192,13 +195,16 @@ def _train(config: TrainConfig, start: Any, command: str) -> Path:
             derive_seed(config.run.seed, _FIT_TAG, iteration),
         )
         steps += dmc.states
-        save_state(
-            out_dir / "checkpoints",
-            run_id,
-            steps,
-            {"net": net.state_dict(), "optimizer": optimizer.state_dict(), "steps": steps},
-            CHECKPOINT_PREFIX,
-        )
+        stop = deadline is not None and time.time() >= deadline and iteration < iterations - 1
+        if checkpoints.due(steps) or stop or iteration == iterations - 1:
+            save_state(
+                out_dir / "checkpoints",
+                run_id,
+                steps,
+                {"net": net.state_dict(), "optimizer": optimizer.state_dict(), "steps": steps},
+                CHECKPOINT_PREFIX,
+            )
+            _prune_samples(out_dir, iteration + 2 - dmc.window)  # a resume from here starts at iteration + 1
         row = {
             "iteration": iteration,
             "steps": steps,
@@ -222,6 +228,13 @@ def _train(config: TrainConfig, start: Any, command: str) -> Path:
                 out_dir / "eval.csv", EVAL_FIELDS, evaluation_rows(config, agent, config.eval.sessions, steps, began)
             )
             plot_curve(out_dir / "eval.csv", out_dir / "learning_curve.png", title=config.name)
+        if stop:
+            print(
+                f"stopped by run.max_minutes = {config.run.max_minutes:g} after {iteration + 1} of {iterations} "
+                "iterations; saving the agent and evaluating it",
+                flush=True,
+            )
+            break
     training = {
         "config": config.to_dict(),
         "method": "dmc",
