@@ -133,7 +133,9 @@ class RunSection:
     )
     seed: int = spec(0, "seed of PPO and the envs", int, low=0, high=MAX_SEED)
     out_dir: str = spec("runs/newmarket_ppo", "run folder: logs, checkpoints, eval CSV, curve, final agent", str)
-    checkpoint_every: int = spec(100_000, "env steps between checkpoints (for --resume)", int, low=1, high=MAX_STEPS)
+    checkpoint_every: int = spec(
+        100_000, "env steps between checkpoints (for --resume; dmc: recorded decisions)", int, low=1, high=MAX_STEPS
+    )
     max_minutes: float = spec(
         0.0,
         "stop training after this many minutes (then save and evaluate); 0 = no limit",

@@ -47,6 +47,8 @@ _INIT_TAG, _COLLECT_TAG, _FIT_TAG, _LEARNER_TAG = 21, 22, 24, 25
 #: iteration, so this baseline is only named to ``collect_states``, never seated.
 _UNSEATED = "random"
 _ARRAYS = ("obs", "masks", "actions", "returns")
+#: The x axis of the run's learning_curve.png.
+XLABEL = "recorded learner decisions (training steps of Deep Monte-Carlo)"
 PROGRESS_FIELDS = [
     "iteration",
     "steps",
@@ -227,7 +229,7 @@ def _train(config: TrainConfig, start: Any, command: str) -> Path:
             append_rows(
                 out_dir / "eval.csv", EVAL_FIELDS, evaluation_rows(config, agent, config.eval.sessions, steps, began)
             )
-            plot_curve(out_dir / "eval.csv", out_dir / "learning_curve.png", title=config.name)
+            plot_curve(out_dir / "eval.csv", out_dir / "learning_curve.png", title=config.name, xlabel=XLABEL)
         if stop:
             print(
                 f"stopped by run.max_minutes = {config.run.max_minutes:g} after {iteration + 1} of {iterations} "
@@ -254,6 +256,8 @@ def _train(config: TrainConfig, start: Any, command: str) -> Path:
         rows = evaluation_rows(config, learner_agent(net, config, rules, 0), config.eval.final_sessions, steps, began)
         write_atomic(out_dir / "final_eval.json", json.dumps(rows, indent=2))
         if (out_dir / "eval.csv").exists():
-            plot_curve(out_dir / "eval.csv", out_dir / "learning_curve.png", title=config.name, final=rows)
+            plot_curve(
+                out_dir / "eval.csv", out_dir / "learning_curve.png", title=config.name, final=rows, xlabel=XLABEL
+            )
         print_final_evaluation(config.name, rows)
     return path
