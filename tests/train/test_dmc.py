@@ -200,6 +200,14 @@ def test_max_minutes_stops_after_a_checkpointed_iteration_that_resume_continues(
         np.testing.assert_array_equal(b1, b2)
 
 
+def test_overwrite_removes_the_previous_runs_checkpoints_and_samples(tmp_path):
+    common = [str(TINY), "--out-dir", str(tmp_path), "--no-progress", "--set", "eval.every=0"]
+    assert main([*common, "--total-steps", "192"]) == 0
+    assert main([*common, "--total-steps", "64", "--overwrite"]) == 0
+    assert sorted(p.name for p in (tmp_path / "checkpoints").iterdir()) == ["dmc_64_steps.json", "dmc_64_steps.pt"]
+    assert sorted(p.name for p in (tmp_path / "samples").iterdir()) == ["iter_0000.npz"]
+
+
 def test_a_lost_sample_file_of_the_window_stops_the_resumed_run(tmp_path):
     common = [str(TINY), "--no-progress", "--set", "eval.every=0", "--set", "eval.final_sessions=1"]
     assert main([*common, "--out-dir", str(tmp_path), "--total-steps", "64"]) == 0
