@@ -153,7 +153,7 @@ def cannot_write(out_dir, err: OSError) -> str:
 
 
 def newest_intact(out_dir) -> str | None:
-    """The newest checkpoint in ``out_dir`` that ``--resume`` would use (PPO's or expert iteration's), or None."""
+    """The newest checkpoint in ``out_dir`` that ``--resume`` would use (PPO's, expert iteration's, DMC's), or None."""
     from newmarket_env.train.checkpoints import find_checkpoint  # optional: needs stable-baselines3 (train extra)
     from newmarket_env.train.expert.checkpoint import find_state  # optional: needs torch (train extra)
 
@@ -161,8 +161,8 @@ def newest_intact(out_dir) -> str | None:
         run_id = json.loads((Path(out_dir) / "run.json").read_text())["run_id"]
     except (OSError, ValueError, KeyError, TypeError):
         return None
-    for finder in (find_checkpoint, find_state):
-        found = finder(Path(out_dir) / "checkpoints", run_id)
+    folder = Path(out_dir) / "checkpoints"
+    for found in (find_checkpoint(folder, run_id), find_state(folder, run_id), find_state(folder, run_id, "dmc")):
         if found.path is not None:
             return str(found.path)
     return None

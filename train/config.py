@@ -133,7 +133,9 @@ class RunSection:
     )
     seed: int = spec(0, "seed of PPO and the envs", int, low=0, high=MAX_SEED)
     out_dir: str = spec("runs/newmarket_ppo", "run folder: logs, checkpoints, eval CSV, curve, final agent", str)
-    checkpoint_every: int = spec(100_000, "env steps between checkpoints (for --resume)", int, low=1, high=MAX_STEPS)
+    checkpoint_every: int = spec(
+        100_000, "env steps between checkpoints (for --resume; dmc: recorded decisions)", int, low=1, high=MAX_STEPS
+    )
     max_minutes: float = spec(
         0.0,
         "stop training after this many minutes (then save and evaluate); 0 = no limit",
@@ -183,8 +185,9 @@ class PretrainSection:
     )
 
 
-#: Training methods: MaskablePPO (sb3-contrib), or expert iteration (search distillation, train/expert).
-METHODS = ("ppo", "expert_iteration")
+#: Training methods: MaskablePPO (sb3-contrib), expert iteration (search distillation, train/expert),
+#: or Deep Monte-Carlo (action values learnt from self-play returns, train/dmc).
+METHODS = ("ppo", "expert_iteration", "dmc")
 TEACHERS = ("search", "guided_search", "guided_prior")
 POLICY_TARGETS = ("choice", "softmax")
 
@@ -277,13 +280,41 @@ class ExpertSection:
 
 
 @dataclass
+class DMCSection:
+    """Deep Monte-Carlo (method: dmc): run.total_steps counts recorded learner decisions."""
+
+    states: int = spec(4000, "learner decisions recorded per iteration", int, low=1, high=10_000_000)
+    tables: int = spec(32, "tables played at once by the learner's network", int, low=1, high=4096)
+    baseline_fraction: float = spec(
+        0.25,
+        "chance a seat at a table is a baseline from opponents.baselines instead of the learner "
+        "(its decisions are not recorded)",
+        float,
+        low=0.0,
+        high=0.95,
+    )
+    epsilon: float = spec(
+        0.1, "chance the learner plays a uniformly drawn legal action instead of its best Q", float, low=0.0, high=1.0
+    )
+    window: int = spec(1, "iterations of recorded decisions the network is fitted on (replay)", int, low=1, high=10_000)
+    epochs: int = spec(1, "passes over the window per iteration", int, low=1, high=1000)
+    batch_size: int = spec(256, "minibatch size", int, low=1, high=1_000_000)
+    learning_rate: float = spec(1e-3, "Adam step size", float, low=1e-8, high=1.0)
+    net_arch: list = spec(
+        [256, 256], "hidden layer sizes of the Q network", list, items=int, item_range=(1, 4096), max_items=16
+    )
+    activation: str = spec("relu", "hidden activation", str, choices=ACTIVATIONS)
+
+
+@dataclass
 class TrainConfig:
     """A whole training run (the YAML file: these sections, each optional)."""
 
     name: str = spec("newmarket_ppo", "run name (used in the saved agent's metadata)", str)
     method: str = spec(
         "ppo",
-        "ppo (MaskablePPO: sections pretrain and ppo) or expert_iteration (search distillation: section expert)",
+        "ppo (MaskablePPO: sections pretrain and ppo), expert_iteration (search distillation: section expert) "
+        "or dmc (Deep Monte-Carlo: section dmc)",
         str,
         choices=METHODS,
     )
@@ -294,6 +325,7 @@ class TrainConfig:
     run: RunSection = field(default_factory=RunSection, metadata={"doc": RunSection.__doc__})
     eval: EvalSection = field(default_factory=EvalSection, metadata={"doc": EvalSection.__doc__})
     expert: ExpertSection = field(default_factory=ExpertSection, metadata={"doc": ExpertSection.__doc__})
+    dmc: DMCSection = field(default_factory=DMCSection, metadata={"doc": DMCSection.__doc__})
 
     def learner_seat(self) -> LearnerSeat:
         """The learner's seat at every training table: sections env and opponents as one spec."""
@@ -307,8 +339,13 @@ class TrainConfig:
 
     def to_dict(self) -> dict[str, Any]:
         data = dataclasses.asdict(self)
-        if self.method == "ppo":  # a PPO run's config.yaml as before expert iteration existed: older runs resume
+        # Each method's config.yaml holds the sections it had when the method came: older runs resume.
+        if self.method == "ppo":
             del data["method"], data["expert"]
+        if self.method != "dmc":
+            del data["dmc"]
+        else:
+            del data["expert"]
         return data
 
 
@@ -415,6 +452,8 @@ def _check_cross(config: TrainConfig) -> None:
                 raise ValueError(f"{section} has unknown agent {name!r}; allowed: {', '.join(known)}")
     if config.method == "expert_iteration":
         _check_expert(config, known)
+    if config.method == "dmc":
+        _check_dmc(config)
     if config.ppo.n_steps * config.run.n_envs > MAX_ROLLOUT:
         raise ValueError(
             f"ppo.n_steps * run.n_envs = {config.ppo.n_steps * config.run.n_envs} is not allowed; "
@@ -427,21 +466,28 @@ def _check_cross(config: TrainConfig) -> None:
         )
 
 
-def _check_expert(config: TrainConfig, known: list[str]) -> None:
-    """The expert-iteration keys that need the live package (agents, backend)."""
+def _table_baselines() -> dict[str, int]:
+    """The baselines the compiled tables of expert iteration and DMC can seat."""
+    # late: agents.compiled loads the compiled engine, which only the methods playing compiled tables need
     from newmarket_env.agents.compiled import POLICY_CODES
 
+    return POLICY_CODES
+
+
+def _check_expert(config: TrainConfig, known: list[str]) -> None:
+    """The expert-iteration keys that need the live package (agents, backend)."""
+    seatable = _table_baselines()
     if config.pretrain.teacher:
         raise ValueError("pretrain.teacher is for method ppo; expert_iteration starts from expert.first_states")
-    if config.expert.first_states not in POLICY_CODES:
+    if config.expert.first_states not in seatable:
         raise ValueError(
-            f"expert.first_states = {config.expert.first_states!r} is not allowed; allowed: {', '.join(POLICY_CODES)}"
+            f"expert.first_states = {config.expert.first_states!r} is not allowed; allowed: {', '.join(seatable)}"
         )
     for name in config.opponents.baselines:
-        if name not in POLICY_CODES and config.expert.baseline_fraction > 0:
+        if name not in seatable and config.expert.baseline_fraction > 0:
             raise ValueError(
                 f"opponents.baselines has {name!r}, which expert iteration cannot seat at its "
-                f"tables; allowed: {', '.join(POLICY_CODES)} (or expert.baseline_fraction: 0)"
+                f"tables; allowed: {', '.join(seatable)} (or expert.baseline_fraction: 0)"
             )
     if config.expert.racing_worlds == 1:
         raise ValueError("expert.racing_worlds = 1 is not allowed; allowed: 0 (no race) or an int >= 2")
@@ -451,6 +497,19 @@ def _check_expert(config: TrainConfig, known: list[str]) -> None:
         check_backend(config.expert.backend, config.expert.address or None)
     except ValueError as err:
         raise ValueError(f"expert: {err}") from None
+
+
+def _check_dmc(config: TrainConfig) -> None:
+    """The Deep Monte-Carlo keys that need the live package (the baselines its compiled tables can seat)."""
+    seatable = _table_baselines()
+    if config.pretrain.teacher:
+        raise ValueError("pretrain.teacher is for method ppo; dmc starts from a fresh network")
+    for name in config.opponents.baselines:
+        if name not in seatable and config.dmc.baseline_fraction > 0:
+            raise ValueError(
+                f"opponents.baselines has {name!r}, which dmc cannot seat at its tables; "
+                f"allowed: {', '.join(seatable)} (or dmc.baseline_fraction: 0)"
+            )
 
 
 def _check_init(config: TrainConfig) -> None:

@@ -1,8 +1,9 @@
-"""Learning curves after the fact: an expert-iteration run's checkpoints measured against baselines and ``search``.
+"""Learning curves after the fact: an expert-iteration or Deep Monte-Carlo run's checkpoints measured against
+baselines and ``search``.
 
 A run's own ``eval.csv`` has few points (``eval.every``) against its ``eval.opponents``; this measures the
-saved checkpoints themselves (``checkpoints/exit_<steps>_steps.pt``), so a finished run gets a curve against
-any opponent, ``search`` at its default budget included:
+saved checkpoints themselves (``checkpoints/exit_<steps>_steps.pt``, or ``dmc_<steps>_steps.pt``), so a
+finished run gets a curve against any opponent, ``search`` at its default budget included:
 
 ``python -m newmarket_env.train.curve runs/newmarket_exit_long --opponents control,search --every 5 --boards 300``
 
@@ -35,14 +36,20 @@ from newmarket_env.train.config import load_config
 from newmarket_env.train.evaluate import duplicate_eval, saved_agent_maker
 from newmarket_env.train.plot import plot_curve
 
+#: The methods whose checkpoints a curve measures: their checkpoint files' prefix, what their steps count,
+#: and that count's word in the printed lines.
+METHODS = {
+    "expert_iteration": ("exit", "labelled decisions", "labels"),
+    "dmc": ("dmc", "recorded decisions", "decisions"),
+}
 FIELDS = ["steps", "opponent", "mean", "ci95", "low", "high", "boards", "games", "margin", "margin_ci95", "seed"]
 
 
-def checkpoint_steps(run_dir: Path) -> list[int]:
-    """The labelled-decision counts of the run's checkpoints, in order."""
+def checkpoint_steps(run_dir: Path, prefix: str = "exit") -> list[int]:
+    """The step counts of the run's checkpoints (``<prefix>_<steps>_steps.pt``), in order."""
     from newmarket_env.train.expert.checkpoint import saved_steps  # imports torch
 
-    return saved_steps(run_dir / "checkpoints")
+    return saved_steps(run_dir / "checkpoints", prefix)
 
 
 def chosen_steps(steps: list[int], every: int) -> list[int]:
@@ -60,15 +67,23 @@ def chosen_steps(steps: list[int], every: int) -> list[int]:
 
 
 def network_at(run_dir: Path, steps: int, config: Any) -> Any:
-    """The greedy network of the checkpoint after ``steps`` labelled decisions, as a saved agent."""
-    from newmarket_env.train.expert.checkpoint import load_state  # optional: needs torch (train extra)
+    """The greedy network of the checkpoint after ``steps`` training steps, as a saved agent."""
+    from newmarket_env.train.expert.checkpoint import load_state, state_path  # optional: needs torch (train extra)
+
+    rules = make_rules(config.env.variant, config.env.num_players, **config.env.rules)
+    state = load_state(state_path(run_dir / "checkpoints", steps, METHODS[config.method][0]))
+    if config.method == "dmc":  # a Q network: its greedy policy is argmax Q
+        from newmarket_env.train.dmc.fit import q_network  # optional: needs torch (train extra)
+        from newmarket_env.train.dmc.loop import learner_agent as q_agent  # optional: needs torch (train extra)
+
+        q_net = q_network(config.dmc.net_arch, config.dmc.activation)
+        q_net.load_state_dict(state["net"])
+        return q_agent(q_net, config, rules, 0)
     from newmarket_env.train.expert.loop import learner_agent  # optional: needs torch (train extra)
     from newmarket_env.train.expert.network import PolicyValueNet  # optional: needs torch (train extra)
 
-    state = load_state(run_dir / "checkpoints" / f"exit_{steps}_steps.pt")
     net = PolicyValueNet(config.expert.net_arch, config.expert.activation)
     net.load_state_dict(state["net"])
-    rules = make_rules(config.env.variant, config.env.num_players, **config.env.rules)
     return learner_agent(net, config, rules, 0, sample=False)
 
 
@@ -105,8 +120,11 @@ def measure(
 ) -> Path:
     """Measure the chosen checkpoints against each opponent (skipping rows already measured); return the PNG."""
     config = load_config(run_dir / "config.yaml")
-    if config.method != "expert_iteration":
-        raise ValueError(f"{run_dir} is a {config.method!r} run; curve measures expert_iteration checkpoints")
+    if config.method not in METHODS:
+        raise ValueError(
+            f"{run_dir} is a {config.method!r} run; curve measures the checkpoints of {' and '.join(METHODS)} runs"
+        )
+    prefix, counted, word = METHODS[config.method]
     entry = None
     if guided is not None:
         entry = shipped_guided().get(guided)
@@ -117,9 +135,9 @@ def measure(
     unknown = [o for o in opponents if o not in available_agents()]
     if unknown:
         raise ValueError(f"unknown opponent {unknown[0]!r}; allowed: {', '.join(available_agents())}")
-    steps = checkpoint_steps(run_dir)
+    steps = checkpoint_steps(run_dir, prefix)
     if not steps:
-        raise ValueError(f"{run_dir / 'checkpoints'} holds no exit_<steps>_steps.pt checkpoint")
+        raise ValueError(f"{run_dir / 'checkpoints'} holds no {prefix}_<steps>_steps.pt checkpoint")
     rules = make_rules(config.env.variant, config.env.num_players, **config.env.rules)
     house = rules.stake_mode == "house"  # every seat gains: the margin over the opponent itself decides
     stem = "guided_curve" if guided else "curve"
@@ -148,18 +166,18 @@ def measure(
             rows.append({"steps": point, **result.as_row(), "seed": seed})
             write_rows(csv_path, rows)
             shown = f"margin {result.margin:+.3f}" if house else f"{result.mean:+.3f} +- {result.ci95:.3f}"
-            print(f"{point:>9} labels  vs {opponent:<8} {shown}", flush=True)
+            print(f"{point:>9} {word}  vs {opponent:<8} {shown}", flush=True)
     png = png or run_dir / f"{stem}.png"
     tested = f"{guided} on each checkpoint" if guided else f"{config.name}: greedy network"
     title = f"{tested}, {boards} deal sets a point"
-    xlabel = "labelled decisions (training steps of expert iteration)"
+    xlabel = f"{counted} (training steps of {config.method.replace('_', ' ')})"
     plot_curve(csv_path, png, title=title, value="margin" if house else "mean", xlabel=xlabel)
     return png
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m newmarket_env.train.curve", description=__doc__.split("\n")[0])
-    parser.add_argument("run_dir", type=Path, help="an expert-iteration run folder (with checkpoints/)")
+    parser.add_argument("run_dir", type=Path, help="an expert-iteration or dmc run folder (with checkpoints/)")
     parser.add_argument("--opponents", default="control,search", help="comma-separated agent names")
     parser.add_argument("--every", type=int, default=5, help="measure every N-th checkpoint and the last")
     parser.add_argument("--boards", type=int, default=300, help="deal sets a point (default 300)")

@@ -28,9 +28,10 @@ from __future__ import annotations
 
 import functools
 import math
+import time
 from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -40,6 +41,9 @@ from newmarket_env.envs.aec import raw_env
 from newmarket_env.execution.backends import check_backend, map_on_ray
 from newmarket_env.execution.seeds import block_deals, derive_seed
 from newmarket_env.rules import Rules, make_rules
+
+if TYPE_CHECKING:
+    from newmarket_env.train.config import TrainConfig
 
 AgentMaker = Callable[[Any, int], Any]  # (env, seed) -> Agent
 _AGENT_TAG = 7  # the agents' seed stream, apart from the tournament's (schedule.derive_seed tags 1, 2, 4)
@@ -192,6 +196,28 @@ def _mean_ci(values: list[float]) -> tuple[float, float]:
     mean = float(np.mean(values))
     spread = float(np.std(values, ddof=1)) if len(values) > 1 else 0.0
     return mean, Z95 * spread / math.sqrt(len(values))
+
+
+def evaluation_rows(
+    config: TrainConfig, agent: SavedAgent, boards: int, steps: int, started: float
+) -> list[dict[str, Any]]:
+    """Duplicate evaluation of ``agent`` (greedy) against each of ``eval.opponents``: the rows of a run's eval.csv."""
+    maker = saved_agent_maker(agent)
+    rows = []
+    for opponent in config.eval.opponents:
+        result = duplicate_eval(
+            maker,
+            opponent,
+            config.env.variant,
+            config.env.num_players,
+            boards=boards,
+            seed=config.eval.seed,
+            rules=config.env.rules,
+            backend=config.eval.backend,
+            address=config.eval.address or None,
+        )
+        rows.append({"steps": steps, **result.as_row(), "wall_s": round(time.time() - started, 1)})
+    return rows
 
 
 def print_final_evaluation(name: str, rows: list[dict[str, Any]]) -> None:

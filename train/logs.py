@@ -13,10 +13,21 @@ import io
 import os
 import sys
 from pathlib import Path
+from typing import Any
 
 from stable_baselines3.common.logger import CSVOutputFormat, HumanOutputFormat, Logger, TensorBoardOutputFormat
 
 STEPS_COLUMN = "time/total_timesteps"  # progress.csv: the step count of a row
+
+
+def append_rows(path: Path, fields: list[str], rows: list[dict[str, Any]]) -> None:
+    """Append ``rows`` (their ``fields`` columns) to CSV ``path``, with a header line if the file is new."""
+    new = not path.exists()
+    with open(path, "a", newline="") as handle:
+        writer = csv.DictWriter(handle, fieldnames=fields)
+        if new:
+            writer.writeheader()
+        writer.writerows({k: row[k] for k in fields} for row in rows)
 
 
 def keep_rows_up_to(path: Path, column: str, steps: int) -> None:

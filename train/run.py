@@ -147,6 +147,8 @@ def prepare_run(config: TrainConfig, resume: bool = False, overwrite: bool = Fal
         if config.method == "expert_iteration":  # its checkpoints are its own (train/expert/checkpoint.py)
             # optional: needs torch (train extra)
             from newmarket_env.train.expert.checkpoint import find_state as find_checkpoint
+        elif config.method == "dmc":  # so are Deep Monte-Carlo's (train/dmc/loop.py)
+            from newmarket_env.train.dmc.loop import find_checkpoint  # optional: needs torch (train extra)
         found = find_checkpoint(out_dir / "checkpoints", run["run_id"])
         if found.path is None:
             why = f" ({'; '.join(found.skipped)})" if found.skipped else ""
@@ -242,6 +244,10 @@ def train(
             from newmarket_env.train.expert.loop import train_expert  # optional: needs torch (train extra)
 
             return train_expert(config, start, command)
+        if config.method == "dmc":  # Deep Monte-Carlo on torch
+            from newmarket_env.train.dmc.loop import train_dmc  # optional: needs torch (train extra)
+
+            return train_dmc(config, start, command)
         return _train_ppo(config, start, command)
     finally:
         if start.lock is not None:

@@ -25,6 +25,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 RUN_FILE = "run.json"
 CONFIG_FILE = "config.yaml"
 #: Config keys a resumed run may change: the budget, the machine settings, the opponent pool and the
@@ -59,13 +61,25 @@ RUN_OUTPUTS = (
     "snapshots",
     "labels",
     "final_value.npz",
+    "samples",
 )
 #: Inside the folders among :data:`RUN_OUTPUTS`, the files a run writes (with their temporary names,
 #: left by a killed run): ``--overwrite`` removes these, then the folder if nothing else is in it.
 RUN_FOLDER_FILES = {
-    "checkpoints": ("ppo_*_steps.zip", "ppo_*_steps.json", "exit_*_steps.pt", "exit_*_steps.json", ".ppo_*", ".exit_*"),
+    "checkpoints": (
+        "ppo_*_steps.zip",
+        "ppo_*_steps.json",
+        "exit_*_steps.pt",
+        "exit_*_steps.json",
+        "dmc_*_steps.pt",
+        "dmc_*_steps.json",
+        ".ppo_*",
+        ".exit_*",
+        ".dmc_*",
+    ),
     "snapshots": ("snapshot_*.npz", ".snapshot_*"),
     "labels": ("iter_*.npz", ".iter_*"),
+    "samples": ("iter_*.npz", ".iter_*"),
 }
 _TENSORBOARD_PREFIX = "events.out.tfevents."
 
@@ -76,6 +90,19 @@ def write_atomic(path: Path, text: str) -> None:
     try:
         with os.fdopen(handle, "w", encoding="utf-8") as out:
             out.write(text)
+        os.replace(temporary, path)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
+
+
+def write_arrays_atomic(path: Path, **arrays: Any) -> None:
+    """``np.savez_compressed`` of ``arrays`` to ``path`` through a temporary file in the same folder and a rename."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(handle, "wb") as out:
+            np.savez_compressed(out, **arrays)
         os.replace(temporary, path)
     except BaseException:
         Path(temporary).unlink(missing_ok=True)

@@ -1,7 +1,8 @@
 """Expert-iteration checkpoints: the network and optimiser after each iteration, as PPO's are kept.
 
 ``checkpoints/exit_<steps>_steps.pt`` (``steps``: labelled decisions so far; torch tensors only,
-read back with ``weights_only=True``) is written to a temporary name and renamed, then stamped
+read back with ``weights_only=True``; Deep Monte-Carlo runs write theirs as ``dmc_<steps>_steps.pt``
+through the same functions, ``prefix="dmc"``) is written to a temporary name and renamed, then stamped
 with a sidecar ``.json`` (run id, steps, size, SHA-256) by the same rules as
 :mod:`newmarket_env.train.stamped`, whose checks decide whether one can be resumed from.
 """
@@ -15,23 +16,28 @@ import torch
 
 from newmarket_env.train.stamped import Found, find_stamped, stamped_path, stamped_steps, write_stamped
 
-_PREFIX, _SUFFIX = "exit", ".pt"
+PREFIX, _SUFFIX = "exit", ".pt"
 
 
-def save_state(folder: Path, run_id: str, steps: int, state: dict[str, Any]) -> Path:
+def save_state(folder: Path, run_id: str, steps: int, state: dict[str, Any], prefix: str = PREFIX) -> Path:
     """Write ``state`` (tensors, numbers, lists) as the checkpoint of ``steps``; return its path."""
-    path = stamped_path(folder, _PREFIX, steps, _SUFFIX)
+    path = stamped_path(folder, prefix, steps, _SUFFIX)
     return write_stamped(path, run_id, steps, lambda temporary: torch.save(state, temporary))
 
 
-def find_state(folder: Path, run_id: str) -> Found:
+def find_state(folder: Path, run_id: str, prefix: str = PREFIX) -> Found:
     """The newest intact checkpoint of run ``run_id`` in ``folder`` (skipped ones say why)."""
-    return find_stamped(folder, _PREFIX, _SUFFIX, run_id)
+    return find_stamped(folder, prefix, _SUFFIX, run_id)
 
 
-def saved_steps(folder: Path) -> list[int]:
-    """The labelled-decision counts of the checkpoints in ``folder``, oldest first."""
-    return [steps for steps, _ in stamped_steps(folder, _PREFIX, _SUFFIX)]
+def saved_steps(folder: Path, prefix: str = PREFIX) -> list[int]:
+    """The step counts of the checkpoints in ``folder``, oldest first."""
+    return [steps for steps, _ in stamped_steps(folder, prefix, _SUFFIX)]
+
+
+def state_path(folder: Path, steps: int, prefix: str = PREFIX) -> Path:
+    """Where the checkpoint of ``steps`` is (or would be) written."""
+    return stamped_path(folder, prefix, steps, _SUFFIX)
 
 
 def load_state(path: Path) -> dict[str, Any]:

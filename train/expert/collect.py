@@ -6,7 +6,9 @@ in C (:class:`CompiledPolicy`). Each learner decision with more than one legal a
 with the chips its seat won from it to the end of the deal, measured as ``search`` measures its
 rollouts (the balance after the action that ends the deal, minus the balance before the decision),
 times ``reward_scale``. Before the network exists (iteration 0) the learner's seats are played by
-the ``first`` baseline. Deterministic for a seed.
+the ``first`` baseline. With ``epsilon`` > 0 each learner decision is, with that chance, a legal action
+drawn uniformly instead of the network's (epsilon-greedy exploration, from a stream of its own).
+Deterministic for a seed.
 """
 
 from __future__ import annotations
@@ -25,16 +27,18 @@ from newmarket_env.observation.encode import static_part
 from newmarket_env.observation.layout import FLAT_SIZE
 from newmarket_env.rules import Rules
 
-_GAME_TAG, _SEATS_TAG, _POLICY_TAG = 1, 2, 3
+_GAME_TAG, _SEATS_TAG, _POLICY_TAG, _EXPLORE_TAG = 1, 2, 3, 4
 
 
 @dataclass
 class States:
-    """Recorded learner decisions: flat observations, legal masks, reward-scaled chips to the end of the deal."""
+    """Recorded learner decisions: flat observations, legal masks, reward-scaled chips to the end of the deal,
+    and the action taken."""
 
     obs: np.ndarray
     masks: np.ndarray
     returns: np.ndarray
+    actions: np.ndarray
 
 
 class _Table:
@@ -45,7 +49,7 @@ class _Table:
         self.seats = seats  # None: the learner; else a baseline name
         self.policies = policies  # baseline name -> its CompiledPolicy for this table
         self.deal = self.game.deal_index
-        self.pending: list[tuple[int, int, np.ndarray, np.ndarray]] = []  # (seat, balance, obs, mask)
+        self.pending: list[tuple[int, int, np.ndarray, np.ndarray, int]] = []  # (seat, balance, obs, mask, action)
 
 
 def collect_states(
@@ -58,10 +62,12 @@ def collect_states(
     count: int,
     seed: int,
     reward_scale: float,
+    epsilon: float = 0.0,
 ) -> States:
     """Play until ``count`` learner decisions are recorded (those of sessions still running are dropped)."""
     static = static_part(rules)
     rng = np.random.default_rng(derive_seed(seed, _SEATS_TAG))
+    explore = np.random.default_rng(derive_seed(seed, _EXPLORE_TAG))
     sessions = 0
 
     def new_table() -> _Table:
@@ -86,6 +92,7 @@ def collect_states(
     obs_out: list[np.ndarray] = []
     mask_out: list[np.ndarray] = []
     ret_out: list[float] = []
+    act_out: list[int] = []
     while len(ret_out) < count:
         views = []  # (table, seat, obs, mask) of every table's decision this round
         for table in running:
@@ -104,6 +111,10 @@ def collect_states(
                 np.stack([views[k][2] for k in learner_rows]), np.stack([views[k][3] for k in learner_rows])
             )
             chosen = dict(zip(learner_rows, (int(a) for a in actions), strict=True))
+            if epsilon > 0:  # no draw at all without exploration: the stream stays the expert tables' own
+                for k in learner_rows:
+                    if explore.random() < epsilon:
+                        chosen[k] = int(explore.choice(np.flatnonzero(views[k][3])))
         for k, (table, seat, obs, mask) in enumerate(views):
             name = table.seats[seat]
             if k not in chosen:
@@ -111,15 +122,21 @@ def collect_states(
                 chosen[k] = int(code_policy.act(obs, mask.astype(np.int8)))
             game = table.game
             if name is None and mask.sum() > 1:
-                table.pending.append((seat, game.balances[seat], obs, mask))
+                table.pending.append((seat, game.balances[seat], obs, mask, chosen[k]))
             game.apply(chosen[k])
             if game.over or game.deal_index != table.deal:
                 balances = game.balances
-                for s, before, o, m in table.pending:
+                for s, before, o, m, a in table.pending:
                     obs_out.append(o)
                     mask_out.append(m)
                     ret_out.append((balances[s] - before) * reward_scale)
+                    act_out.append(a)
                 table.pending = []
                 table.deal = game.deal_index
         running = [t if not t.game.over else new_table() for t in running]
-    return States(np.stack(obs_out[:count]), np.stack(mask_out[:count]), np.asarray(ret_out[:count], dtype=np.float32))
+    return States(
+        np.stack(obs_out[:count]),
+        np.stack(mask_out[:count]),
+        np.asarray(ret_out[:count], dtype=np.float32),
+        np.asarray(act_out[:count], dtype=np.int64),
+    )

@@ -13,12 +13,9 @@ are checkpointed after each iteration, so a resumed run computes exactly what an
 
 from __future__ import annotations
 
-import csv
 import json
 import math
-import os
 import platform
-import tempfile
 import time
 from pathlib import Path
 from typing import Any
@@ -32,15 +29,15 @@ from newmarket_env.execution.seeds import derive_seed
 from newmarket_env.rules import Rules, make_rules
 from newmarket_env.train.callbacks import EVAL_FIELDS, Every
 from newmarket_env.train.config import TrainConfig
-from newmarket_env.train.evaluate import duplicate_eval, print_final_evaluation, saved_agent_maker
+from newmarket_env.train.evaluate import evaluation_rows, print_final_evaluation
 from newmarket_env.train.expert.checkpoint import find_state, load_state, save_state
 from newmarket_env.train.expert.collect import collect_states
 from newmarket_env.train.expert.fit import fit
 from newmarket_env.train.expert.label import Teacher, label_states, policy_targets
 from newmarket_env.train.expert.network import PolicyValueNet, layers_of, load_policy_layers
-from newmarket_env.train.logs import keep_rows_up_to
+from newmarket_env.train.logs import append_rows, keep_rows_up_to
 from newmarket_env.train.plot import plot_curve
-from newmarket_env.train.rundir import write_atomic
+from newmarket_env.train.rundir import write_arrays_atomic, write_atomic
 
 _INIT_TAG, _COLLECT_TAG, _LABEL_TAG, _FIT_TAG, _LEARNER_TAG = 11, 12, 13, 14, 15
 PROGRESS_FIELDS = [
@@ -108,18 +105,6 @@ def _teacher(config: TrainConfig, rules: Rules, net: PolicyValueNet | None) -> T
     )
 
 
-def _save_arrays(path: Path, **arrays: Any) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(handle, "wb") as out:
-            np.savez_compressed(out, **arrays)
-        os.replace(temporary, path)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
-
-
 def _labels_path(out_dir: Path, iteration: int) -> Path:
     return out_dir / "labels" / f"iter_{iteration:04d}.npz"
 
@@ -180,7 +165,7 @@ def _iteration_labels(
         "means": means,
         "run_id": np.array(run_id),
     }
-    _save_arrays(path, **labels)
+    write_arrays_atomic(path, **labels)
     return labels, collected - began, time.time() - collected
 
 
@@ -192,35 +177,11 @@ def _prior_agreement(net: PolicyValueNet, labels: dict[str, np.ndarray]) -> floa
     return float(np.mean(chosen == labels["actions"]))
 
 
-def _append_csv(path: Path, fields: list[str], rows: list[dict[str, Any]]) -> None:
-    new = not path.exists()
-    with open(path, "a", newline="") as handle:
-        writer = csv.DictWriter(handle, fieldnames=fields)
-        if new:
-            writer.writeheader()
-        writer.writerows({k: row[k] for k in fields} for row in rows)
-
-
 def evaluate_network(
     config: TrainConfig, rules: Rules, net: PolicyValueNet, boards: int, steps: int, started: float
 ) -> list[dict[str, Any]]:
     """Duplicate evaluation of the greedy network against each ``eval.opponents`` (rows of eval.csv)."""
-    maker = saved_agent_maker(learner_agent(net, config, rules, 0, sample=False))
-    rows = []
-    for opponent in config.eval.opponents:
-        result = duplicate_eval(
-            maker,
-            opponent,
-            config.env.variant,
-            config.env.num_players,
-            boards=boards,
-            seed=config.eval.seed,
-            rules=config.env.rules,
-            backend=config.eval.backend,
-            address=config.eval.address or None,
-        )
-        rows.append({"steps": steps, **result.as_row(), "wall_s": round(time.time() - started, 1)})
-    return rows
+    return evaluation_rows(config, learner_agent(net, config, rules, 0, sample=False), boards, steps, started)
 
 
 def train_expert(config: TrainConfig, start: Any, command: str = "") -> Path:
@@ -314,7 +275,7 @@ def _train(config: TrainConfig, start: Any, command: str) -> Path:
             "fit_s": round(time.time() - fitted, 1),
             "wall_s": round(time.time() - began, 1),
         }
-        _append_csv(out_dir / "progress.csv", PROGRESS_FIELDS, [row])
+        append_rows(out_dir / "progress.csv", PROGRESS_FIELDS, [row])
         print(
             f"iteration {iteration}: {steps} labelled decisions, agreement before fit {prior:.3f} after "
             f"{losses['agreement']:.3f}, value loss {losses['value_loss']:.3f} "
@@ -322,7 +283,7 @@ def _train(config: TrainConfig, start: Any, command: str) -> Path:
             flush=True,
         )
         if config.eval.opponents and evaluations.due(steps):
-            _append_csv(
+            append_rows(
                 out_dir / "eval.csv",
                 EVAL_FIELDS,
                 evaluate_network(config, rules, net, config.eval.sessions, steps, began),

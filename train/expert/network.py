@@ -17,7 +17,8 @@ from newmarket_env.observation.layout import FLAT_SIZE
 _ACTIVATIONS = {"tanh": torch.nn.Tanh, "relu": torch.nn.ReLU}
 
 
-def _mlp(sizes: Sequence[int], activation: str) -> torch.nn.Sequential:
+def mlp(sizes: Sequence[int], activation: str) -> torch.nn.Sequential:
+    """Linear layers of ``sizes`` (input first) with ``activation`` between them, none after the last."""
     layers: list[torch.nn.Module] = []
     for i in range(len(sizes) - 1):
         layers.append(torch.nn.Linear(sizes[i], sizes[i + 1]))
@@ -32,8 +33,8 @@ class PolicyValueNet(torch.nn.Module):
     def __init__(self, net_arch: Sequence[int], activation: str) -> None:
         super().__init__()
         self.activation = activation
-        self.policy = _mlp([FLAT_SIZE, *net_arch, NUM_ACTIONS], activation)
-        self.value_net = _mlp([FLAT_SIZE, *net_arch, 1], activation)
+        self.policy = mlp([FLAT_SIZE, *net_arch, NUM_ACTIONS], activation)
+        self.value_net = mlp([FLAT_SIZE, *net_arch, 1], activation)
 
     def value(self, obs: torch.Tensor) -> torch.Tensor:
         return self.value_net(obs).squeeze(-1)

@@ -1,0 +1,280 @@
+"""Deep Monte-Carlo (train/dmc): the tables' actions and returns, a run from a config, resume, the curve, errors."""
+
+import csv
+import json
+import zipfile
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from newmarket_env import env, load_agent
+from newmarket_env.engine.choice import compiled_available
+from newmarket_env.rules import make_rules
+from newmarket_env.train.cli import main
+
+pytestmark = pytest.mark.skipif(not compiled_available(), reason="Deep Monte-Carlo plays on the compiled engine")
+
+TINY = Path(__file__).resolve().parents[2] / "configs" / "tiny_dmc.yaml"
+CONFIGS = TINY.parent
+
+
+def _q_learner(rules, net_arch=(32,), seed=0):
+    """A fresh Q network (torch) and the greedy saved agent that plays it, as a run's tables do."""
+    import torch
+
+    from newmarket_env.agents.saved import FORMAT, FORMAT_VERSION, SavedAgent
+    from newmarket_env.train.dmc.fit import q_network
+    from newmarket_env.train.expert.network import layers_of
+
+    torch.manual_seed(seed)
+    net = q_network(list(net_arch), "relu")
+    metadata = {"format": FORMAT, "version": FORMAT_VERSION, "activation": "relu", "rules": rules.to_dict()}
+    return net, SavedAgent(rules, 1, metadata, layers_of(net), sample=False)
+
+
+def _greedy(net, obs, masks):
+    """argmax of Q over the legal actions, computed in torch (not by the saved agent the tables use)."""
+    import torch
+
+    with torch.no_grad():
+        q = net(torch.as_tensor(obs)).numpy()
+    return np.where(masks, q, -np.inf).argmax(axis=1)
+
+
+def test_epsilon_zero_plays_the_greedy_legal_action_and_epsilon_explores():
+    from newmarket_env.train.expert.collect import collect_states
+
+    rules = make_rules("newmarket", 4)
+    net, learner = _q_learner(rules)
+    greedy = collect_states(rules, learner, "random", [], 0.0, tables=4, count=200, seed=8, reward_scale=0.1)
+    assert greedy.masks[np.arange(200), greedy.actions].all()
+    np.testing.assert_array_equal(greedy.actions, _greedy(net, greedy.obs, greedy.masks))
+    explored = collect_states(
+        rules, learner, "random", [], 0.0, tables=4, count=200, seed=8, reward_scale=0.1, epsilon=1.0
+    )
+    assert explored.masks[np.arange(200), explored.actions].all()  # drawn among the legal actions only
+    off = np.mean(explored.actions != _greedy(net, explored.obs, explored.masks))
+    assert off > 0.3, off  # uniform over 2+ legal actions: at least half of them differ from the greedy one
+
+
+def test_return_targets_are_the_chips_won_to_the_end_of_the_deal():
+    """Replayed on the reference engine: two-deal sessions, the learner in every seat exploring half the time.
+    Each recorded action is applied again there (its observation checked), and each decision's target is
+    (the seat's balance after the action that ends that deal - its balance before the decision) * scale."""
+    from newmarket_env.envs.aec import raw_env
+    from newmarket_env.execution.seeds import derive_seed
+    from newmarket_env.train.expert.collect import collect_states
+
+    rules = make_rules("newmarket", 4, num_deals=2)
+    _, learner = _q_learner(rules)
+    count, seed, scale = 60, 5, 0.5
+    # more decisions than compared: the replay needs the recorded actions to the end of the 60th's deal
+    got = collect_states(rules, learner, "random", [], 0.0, 1, 3 * count, seed, scale, epsilon=0.5)
+    aec = raw_env(variant="newmarket", num_players=4, num_deals=2)
+    expected: list[float] = []
+    k, session = 0, 0
+    while len(expected) < count:
+        session += 1
+        aec.reset(seed=derive_seed(seed, 1, session))  # collect's seed of the table's session-th game
+        game, pending = aec.game, []
+        while not game.over:
+            seat, deal = game.to_act, game.deal_index
+            observation = aec.observe(f"player_{seat}")
+            legal = np.flatnonzero(observation["action_mask"])
+            if len(legal) > 1:
+                np.testing.assert_allclose(observation["observation"], got.obs[k])
+                pending.append((seat, game.balances[seat]))
+                action = int(got.actions[k])
+                k += 1
+            else:
+                action = int(legal[0])
+            aec.step(action)
+            if game.over or game.deal_index != deal:
+                expected += [(game.balances[s] - before) * scale for s, before in pending]
+                pending = []
+    np.testing.assert_allclose(got.returns[:count], np.asarray(expected[:count], dtype=np.float32))
+    assert len(set(np.round(got.returns[:count], 3))) > 3  # the targets vary: a constant would not be checked
+
+
+@pytest.fixture(scope="module")
+def tiny_run(tmp_path_factory):
+    out = tmp_path_factory.mktemp("dmc")
+    assert main([str(TINY), "--out-dir", str(out), "--no-progress"]) == 0
+    return out
+
+
+def test_a_tiny_run_saves_an_agent_that_loads_with_no_pickle_and_plays_a_tournament(tiny_run):
+    import torch
+
+    from newmarket_env.eval.tournament import TournamentConfig, run_tournament
+    from newmarket_env.train.dmc.fit import q_network
+
+    for name in (
+        "run.json",
+        "config.yaml",
+        "final.npz",
+        "final.json",
+        "final_eval.json",
+        "progress.csv",
+        "eval.csv",
+        "learning_curve.png",
+        "samples/iter_0001.npz",
+        "checkpoints/dmc_64_steps.pt",
+        "checkpoints/dmc_128_steps.pt",
+    ):
+        assert (tiny_run / name).is_file(), name
+    # only the samples a resume from the newest checkpoint would read (dmc.window 2: iteration 2 fits on
+    # iteration 1's too); iteration 0's went when the second checkpoint was written
+    assert sorted(p.name for p in (tiny_run / "samples").iterdir()) == ["iter_0001.npz"]
+    path = tiny_run / "final.npz"
+    with zipfile.ZipFile(path) as archive:
+        for entry in archive.namelist():  # every entry is plain numbers: nothing to unpickle
+            with archive.open(entry) as handle:
+                np.lib.format.read_array(handle, allow_pickle=False)
+    training = json.loads((tiny_run / "final.json").read_text())["training"]
+    assert (training["method"], training["outputs"], training["reward_scale"]) == ("dmc", "q_values", 0.1)
+    agent = load_agent(str(path), env=env(variant="newmarket", num_players=4, num_deals=1))
+    assert agent.name == "tiny_dmc"
+    # the saved outputs are the Q network of the last checkpoint
+    net = q_network([16], "relu")
+    net.load_state_dict(torch.load(tiny_run / "checkpoints" / "dmc_128_steps.pt", weights_only=True)["net"])
+    with np.load(tiny_run / "samples" / "iter_0001.npz", allow_pickle=False) as data:
+        obs = data["obs"]
+    with torch.no_grad():
+        np.testing.assert_allclose(agent.logits(obs), net(torch.as_tensor(obs)).numpy(), rtol=1e-5, atol=1e-6)
+    config = TournamentConfig(
+        agents=(str(path), "control", "control", "control"), rules={"num_deals": 1}, blocks=2, resamples=20
+    )
+    result = run_tournament(config)  # an illegal action would stop the tournament with an error
+    games = {row["agent"]: row["games"] for row in result.standings}
+    assert games == {"tiny_dmc": 8, "control": 8, "control#2": 8, "control#3": 8}
+    with open(tiny_run / "eval.csv", newline="") as handle:
+        assert [(r["steps"], r["opponent"]) for r in csv.DictReader(handle)] == [("64", "control"), ("128", "control")]
+
+
+def _rows(path: Path) -> list[list[str]]:
+    """progress.csv without its timing columns (the only part that may differ between runs)."""
+    with open(path, newline="") as handle:
+        rows = list(csv.DictReader(handle))
+    return [[row[k] for k in ("iteration", "steps", "samples", "mean_return", "loss_before", "loss")] for row in rows]
+
+
+def test_a_resumed_run_equals_an_uninterrupted_one(tmp_path):
+    """The whole run checkpoints every 128 decisions (and at its end); the other stops after its first
+    iteration, finds a damaged sample file a killed process left, and resumes: the same weights, bit for bit."""
+    from newmarket_env.agents.saved import read_saved
+
+    common = [str(TINY), "--no-progress", "--set", "eval.every=0", "--set", "eval.final_sessions=1"]
+    whole = [*common, "--out-dir", str(tmp_path / "whole"), "--total-steps", "192"]
+    assert main([*whole, "--set", "run.checkpoint_every=128"]) == 0
+    assert sorted(p.name for p in (tmp_path / "whole" / "checkpoints").glob("*.pt")) == [
+        "dmc_128_steps.pt",
+        "dmc_192_steps.pt",
+    ]
+    assert main([*common, "--out-dir", str(tmp_path / "parts"), "--total-steps", "64"]) == 0
+    (tmp_path / "parts" / "samples" / "iter_0001.npz").write_bytes(b"a killed process left this")
+    assert main([*common, "--out-dir", str(tmp_path / "parts"), "--total-steps", "192", "--resume"]) == 0
+    whole, parts = (read_saved(tmp_path / d / "final.npz")[1] for d in ("whole", "parts"))
+    for (w1, b1), (w2, b2) in zip(whole, parts, strict=True):
+        np.testing.assert_array_equal(w1, w2)
+        np.testing.assert_array_equal(b1, b2)
+    assert _rows(tmp_path / "whole" / "progress.csv") == _rows(tmp_path / "parts" / "progress.csv")
+    assert len(_rows(tmp_path / "whole" / "progress.csv")) == 3
+
+
+def test_max_minutes_stops_after_a_checkpointed_iteration_that_resume_continues(tiny_run, tmp_path, capsys):
+    """A budget already spent: one iteration runs, is checkpointed (though run.checkpoint_every is not
+    reached) and the agent saved; ``--resume`` then ends where the uninterrupted tiny run ended, with the
+    same weights."""
+    from newmarket_env.agents.saved import read_saved
+
+    common = [str(TINY), "--out-dir", str(tmp_path), "--no-progress", "--set", "run.checkpoint_every=1000"]
+    assert main([*common, "--max-minutes", "0.00001"]) == 0
+    assert "stopped by run.max_minutes = 1e-05 after 1 of 2 iterations" in capsys.readouterr().out
+    assert sorted(p.name for p in (tmp_path / "checkpoints").glob("*.pt")) == ["dmc_64_steps.pt"]
+    assert (tmp_path / "final.npz").is_file()
+    assert main([*common, "--resume", "--max-minutes", "0"]) == 0
+    for (w1, b1), (w2, b2) in zip(*(read_saved(d / "final.npz")[1] for d in (tiny_run, tmp_path)), strict=True):
+        np.testing.assert_array_equal(w1, w2)
+        np.testing.assert_array_equal(b1, b2)
+
+
+def test_overwrite_removes_the_previous_runs_checkpoints_and_samples(tmp_path):
+    common = [str(TINY), "--out-dir", str(tmp_path), "--no-progress", "--set", "eval.every=0"]
+    assert main([*common, "--total-steps", "192"]) == 0
+    assert main([*common, "--total-steps", "64", "--overwrite"]) == 0
+    assert sorted(p.name for p in (tmp_path / "checkpoints").iterdir()) == ["dmc_64_steps.json", "dmc_64_steps.pt"]
+    assert sorted(p.name for p in (tmp_path / "samples").iterdir()) == ["iter_0000.npz"]
+
+
+def test_a_lost_sample_file_of_the_window_stops_the_resumed_run(tmp_path):
+    common = [str(TINY), "--no-progress", "--set", "eval.every=0", "--set", "eval.final_sessions=1"]
+    assert main([*common, "--out-dir", str(tmp_path), "--total-steps", "64"]) == 0
+    (tmp_path / "samples" / "iter_0000.npz").unlink()
+    with pytest.raises(RuntimeError, match=r"iter_0000.npz is missing or damaged, and iteration 1 fits on it"):
+        main([*common, "--out-dir", str(tmp_path), "--total-steps", "128", "--resume"])
+    assert not (tmp_path / "checkpoints" / "dmc_128_steps.pt").exists()
+
+
+def test_the_curve_measures_each_dmc_checkpoint_as_the_saved_agent_of_that_point(tiny_run):
+    from newmarket_env.agents.saved import load_saved_agent
+    from newmarket_env.train.curve import main as curve
+    from newmarket_env.train.curve import read_rows
+    from newmarket_env.train.evaluate import duplicate_eval, saved_agent_maker
+
+    assert curve([str(tiny_run), "--opponents", "control", "--every", "1", "--boards", "2", "--seed", "5"]) == 0
+    rows = read_rows(tiny_run / "curve.csv")
+    assert [(r["steps"], r["opponent"]) for r in rows] == [("64", "control"), ("128", "control")]
+    final = load_saved_agent(tiny_run / "final.npz", make_rules("newmarket", 4, num_deals=1))
+    expected = duplicate_eval(
+        saved_agent_maker(final), "control", "newmarket", 4, boards=2, seed=5, rules={"num_deals": 1}
+    )
+    assert float(rows[1]["mean"]) == pytest.approx(expected.mean, abs=1e-12)
+    assert (tiny_run / "curve.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+@pytest.mark.parametrize(
+    "setting, message",
+    [
+        ("dmc.epsilon=1.5", "dmc.epsilon = 1.5 is not allowed; allowed: float in 0.0..1.0"),
+        ("dmc.activation=sigmoid", "dmc.activation = 'sigmoid' is not allowed; allowed: tanh, relu"),
+        ("dmc.gamma=0.9", "unknown config key 'dmc.gamma'; allowed keys: states, tables"),
+        ("pretrain.teacher=control", "pretrain.teacher is for method ppo; dmc starts from a fresh network"),
+        ("opponents.baselines=[search]", "opponents.baselines has 'search', which dmc cannot seat at its tables"),
+    ],
+)
+def test_config_errors_are_one_line_and_write_nothing(tmp_path, capsys, setting, message):
+    assert main([str(TINY), "--out-dir", str(tmp_path / "x"), "--set", setting]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and message in err, err
+    assert not (tmp_path / "x").exists()
+
+
+def test_describe_lists_the_dmc_keys_with_their_ranges(capsys):
+    assert main(["--describe"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    start = lines.index("dmc:  # Deep Monte-Carlo (method: dmc): run.total_steps counts recorded learner decisions.")
+    keys = [line.split(":")[0].strip() for line in lines[start + 1 :] if line.startswith("  ")]
+    assert keys == [
+        "states",
+        "tables",
+        "baseline_fraction",
+        "epsilon",
+        "window",
+        "epochs",
+        "batch_size",
+        "learning_rate",
+        "net_arch",
+        "activation",
+    ]
+    assert any(line.startswith("  epsilon: 0.1  #") and "(allowed: float in 0.0..1.0)" in line for line in lines)
+
+
+@pytest.mark.parametrize("name", ["newmarket_dmc", "michigan_dmc", "newbury_dmc", "tiny_dmc"])
+def test_the_shipped_dmc_configs_load(name):
+    from newmarket_env.train.config import load_config
+
+    config = load_config(CONFIGS / f"{name}.yaml")
+    assert (config.method, config.env.num_players) == ("dmc", 4)
+    assert name == "tiny_dmc" or config.run.max_minutes == 30

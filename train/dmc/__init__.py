@@ -1,0 +1,17 @@
+"""Deep Monte-Carlo (DMC, as DouZero): ``method: dmc`` in a training config.
+
+Each iteration (:mod:`.loop`):
+
+1. the current Q network plays every learner seat of ``dmc.tables`` compiled tables at once
+   (:func:`newmarket_env.train.expert.collect.collect_states`; a share of seats are baselines),
+   epsilon-greedy over the legal actions, and each learner decision with more than one legal action
+   is recorded with the action taken and the chips its seat then won to the end of the deal (the
+   Monte-Carlo return, times ``env.reward_scale``);
+2. :mod:`.fit` regresses Q(s, a_taken) on those returns (squared error) over the last
+   ``dmc.window`` iterations' decisions;
+3. the network is checkpointed, evaluated, and plays the next iteration.
+
+The greedy policy is the argmax of Q over the legal actions, so the network is saved as a plain saved
+agent (``final.npz``, :mod:`newmarket_env.agents.saved`): its 79 outputs, the "logits" there, are the
+Q-values, and a greedy ``SavedAgent`` plays argmax-Q.
+"""

@@ -1,0 +1,67 @@
+"""The Q network (an MLP from the flat observation to 79 action values) and its Monte-Carlo regression.
+
+The loss is the mean squared error between Q(s, a) at the action taken and the return that followed
+it; the other 78 outputs get no gradient from that decision. Deterministic for a seed: the minibatch
+order comes from a numpy generator of that seed and torch's generator is seeded too.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import torch
+
+from newmarket_env.actions import NUM_ACTIONS
+from newmarket_env.observation.layout import FLAT_SIZE
+from newmarket_env.train.expert.network import mlp
+
+
+def q_network(net_arch: Sequence[int], activation: str) -> torch.nn.Sequential:
+    """``net(obs)`` -> ``(B, 79)`` action values in reward-scaled chips (the saved-agent layout)."""
+    return mlp([FLAT_SIZE, *net_arch, NUM_ACTIONS], activation)
+
+
+def taken_values(net: torch.nn.Module, obs: torch.Tensor, actions: torch.Tensor) -> torch.Tensor:
+    """Q(s, a) at each row's action: ``(B,)``."""
+    return net(obs).gather(1, actions[:, None]).squeeze(1)
+
+
+def q_loss(net: torch.nn.Module, obs: np.ndarray, actions: np.ndarray, returns: np.ndarray) -> float:
+    """The mean squared error of Q(s, a_taken) against the returns, without training."""
+    with torch.no_grad():
+        values = taken_values(net, torch.as_tensor(obs), torch.as_tensor(actions, dtype=torch.int64))
+        return float(torch.nn.functional.mse_loss(values, torch.as_tensor(returns, dtype=torch.float32)))
+
+
+def fit_q(
+    net: torch.nn.Module,
+    optimizer: torch.optim.Optimizer,
+    obs: np.ndarray,
+    actions: np.ndarray,
+    returns: np.ndarray,
+    epochs: int,
+    batch_size: int,
+    seed: int,
+) -> float:
+    """Train in place; return the last epoch's mean minibatch loss."""
+    torch.manual_seed(seed)
+    rng = np.random.default_rng(seed)
+    data = [
+        torch.as_tensor(obs),
+        torch.as_tensor(actions, dtype=torch.int64),
+        torch.as_tensor(returns, dtype=torch.float32),
+    ]
+    losses: list[float] = []
+    for _ in range(epochs):
+        losses = []
+        order = rng.permutation(len(returns))
+        for start in range(0, len(order), batch_size):
+            idx = torch.as_tensor(order[start : start + batch_size])
+            o, a, r = (d[idx] for d in data)
+            loss = torch.nn.functional.mse_loss(taken_values(net, o, a), r)
+            optimizer.zero_grad()
+            loss.backward()
+            optimizer.step()
+            losses.append(loss.item())
+    return float(np.mean(losses))
