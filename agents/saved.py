@@ -253,6 +253,11 @@ class SavedAgent(Agent):
         super().__init__(rules, seed)
         self.metadata = metadata
         self.layers = layers
+        # Each layer's weights again with one row per input, for one observation at a time: the first
+        # layer is then the sum of the rows of the ~60 nonzero inputs of 936 (the cards are one-hot
+        # planes), a sixteenth of the dense product's work, and the others a product with a row-major
+        # matrix (docs/benchmark.md, "The network's think time").
+        self._rows_by_input = [np.ascontiguousarray(weight.T) for weight, _ in layers]
         self.activation = ACTIVATIONS[metadata["activation"]]
         if not isinstance(sample, bool | np.bool_):
             raise ValueError(f"sample={sample!r} must be True or False (sample actions, or take the best)")
@@ -260,11 +265,21 @@ class SavedAgent(Agent):
         self.name = name
 
     def logits(self, observation: np.ndarray) -> np.ndarray:
-        """Unmasked action logits for one flat observation (or a batch)."""
+        """Unmasked action logits for one flat observation (or a batch).
+
+        One observation's first layer sums the weight rows of its nonzero inputs (the dense product's
+        result up to the last float32 bits of a sum); a batch goes through the dense products."""
         x = np.asarray(observation, dtype=np.float32)
+        last = len(self.layers) - 1
+        if x.ndim == 1:
+            active = np.flatnonzero(x)
+            x = x[active] @ self._rows_by_input[0][active] + self.layers[0][1]
+            for i in range(1, last + 1):
+                x = self.activation(x) @ self._rows_by_input[i] + self.layers[i][1]
+            return x
         for i, (weight, bias) in enumerate(self.layers):
             x = x @ weight.T + bias
-            if i < len(self.layers) - 1:
+            if i < last:
                 x = self.activation(x)
         return x
 

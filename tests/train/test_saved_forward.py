@@ -97,6 +97,9 @@ def test_float32_file_reproduces_the_torch_policy(tmp_path, observations, activa
 
     reference = _torch_raw_logits(model, obs)
     np.testing.assert_allclose(agent.logits(obs), reference, atol=F32_ATOL, rtol=0)
+    # One observation at a time (its first layer summed over the nonzero inputs), as act() computes it.
+    one_by_one = np.array([agent.logits(o) for o in obs])
+    np.testing.assert_allclose(one_by_one, reference, atol=F32_ATOL, rtol=0)
     # One observation at a time (the agent's own path, masking and argmax included) vs SB3's predict.
     expected, _ = model.predict(obs, action_masks=masks, deterministic=True)
     chosen = np.array(
@@ -228,3 +231,16 @@ def test_export_reads_the_activation_from_the_model_and_refuses_another(tmp_path
     with pytest.raises(ValueError, match="activation='tanh' but the model's policy uses 'relu'"):
         export_agent(model, str(wrong), rules, VARIANT, "tanh")
     assert not wrong.exists()
+
+
+def test_a_network_without_hidden_layers_is_one_affine_map_for_one_observation_and_for_a_batch(observations):
+    """No activation after the only layer: the logits are ``W x + b``, written out here."""
+    obs, _ = observations
+    rng = np.random.default_rng(4)
+    weight = rng.normal(size=(79, obs.shape[1])).astype(np.float32)
+    bias = rng.normal(size=79).astype(np.float32)
+    metadata = {"activation": "tanh", "layers": [obs.shape[1], 79]}
+    agent = SavedAgent(make_rules(VARIANT, PLAYERS, **RULES), 0, metadata, [(weight, bias)])
+    expected = obs.astype(np.float64) @ weight.T.astype(np.float64) + bias
+    np.testing.assert_allclose(agent.logits(obs), expected, atol=F32_ATOL, rtol=1e-5)
+    np.testing.assert_allclose(np.array([agent.logits(o) for o in obs]), expected, atol=F32_ATOL, rtol=1e-5)
