@@ -42,6 +42,7 @@ class ReferenceTable:
 def check_table(batch, i: int, ref: ReferenceTable, static: np.ndarray, where: str) -> None:
     game = ref.game
     assert batch.to_act[i] == game.to_act, where
+    assert batch.balances[i].tolist() == list(game.balances), where
     np.testing.assert_array_equal(batch.observations[i], encode_flat(game, game.to_act, static), err_msg=where)
     mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
     mask[game.legal] = 1
