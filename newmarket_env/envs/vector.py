@@ -99,9 +99,9 @@ def compiled_batch():
             "reinstall with a C compiler present (pip install -e .), or use SingleAgentEnv "
             "(newmarket_env.envs.single_agent), which runs on any engine"
         )
-    if not all(hasattr(getattr(batch, "TableBatch", None), name) for name in ("restart", "seat_policies")):
+    if not all(hasattr(getattr(batch, "TableBatch", None), name) for name in ("restart", "seat_policies", "balances")):
         raise RuntimeError(
-            "vector_env needs the compiled engine's TableBatch with seat_policies and restart; the "
+            "vector_env needs the compiled engine's TableBatch with seat_policies, restart and balances; the "
             "built newmarket_env.envs._batch is older than its source: rebuild it (pip install -e .), "
             "or use SingleAgentEnv (newmarket_env.envs.single_agent)"
         )
