@@ -24,6 +24,7 @@ import numpy as np
 
 from newmarket_env.actions import NUM_ACTIONS
 from newmarket_env.agent_factory import AgentFactory, check_agent_factory
+from newmarket_env.envs.learner_reward import LearnerReward
 from newmarket_env.tuning import MAX_EMPTY_SESSIONS
 
 #: How the learner's seat is chosen each session (or a seat number, fixed).
@@ -100,6 +101,37 @@ class LearnerSeat:
         if self.seat == "rotate":
             return started % players
         return self.seat if one else np.full(len(started), self.seat)
+
+
+class LearnerSeatSettings:
+    """``reward_scale`` and ``seat_mode`` of a learner env (``SingleAgentEnv``, ``VectorEnv``): read from
+    its ``learner_seat``; set (e.g. by SB3's ``set_attr``), checked as ``LearnerSeat`` checks them (a
+    one-line ``ValueError`` that changes nothing) and put into a new ``learner_seat`` that the env plays
+    from then on (its next reward, its next session's seat)."""
+
+    learner_seat: LearnerSeat
+    n: int
+    _reward: LearnerReward
+
+    @property
+    def reward_scale(self) -> float:
+        return self.learner_seat.reward_scale
+
+    @reward_scale.setter
+    def reward_scale(self, value: float) -> None:
+        self._replace_seat(reward_scale=value)
+
+    @property
+    def seat_mode(self) -> str | int:
+        return self.learner_seat.seat
+
+    @seat_mode.setter
+    def seat_mode(self, value: str | int) -> None:
+        self._replace_seat(seat=value)
+
+    def _replace_seat(self, **changes: Any) -> None:
+        self.learner_seat = dataclasses.replace(self.learner_seat, players=self.n, **changes)
+        self._reward.reward_scale = self.learner_seat.reward_scale
 
 
 def check_empty_sessions(in_a_row: int | np.ndarray) -> None:

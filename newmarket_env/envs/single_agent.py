@@ -41,6 +41,7 @@ from newmarket_env.envs.aec import raw_env
 from newmarket_env.envs.learner_options import (
     SEAT_MODES,
     LearnerSeat,
+    LearnerSeatSettings,
     check_action_id,
     check_empty_sessions,
     resolve_learner_seat,
@@ -50,7 +51,7 @@ from newmarket_env.envs.learner_reward import LearnerReward
 __all__ = ["SEAT_MODES", "LearnerSeat", "SingleAgentEnv"]
 
 
-class SingleAgentEnv(gym.Env):
+class SingleAgentEnv(LearnerSeatSettings, gym.Env):
     """One learner seat against an opponent pool; see the module docstring.
 
     Parameters: ``variant``, ``num_players`` and rules ``overrides`` as for
@@ -89,7 +90,8 @@ class SingleAgentEnv(gym.Env):
         self.variant = variant
         self.n = self.rules.num_players
         keywords = dict(opponents=opponents, snapshots=snapshots, snapshot_fraction=snapshot_fraction, seat=seat)
-        #: The learner seat this env was built with (``set_snapshots`` changes the snapshots in play).
+        #: The learner seat in play: as built, or as ``reward_scale``/``seat_mode`` set it since (``set_snapshots``
+        #: changes the snapshots in play, not this).
         self.learner_seat = resolve_learner_seat(
             learner_seat, self.n, **keywords, reward_scale=reward_scale, agent_factory=agent_factory
         )
@@ -100,8 +102,6 @@ class SingleAgentEnv(gym.Env):
         self.opponents = list(spec.opponents)
         self.snapshots = list(spec.snapshots)
         self.snapshot_fraction = spec.snapshot_fraction
-        self.seat_mode = spec.seat
-        self.reward_scale = spec.reward_scale
         self.render_mode = render_mode
         agent_space = self.aec.observation_space("player_0")
         action_space = self.aec.action_space("player_0")

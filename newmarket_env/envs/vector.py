@@ -76,7 +76,13 @@ from gymnasium.vector.utils import batch_space
 
 from newmarket_env.actions import NUM_ACTIONS
 from newmarket_env.agent_factory import AgentFactory
-from newmarket_env.envs.learner_options import SEAT_MODES, LearnerSeat, check_empty_sessions, resolve_learner_seat
+from newmarket_env.envs.learner_options import (
+    SEAT_MODES,
+    LearnerSeat,
+    LearnerSeatSettings,
+    check_empty_sessions,
+    resolve_learner_seat,
+)
 from newmarket_env.envs.learner_reward import LearnerReward
 from newmarket_env.observation.layout import CHIP_CLIP, FLAT_SIZE
 from newmarket_env.rules import make_rules
@@ -108,7 +114,7 @@ def compiled_batch():
     return batch
 
 
-class VectorEnv(GymVectorEnv):
+class VectorEnv(LearnerSeatSettings, GymVectorEnv):
     """``num_envs`` compiled tables, one learner seat each; see the module docstring.
 
     Parameters: ``variant``, ``num_players`` and rules ``overrides`` as for
@@ -150,16 +156,15 @@ class VectorEnv(GymVectorEnv):
         self.n = self.rules.num_players
         _check_options(num_envs, seed)
         keywords = dict(opponents=opponents, snapshots=snapshots, snapshot_fraction=snapshot_fraction, seat=seat)
-        #: The learner seat this env was built with (``set_snapshots`` changes the snapshots in play).
+        #: The learner seat in play: as built, or as ``reward_scale``/``seat_mode`` set it since (``set_snapshots``
+        #: changes the snapshots in play, not this).
         self.learner_seat = resolve_learner_seat(
             learner_seat, self.n, **keywords, reward_scale=reward_scale, agent_factory=agent_factory
         )
         spec = self.learner_seat
         self.agent_factory = spec.factory
         self.num_envs = int(num_envs)
-        self.seat_mode = spec.seat
         self.snapshot_fraction = spec.snapshot_fraction
-        self.reward_scale = spec.reward_scale
         self.copy = bool(copy)
         self.single_observation_space = spaces.Box(-CHIP_CLIP, CHIP_CLIP, (FLAT_SIZE,), np.float32)
         self.single_action_space = spaces.Discrete(NUM_ACTIONS)
