@@ -44,6 +44,7 @@ CARD_COST = 0.25  # per card, times per_card_payment: cards left when another go
 BOODLE_SHARE = 0.7  # a held boodle is usually, not always, played
 WIDOW_SAMPLES = 24  # dead hands drawn to value the widow
 
-# The learner views (SingleAgentEnv, VectorEnv, TableBatch): sessions in a row that end without a
-# decision of the learner (or of any caller's seat) before a table gives up with an error.
+# The learner views (SingleAgentEnv, VectorEnv, through envs.learner_options.check_empty_sessions) and
+# TableBatch: sessions in a row that end without a decision of the learner (or of any caller's seat)
+# before a table gives up with an error.
 MAX_EMPTY_SESSIONS = 100

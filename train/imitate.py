@@ -16,8 +16,8 @@ from typing import Any
 
 import numpy as np
 
-from newmarket_env.agents import load_agent
 from newmarket_env.envs.aec import raw_env
+from newmarket_env.envs.learner_options import LearnerSeat
 
 
 @dataclass
@@ -38,20 +38,27 @@ def _table(rng: np.random.Generator, n: int, teacher: str, pool: Sequence[str]) 
 
 
 def collect(
-    variant: str,
-    num_players: int,
-    rules: dict,
     teacher: str,
-    pool: Sequence[str],
     samples: int,
-    reward_scale: float,
+    *,
+    learner_seat: LearnerSeat,
+    variant: str = "newmarket",
+    num_players: int | None = None,
     seed: int = 0,
+    **rules: Any,
 ) -> Demonstrations:
-    """Play sessions until ``samples`` teacher decisions are recorded."""
+    """Play sessions until ``samples`` teacher decisions are recorded, at tables of the game a training
+    table is built with (``variant``, ``num_players``, rules overrides: ``train.run.table_keywords``).
+
+    From ``learner_seat`` (the training tables' spec): the pool that fills the seats the teacher does
+    not (``opponents``), the scale of the chips-to-go (``reward_scale``) and the factory that builds
+    every agent, the teacher's too.
+    """
     aec = raw_env(variant=variant, num_players=num_players, **rules)
     rng = np.random.default_rng(seed)
+    pool, build = learner_seat.opponents, learner_seat.factory
     agents = {
-        (name, seat): load_agent(name, env=aec, seed=seed + seat)
+        (name, seat): build(name, env=aec, seed=seed + seat)
         for name in {teacher, *pool}
         for seat in range(aec.rules.num_players)
     }
@@ -76,7 +83,7 @@ def collect(
                 actions.append(action)
                 taken.append((seat, game.balances[seat]))
             aec.step(action)
-        returns.extend((game.balances[seat] - before) * reward_scale for seat, before in taken)
+        returns.extend((game.balances[seat] - before) * learner_seat.reward_scale for seat, before in taken)
     return Demonstrations(np.array(obs), np.array(masks), np.array(actions), np.array(returns, dtype=np.float32))
 
 

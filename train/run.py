@@ -164,18 +164,9 @@ def prepare_run(config: TrainConfig, resume: bool = False, overwrite: bool = Fal
 
 def warm_start(config: TrainConfig, model: Any, out_dir: Path) -> None:
     """Imitate ``pretrain.teacher`` (if set) before PPO; the figures go to pretrain.json."""
-    pre, env_cfg = config.pretrain, config.env
+    pre = config.pretrain
     began = time.time()
-    demos = collect(
-        env_cfg.variant,
-        env_cfg.num_players,
-        env_cfg.rules,
-        pre.teacher,
-        config.opponents.baselines,
-        pre.samples,
-        env_cfg.reward_scale,
-        seed=config.run.seed,
-    )
+    demos = collect(pre.teacher, pre.samples, seed=config.run.seed, **table_keywords(config))
     losses = pretrain(model, demos, pre.epochs, pre.learning_rate, pre.value_weight, seed=config.run.seed)
     report = {
         "teacher": pre.teacher,

@@ -24,11 +24,11 @@ import numpy as np
 
 from newmarket_env.actions import NUM_ACTIONS
 from newmarket_env.agent_factory import AgentFactory, check_agent_factory
+from newmarket_env.envs.learner_reward import LearnerReward
+from newmarket_env.tuning import MAX_EMPTY_SESSIONS
 
 #: How the learner's seat is chosen each session (or a seat number, fixed).
 SEAT_MODES = ("random", "rotate")
-# MAX_EMPTY_SESSIONS (newmarket_env.tuning, which the compiled batch reads too): sessions in a row in
-# which the learner never decides (forced moves only, or given deals) before a learner env gives up.
 
 
 @dataclass(frozen=True)
@@ -85,6 +85,61 @@ class LearnerSeat:
     def checked_for(self, players: int) -> LearnerSeat:
         """This seat, checked against a table of ``players`` (a fixed seat number must exist there)."""
         return dataclasses.replace(self, players=players)
+
+    def next_seats(self, rng: np.random.Generator, started: Any, players: int) -> Any:
+        """The learner's seat in the next session of each table, given the sessions each has started
+        (``started``: an int for one table, an int array for several; the seats come alike): ``random``
+        draws a seat from ``rng`` (one draw a table), ``rotate`` takes ``started % players``, a seat
+        number is that seat.
+
+        >>> LearnerSeat(seat="rotate").next_seats(np.random.default_rng(0), np.array([0, 5]), 4).tolist()
+        [0, 1]
+        """
+        one = np.ndim(started) == 0
+        if self.seat == "random":
+            return rng.integers(players, size=None if one else len(started))
+        if self.seat == "rotate":
+            return started % players
+        return self.seat if one else np.full(len(started), self.seat)
+
+
+class LearnerSeatSettings:
+    """``reward_scale`` and ``seat_mode`` of a learner env (``SingleAgentEnv``, ``VectorEnv``): read from
+    its ``learner_seat``; set (e.g. by SB3's ``set_attr``), checked as ``LearnerSeat`` checks them (a
+    one-line ``ValueError`` that changes nothing) and put into a new ``learner_seat`` that the env plays
+    from then on (its next reward, its next session's seat)."""
+
+    learner_seat: LearnerSeat
+    n: int
+    _reward: LearnerReward
+
+    @property
+    def reward_scale(self) -> float:
+        return self.learner_seat.reward_scale
+
+    @reward_scale.setter
+    def reward_scale(self, value: float) -> None:
+        self._replace_seat(reward_scale=value)
+
+    @property
+    def seat_mode(self) -> str | int:
+        return self.learner_seat.seat
+
+    @seat_mode.setter
+    def seat_mode(self, value: str | int) -> None:
+        self._replace_seat(seat=value)
+
+    def _replace_seat(self, **changes: Any) -> None:
+        self.learner_seat = dataclasses.replace(self.learner_seat, players=self.n, **changes)
+        self._reward.reward_scale = self.learner_seat.reward_scale
+
+
+def check_empty_sessions(in_a_row: int | np.ndarray) -> None:
+    """A learner env gives up (``RuntimeError``) once its learner had no decision (forced moves only,
+    or given deals) in ``MAX_EMPTY_SESSIONS`` sessions in a row at a table; ``in_a_row``: the count of
+    one table or of several."""
+    if np.asarray(in_a_row).max() >= MAX_EMPTY_SESSIONS:
+        raise RuntimeError(f"the learner had no decision in {MAX_EMPTY_SESSIONS} sessions in a row")
 
 
 def resolve_learner_seat(given: LearnerSeat | None, players: int, **keywords: Any) -> LearnerSeat:

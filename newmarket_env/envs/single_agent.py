@@ -41,15 +41,17 @@ from newmarket_env.envs.aec import raw_env
 from newmarket_env.envs.learner_options import (
     SEAT_MODES,
     LearnerSeat,
+    LearnerSeatSettings,
     check_action_id,
+    check_empty_sessions,
     resolve_learner_seat,
 )
-from newmarket_env.tuning import MAX_EMPTY_SESSIONS
+from newmarket_env.envs.learner_reward import LearnerReward
 
 __all__ = ["SEAT_MODES", "LearnerSeat", "SingleAgentEnv"]
 
 
-class SingleAgentEnv(gym.Env):
+class SingleAgentEnv(LearnerSeatSettings, gym.Env):
     """One learner seat against an opponent pool; see the module docstring.
 
     Parameters: ``variant``, ``num_players`` and rules ``overrides`` as for
@@ -88,7 +90,8 @@ class SingleAgentEnv(gym.Env):
         self.variant = variant
         self.n = self.rules.num_players
         keywords = dict(opponents=opponents, snapshots=snapshots, snapshot_fraction=snapshot_fraction, seat=seat)
-        #: The learner seat this env was built with (``set_snapshots`` changes the snapshots in play).
+        #: The learner seat in play: as built, or as ``reward_scale``/``seat_mode`` set it since (``set_snapshots``
+        #: changes the snapshots in play, not this).
         self.learner_seat = resolve_learner_seat(
             learner_seat, self.n, **keywords, reward_scale=reward_scale, agent_factory=agent_factory
         )
@@ -99,8 +102,6 @@ class SingleAgentEnv(gym.Env):
         self.opponents = list(spec.opponents)
         self.snapshots = list(spec.snapshots)
         self.snapshot_fraction = spec.snapshot_fraction
-        self.seat_mode = spec.seat
-        self.reward_scale = spec.reward_scale
         self.render_mode = render_mode
         agent_space = self.aec.observation_space("player_0")
         action_space = self.aec.action_space("player_0")
@@ -110,6 +111,7 @@ class SingleAgentEnv(gym.Env):
         self._num_actions = int(action_space.n)
         self._agents: dict[tuple[str, int], Opponent] = {}
         self._sessions = 0
+        self._reward = LearnerReward(None, self.rules.starting_chips, spec.reward_scale)  # one table: 0
         self.learner = 0
         self.table: list[str | None] = []
 
@@ -137,28 +139,25 @@ class SingleAgentEnv(gym.Env):
         super().reset(seed=seed)
         if seed is not None:
             self._agents = {}  # rebuilt from the new seed, so a seeded reset replays exactly
-        for _ in range(MAX_EMPTY_SESSIONS):
+        empty = 0
+        while True:
             self._start_session(options)
             self._play_opponents()
             if not self.aec.game.over:
                 return self._obs(), self._info()
+            empty += 1
+            check_empty_sessions(empty)
             options = None  # fixed deals gave the learner no decision: go on with shuffled ones
-        raise RuntimeError(f"the learner had no decision in {MAX_EMPTY_SESSIONS} sessions in a row")
 
     def _start_session(self, options: dict | None) -> None:
-        if self.seat_mode == "random":
-            self.learner = int(self.np_random.integers(self.n))
-        elif self.seat_mode == "rotate":
-            self.learner = self._sessions % self.n
-        else:
-            self.learner = int(self.seat_mode)
+        self.learner = int(self.learner_seat.next_seats(self.np_random, self._sessions, self.n))
         self._sessions += 1
         self.table = [None if s == self.learner else self._draw_opponent() for s in range(self.n)]
         for seat, spec in enumerate(self.table):
             if spec is not None:
                 self._agent(spec, seat).reset()
         self.aec.reset(seed=int(self.np_random.integers(2**31)), options=options)
-        self._last_balance = self.rules.starting_chips
+        self._reward.start(0)
 
     def step(self, action):
         game = self.aec.game
@@ -168,9 +167,7 @@ class SingleAgentEnv(gym.Env):
         illegal = action not in game.legal
         self.aec.step(min(game.legal) if illegal else action)
         self._play_opponents()
-        balance = self.aec.game.balances[self.learner]
-        reward = (balance - self._last_balance) * self.reward_scale
-        self._last_balance = balance
+        reward = self._reward.take(0, self.aec.game.balances[self.learner])
         info = self._info()
         info["illegal_action"] = illegal
         return self._obs(), float(reward), bool(self.aec.game.over), False, info

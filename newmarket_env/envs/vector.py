@@ -76,10 +76,16 @@ from gymnasium.vector.utils import batch_space
 
 from newmarket_env.actions import NUM_ACTIONS
 from newmarket_env.agent_factory import AgentFactory
-from newmarket_env.envs.learner_options import SEAT_MODES, LearnerSeat, resolve_learner_seat
+from newmarket_env.envs.learner_options import (
+    SEAT_MODES,
+    LearnerSeat,
+    LearnerSeatSettings,
+    check_empty_sessions,
+    resolve_learner_seat,
+)
+from newmarket_env.envs.learner_reward import LearnerReward
 from newmarket_env.observation.layout import CHIP_CLIP, FLAT_SIZE
 from newmarket_env.rules import make_rules
-from newmarket_env.tuning import MAX_EMPTY_SESSIONS
 
 __all__ = ["EXTERNAL", "LEARNER", "SEAT_MODES", "LearnerSeat", "VectorEnv", "compiled_batch"]
 
@@ -90,25 +96,25 @@ EXTERNAL = -2  # seat_policies code: the caller decides (an opponent played here
 def compiled_batch():
     """The compiled ``TableBatch`` module, or a RuntimeError naming the fallback."""
     try:
-        batch = importlib.import_module("newmarket_env.engine._batch")
+        batch = importlib.import_module("newmarket_env.envs._batch")
     except ImportError:
         batch = None
     if batch is None:
         raise RuntimeError(
-            "vector_env needs the compiled engine (newmarket_env.engine._batch), which is not built: "
+            "vector_env needs the compiled engine (newmarket_env.envs._batch), which is not built: "
             "reinstall with a C compiler present (pip install -e .), or use SingleAgentEnv "
             "(newmarket_env.envs.single_agent), which runs on any engine"
         )
-    if not all(hasattr(getattr(batch, "TableBatch", None), name) for name in ("restart", "seat_policies")):
+    if not all(hasattr(getattr(batch, "TableBatch", None), name) for name in ("restart", "seat_policies", "balances")):
         raise RuntimeError(
-            "vector_env needs the compiled engine's TableBatch with seat_policies and restart; the "
-            "built newmarket_env.engine._batch is older than its source: rebuild it (pip install -e .), "
+            "vector_env needs the compiled engine's TableBatch with seat_policies, restart and balances; the "
+            "built newmarket_env.envs._batch is older than its source: rebuild it (pip install -e .), "
             "or use SingleAgentEnv (newmarket_env.envs.single_agent)"
         )
     return batch
 
 
-class VectorEnv(GymVectorEnv):
+class VectorEnv(LearnerSeatSettings, GymVectorEnv):
     """``num_envs`` compiled tables, one learner seat each; see the module docstring.
 
     Parameters: ``variant``, ``num_players`` and rules ``overrides`` as for
@@ -150,16 +156,15 @@ class VectorEnv(GymVectorEnv):
         self.n = self.rules.num_players
         _check_options(num_envs, seed)
         keywords = dict(opponents=opponents, snapshots=snapshots, snapshot_fraction=snapshot_fraction, seat=seat)
-        #: The learner seat this env was built with (``set_snapshots`` changes the snapshots in play).
+        #: The learner seat in play: as built, or as ``reward_scale``/``seat_mode`` set it since (``set_snapshots``
+        #: changes the snapshots in play, not this).
         self.learner_seat = resolve_learner_seat(
             learner_seat, self.n, **keywords, reward_scale=reward_scale, agent_factory=agent_factory
         )
         spec = self.learner_seat
         self.agent_factory = spec.factory
         self.num_envs = int(num_envs)
-        self.seat_mode = spec.seat
         self.snapshot_fraction = spec.snapshot_fraction
-        self.reward_scale = spec.reward_scale
         self.copy = bool(copy)
         self.single_observation_space = spaces.Box(-CHIP_CLIP, CHIP_CLIP, (FLAT_SIZE,), np.float32)
         self.single_action_space = spaces.Discrete(NUM_ACTIONS)
@@ -184,7 +189,7 @@ class VectorEnv(GymVectorEnv):
         self.learner = np.zeros(tables, dtype=np.int64)  # the learner's seat at each table
         self.specs = np.full((tables, n), LEARNER, dtype=np.int64)  # spec id per seat (LEARNER at the learner's)
         self._sessions = np.zeros(tables, dtype=np.int64)  # sessions started per table ("rotate")
-        self._pending = np.zeros(tables, dtype=np.int64)  # learner chips since its previous decision
+        self._reward = LearnerReward(tables, self.rules.starting_chips, spec.reward_scale)
         self._decided = np.zeros(tables, dtype=bool)  # the learner decided in this session
         self._skipped = np.zeros(tables, dtype=np.int64)  # sessions in a row without a learner decision
         self._rows = np.arange(tables)
@@ -244,12 +249,7 @@ class VectorEnv(GymVectorEnv):
         k, n, rng = len(tables), self.n, self.np_random
         if k == 0:
             return
-        if self.seat_mode == "random":
-            learner = rng.integers(n, size=k)
-        elif self.seat_mode == "rotate":
-            learner = self._sessions[tables] % n
-        else:
-            learner = np.full(k, int(self.seat_mode))
+        learner = self.learner_seat.next_seats(rng, self._sessions[tables], n)
         self._sessions[tables] += 1
         specs = self._opponent_ids[rng.integers(len(self._opponent_ids), size=(k, n))]
         if len(self._snapshot_ids):
@@ -328,13 +328,12 @@ class VectorEnv(GymVectorEnv):
             chosen = np.where(illegal, np.argmax(masks, axis=1), chosen)
         self._decided[:] = True
         self.batch.step(chosen)
-        self._pending += self.batch.rewards[self._rows, self.learner]
         ends = _Ends(self.num_envs)
         self._settle(self._finished(self._rows, ends), ends)
-        # Finished tables return their session's last reward; the others everything since the last decision.
-        # A finished table's _pending already belongs to its next session (stakes, opponents' moves).
-        rewards = np.where(ends.ended, ends.reward, self._pending).astype(np.float64) * self.reward_scale
-        self._pending[~ends.ended] = 0
+        # Finished tables return their session's last reward (taken as it ended); the others what their
+        # learner won since its previous decision. A finished table's chips now are its next session's.
+        rewards, going = ends.reward, ~ends.ended
+        rewards[going] = self._reward.take(going, self.batch.balances[self._rows[going], self.learner[going]])
         everywhere = np.ones(self.num_envs, dtype=bool)
         infos: dict[str, Any] = {
             "seat": self.learner.copy(),
@@ -355,8 +354,7 @@ class VectorEnv(GymVectorEnv):
             if len(reported):
                 ends.add(reported, self)
             self._skipped[done] = np.where(self._decided[done], 0, self._skipped[done] + 1)
-            if self._skipped[done].max() >= MAX_EMPTY_SESSIONS:
-                raise RuntimeError(f"the learner had no decision in {MAX_EMPTY_SESSIONS} sessions in a row")
+            check_empty_sessions(self._skipped[done])
         return done
 
     def _settle(self, finished: np.ndarray, ends: _Ends) -> None:
@@ -378,10 +376,10 @@ class VectorEnv(GymVectorEnv):
         self._after_start(tables)
 
     def _after_start(self, tables: np.ndarray) -> None:
-        """A session just started at ``tables``: its learner has not decided, nothing is counted yet (the
-        batch reports what was paid before a table's first call in that call, counted from the stakes)."""
+        """A session just started at ``tables``: its learner has not decided; its first reward counts from
+        the starting chips (so the stakes are in it)."""
         self._decided[tables] = False
-        self._pending[tables] = 0
+        self._reward.start(tables)
 
     def _play_external(self, waiting: np.ndarray) -> None:
         """One decision at every table in ``waiting`` by its external opponent: one forward pass per agent."""
@@ -405,7 +403,6 @@ class VectorEnv(GymVectorEnv):
                         }
                     )
         batch.step(chosen, tables=waiting)
-        self._pending[waiting] += batch.rewards[waiting, self.learner[waiting]]
 
     def _observations(self) -> np.ndarray:
         return self.batch.observations.copy() if self.copy else self.batch.observations
@@ -447,7 +444,7 @@ class _Ends:
 
     def __init__(self, tables: int) -> None:
         self.ended = np.zeros(tables, dtype=bool)
-        self.reward = np.zeros(tables, dtype=np.int64)
+        self.reward = np.zeros(tables, dtype=np.float64)  # scaled, as the step returns it
         self.chunks: list[tuple[np.ndarray, np.ndarray]] = []  # (tables, their learner's final observations)
 
     def add(self, tables: np.ndarray, env: VectorEnv) -> None:
@@ -457,7 +454,7 @@ class _Ends:
             self.specs = np.full((len(self.ended), env.n), LEARNER, dtype=np.int64)
         seats = env.learner[tables]
         self.ended[tables] = True
-        self.reward[tables] = env._pending[tables]
+        self.reward[tables] = env._reward.take(tables, env.batch.balances[tables, seats])
         self.chunks.append((tables, env.batch.final_observations[tables, seats]))  # fancy indexing: a copy
         self.results[tables] = env.batch.results[tables]
         self.seat[tables] = seats

@@ -108,3 +108,35 @@ def test_seat_modes_are_declared_once():
     from newmarket_env.envs import single_agent, vector
 
     assert single_agent.SEAT_MODES is SEAT_MODES and vector.SEAT_MODES is SEAT_MODES
+
+
+def _vector_played(env, steps: int = 30) -> list:
+    obs, infos = env.reset(seed=5)
+    seen = [(obs.tobytes(), infos["seat"].tolist())]
+    for _ in range(steps):
+        obs, rewards, terminated, _truncated, infos = env.step(env.action_masks().argmax(axis=1))
+        seen.append((obs.tobytes(), rewards.tolist(), terminated.tolist(), infos["seat"].tolist()))
+    return seen
+
+
+def test_a_setting_changed_on_a_running_env_plays_as_an_env_built_with_it():
+    """SB3's ``set_attr("reward_scale", ...)`` (train/vec.py) sets it on a built env: the rewards from then on
+    use it; a bad value is refused in one line and changes nothing."""
+    views = [(lambda **kw: SingleAgentEnv(num_players=4, opponents=["greedy"], **kw), _played)]
+    if compiled_available():
+        from newmarket_env.envs.vector import VectorEnv
+
+        views.append(
+            (lambda **kw: VectorEnv(num_players=4, num_envs=3, opponents=["greedy"], seed=1, **kw), _vector_played)
+        )
+    for make, played in views:
+        changed = make(reward_scale=1.0, seat="random")
+        changed.reward_scale, changed.seat_mode = 0.25, 3
+        assert (changed.reward_scale, changed.seat_mode) == (0.25, 3)
+        assert changed.learner_seat == LearnerSeat(opponents=["greedy"], reward_scale=0.25, seat=3)
+        assert played(changed) == played(make(reward_scale=0.25, seat=3))
+        with pytest.raises(ValueError, match=r"^reward_scale=0 is out of range; allowed: a finite number > 0$"):
+            changed.reward_scale = 0
+        with pytest.raises(ValueError, match=r"^seat=4 is unknown; allowed: random, rotate or a seat 0\.\.3$"):
+            changed.seat_mode = 4
+        assert (changed.reward_scale, changed.seat_mode) == (0.25, 3)

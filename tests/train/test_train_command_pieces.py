@@ -9,6 +9,7 @@ import csv
 import numpy as np
 import pytest
 
+from newmarket_env.envs.learner_options import LearnerSeat
 from newmarket_env.train.cli import PROG, apply_settings, build_parser, command_line
 
 
@@ -123,16 +124,34 @@ def test_the_warm_start_table_always_seats_the_teacher():
 def test_collect_records_the_teacher_decisions_with_legal_actions():
     from newmarket_env.train.imitate import collect
 
-    demos = collect("michigan", 3, {"num_deals": 1}, "control", ["random"], 30, 0.5, seed=2)
+    table = dict(variant="michigan", num_players=3, num_deals=1, seed=2)
+    demos = collect("control", 30, learner_seat=LearnerSeat(opponents=["random"], reward_scale=0.5), **table)
     assert len(demos.actions) >= 30
     assert demos.obs.shape[0] == demos.masks.shape[0] == demos.returns.shape[0] == len(demos.actions)
     assert all(demos.masks[i, a] for i, a in enumerate(demos.actions))
     assert demos.returns.dtype == np.float32
-    again = collect("michigan", 3, {"num_deals": 1}, "control", ["random"], 30, 0.5, seed=2)
+    again = collect("control", 30, learner_seat=LearnerSeat(opponents=["random"], reward_scale=0.5), **table)
     np.testing.assert_array_equal(demos.actions, again.actions)
     np.testing.assert_array_equal(demos.returns, again.returns)
-    doubled = collect("michigan", 3, {"num_deals": 1}, "control", ["random"], 30, 1.0, seed=2)
+    doubled = collect("control", 30, learner_seat=LearnerSeat(opponents=["random"], reward_scale=1.0), **table)
     np.testing.assert_allclose(doubled.returns, 2 * demos.returns)  # chips times reward_scale
+
+
+def test_collect_builds_every_agent_with_the_seats_factory():
+    """The teacher and the pool come from the learner seat's agent factory, one agent per name and seat."""
+    from newmarket_env.agents import load_agent
+    from newmarket_env.train.imitate import collect
+
+    built = []
+
+    def factory(spec, *, env, seed):
+        built.append((spec, seed))
+        return load_agent(spec, env=env, seed=seed)
+
+    seat = LearnerSeat(opponents=["random", "lowest"], agent_factory=factory)
+    demos = collect("control", 10, learner_seat=seat, variant="michigan", num_players=3, num_deals=1, seed=4)
+    assert len(demos.actions) >= 10
+    assert sorted(built) == [(name, 4 + s) for name in ("control", "lowest", "random") for s in range(3)]
 
 
 # ---------------------------------------------------------------- the evaluating and snapshotting callbacks

@@ -7,6 +7,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from newmarket_env.envs.learner_options import LearnerSeat
+
 pytest.importorskip("sb3_contrib")
 
 
@@ -25,7 +27,8 @@ def setup(tmp_path_factory):
         }
     )
     model = build_model(cfg, build_vec_env(cfg), out)
-    demos = collect("michigan", 3, {"num_deals": 1}, "control", ["random"], 40, 0.1, seed=1)
+    seat = LearnerSeat(opponents=["random"], reward_scale=0.1)
+    demos = collect("control", 40, learner_seat=seat, variant="michigan", num_players=3, num_deals=1, seed=1)
     return model, demos
 
 

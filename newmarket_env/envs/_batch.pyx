@@ -52,6 +52,8 @@ cdef class TableBatch:
       each seat's chips won in it and ``final_observations[i, s]`` seat ``s``'s last view;
     - ``deal_index`` ``(N,)`` int32: the deal each table is in (0 for its session's first).
 
+    ``balances`` reads each seat's chips at each table now (a new array at each read).
+
     ``seat_policies`` ``(N, players)`` int8 is read at every decision: a code of
     ``POLICY_CODES`` (``random``, ``lowest``, ``greedy``, ``control``) plays that seat in C,
     a negative code leaves it to the caller (default: every seat, for self-play).
@@ -197,6 +199,19 @@ cdef class TableBatch:
             return
         encode_table(t, t.to_act, &self._obs[i, 0], &self._static[0])
         write_mask(t, &self._mask[i, 0])
+
+    @property
+    def balances(self):
+        """Each seat's chips at each table now: a new ``(N, players)`` int64 array at each read (the
+        learner views reckon their rewards from these, :mod:`newmarket_env.envs.learner_reward`)."""
+        cdef int i, s
+        cdef long long[:, ::1] view
+        out = np.empty((self.num_tables, self.n), dtype=np.int64)
+        view = out
+        for i in range(self.num_tables):
+            for s in range(self.n):
+                view[i, s] = self.tables[i].balances[s]
+        return out
 
     def step(self, actions, tables=None):
         """``actions[k]`` at table ``tables[k]`` (every table when None); returns
