@@ -8,7 +8,7 @@ from numpy.typing import NDArray
 
 from newmarket_env.engine._policies import CompiledPolicy
 from newmarket_env.engine.position import Position
-from newmarket_env.envs._batch import TableBatch
+from newmarket_env.engine._batch import TableBatch
 from newmarket_env.rules import Rules
 
 class CompiledSearch:

@@ -15,7 +15,7 @@ import os
 import numpy as np
 
 from newmarket_env.engine._table cimport *
-from newmarket_env.envs._batch cimport TableBatch
+from newmarket_env.engine._batch cimport TableBatch
 from newmarket_env.engine._policies cimport CompiledPolicy, View, _cards_of, decide, view_of_table
 
 

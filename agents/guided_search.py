@@ -290,7 +290,7 @@ class GuidedSearchAgent(SearchAgent):
 
         The worlds are sampled in C with the draws of search's ``sample_world`` (a ``CompiledSearch``
         seeded as the agent) and each is copied to one table of a compiled
-        :class:`~newmarket_env.envs._batch.TableBatch` per candidate (world ``w``, candidate ``c`` at
+        :class:`~newmarket_env.engine._batch.TableBatch` per candidate (world ``w``, candidate ``c`` at
         table ``w * len(candidates) + c``); the batch writes every table's observation and legal mask in
         place, so a rollout step is one forward pass for the unfinished tables and one ``step`` call.
         """
@@ -331,7 +331,7 @@ class GuidedSearchAgent(SearchAgent):
 
     def _batch_of(self, size: int) -> Any:
         """A batch of at least ``size`` tables whose every seat the caller plays, kept between decisions."""
-        from newmarket_env.envs._batch import TableBatch  # the compiled engine: absent where it was not built
+        from newmarket_env.engine._batch import TableBatch  # the compiled engine: absent where it was not built
 
         if self._batch is None or self._batch.num_tables < size:
             self._batch = TableBatch(self.rules, size, seed=0)

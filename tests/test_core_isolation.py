@@ -96,7 +96,7 @@ CORE_ONLY = textwrap.dedent('''
 
     # The compiled vector env: a compiled baseline, and a seat built by the factory.
     try:
-        import newmarket_env.envs._batch  # noqa: F401
+        import newmarket_env.engine._batch  # noqa: F401
     except ImportError:
         out["vector_steps"] = None
     else:

@@ -21,7 +21,7 @@ WARM_UP_STEPS = 64  # untimed steps first: the tables, all dealt at once, then e
 def batch_player(variant: str = "newmarket", tables: int = BATCH_TABLES):
     """Random legal actions at every seat of ``tables`` tables; observations and masks written every step."""
     try:
-        from newmarket_env.envs._batch import TableBatch  # the compiled engine: absent where it was not built
+        from newmarket_env.engine._batch import TableBatch  # the compiled engine: absent where it was not built
     except ImportError:
         return None, "skipped: the compiled engine is not built"
     batch = TableBatch(make_rules(variant, num_players=PLAYERS), tables, seed=0)

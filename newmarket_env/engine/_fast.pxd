@@ -1,4 +1,4 @@
-"""``FastGame``'s fields, for the modules that build games from tables (``envs/_batch.pyx``)."""
+"""``FastGame``'s fields, for the modules that build games from tables (``engine/_batch.pyx``)."""
 
 from newmarket_env.engine._table cimport ActionLog, EventLog, Inputs, RuleCodes, Table
 

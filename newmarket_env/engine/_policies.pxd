@@ -1,4 +1,4 @@
-"""The compiled baselines' shared declarations (``envs/_batch.pyx`` and ``agents/_search.pyx`` play them)."""
+"""The compiled baselines' shared declarations (``engine/_batch.pyx`` and ``agents/_search.pyx`` play them)."""
 
 from libc.stdint cimport uint64_t
 

@@ -2,7 +2,7 @@
 """The compiled engine's shared declarations: its constants, its C structs and the steps other modules call.
 
 ``_table.pyx`` defines what is declared here; ``_fast.pyx`` (``FastGame``), ``_policies.pyx`` (the
-compiled baselines), ``envs/_batch.pyx`` (``TableBatch``) and ``agents/_search.pyx`` (the search's rollouts)
+compiled baselines), ``engine/_batch.pyx`` (``TableBatch``) and ``agents/_search.pyx`` (the search's rollouts)
 ``cimport`` it, so every one of them works on the same ``Table``.
 """
 

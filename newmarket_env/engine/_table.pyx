@@ -4,7 +4,7 @@
 One session is one ``Table`` struct (declared in ``_table.pxd``) and every step a C function of it:
 the rules turned to codes, a copy of Python's random generator, the state machine, the encoder of
 observations and masks, and a table rebuilt at a position. ``FastGame`` (``_fast.pyx``) wraps one
-table for Python; ``TableBatch`` (``envs/_batch.pyx``) steps many; the compiled baselines
+table for Python; ``TableBatch`` (``engine/_batch.pyx``) steps many; the compiled baselines
 (``_policies.pyx``) and the search (``agents/_search.pyx``) play on copies of them.
 
 The tables play exactly the sessions ``Game`` plays: the same rules, the same decisions with the

@@ -25,15 +25,14 @@ from newmarket_env.engine.protocol import GameFactory
 from newmarket_env.rules import Rules
 
 if TYPE_CHECKING:
-    from newmarket_env.engine import _fast
-    from newmarket_env.envs import _batch
+    from newmarket_env.engine import _batch, _fast
 
 # None where the extension is not built (no C compiler at install time); tests set them to None too.
 FastGame: type[_fast.FastGame] | None = None
 TableBatch: type[_batch.TableBatch] | None = None
 try:
+    from newmarket_env.engine import _batch as _built_batch
     from newmarket_env.engine import _fast as _built
-    from newmarket_env.envs import _batch as _built_batch  # TableBatch lives with the envs
 except ImportError:
     pass
 else:

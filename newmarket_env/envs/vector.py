@@ -96,19 +96,19 @@ EXTERNAL = -2  # seat_policies code: the caller decides (an opponent played here
 def compiled_batch():
     """The compiled ``TableBatch`` module, or a RuntimeError naming the fallback."""
     try:
-        batch = importlib.import_module("newmarket_env.envs._batch")
+        batch = importlib.import_module("newmarket_env.engine._batch")
     except ImportError:
         batch = None
     if batch is None:
         raise RuntimeError(
-            "vector_env needs the compiled engine (newmarket_env.envs._batch), which is not built: "
+            "vector_env needs the compiled engine (newmarket_env.engine._batch), which is not built: "
             "reinstall with a C compiler present (pip install -e .), or use SingleAgentEnv "
             "(newmarket_env.envs.single_agent), which runs on any engine"
         )
     if not all(hasattr(getattr(batch, "TableBatch", None), name) for name in ("restart", "seat_policies", "balances")):
         raise RuntimeError(
             "vector_env needs the compiled engine's TableBatch with seat_policies, restart and balances; the "
-            "built newmarket_env.envs._batch is older than its source: rebuild it (pip install -e .), "
+            "built newmarket_env.engine._batch is older than its source: rebuild it (pip install -e .), "
             "or use SingleAgentEnv (newmarket_env.envs.single_agent)"
         )
     return batch

@@ -25,7 +25,7 @@ pytestmark = pytest.mark.skipif(FastGame is None, reason="the compiled engine is
 
 if FastGame is not None:
     from newmarket_env.agents._search import CompiledSearch
-    from newmarket_env.envs._batch import TableBatch
+    from newmarket_env.engine._batch import TableBatch
 
 PRESETS = ["newmarket", "michigan", "newbury"]
 

@@ -23,7 +23,7 @@ from newmarket_env.rules import VARIANTS, make_rules
 pytestmark = pytest.mark.skipif(FastGame is None, reason="the compiled engine is not built (needs a C compiler)")
 
 if FastGame is not None:
-    from newmarket_env.envs._batch import TableBatch, table_seed
+    from newmarket_env.engine._batch import TableBatch, table_seed
 
 
 class ReferenceTable:
@@ -174,7 +174,7 @@ def _reference_policy(name: str, rules, rng: random.Random):
 def test_compiled_seats_play_as_the_python_baselines(variant, players, lineup):
     """Seat 0 is the caller's; the others are compiled. The reference plays the same sessions with the
     Python classes reading decoded observations and drawing from the table's policy stream."""
-    from newmarket_env.envs._batch import POLICY_CODES, policy_seed
+    from newmarket_env.engine._batch import POLICY_CODES, policy_seed
     from newmarket_env.observation.view import decode
 
     rules = make_rules(variant, num_players=players)

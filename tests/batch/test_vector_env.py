@@ -28,7 +28,7 @@ from newmarket_env.rules import make_rules
 pytestmark = pytest.mark.skipif(FastGame is None, reason="the compiled engine is not built (needs a C compiler)")
 
 if FastGame is not None:
-    from newmarket_env.envs._batch import table_seed
+    from newmarket_env.engine._batch import table_seed
 
 
 def saved_agent_file(path, rules, variant, seed=0, hidden=32):
@@ -361,7 +361,7 @@ def test_without_the_compiled_engine_the_error_names_the_fallback(monkeypatch):
 
     from newmarket_env import vector_env
 
-    monkeypatch.setitem(sys.modules, "newmarket_env.envs._batch", None)  # import fails as if never built
+    monkeypatch.setitem(sys.modules, "newmarket_env.engine._batch", None)  # import fails as if never built
     with pytest.raises(RuntimeError, match=r"vector_env needs the compiled engine .* SingleAgentEnv") as err:
         vector_env(num_envs=2)
     assert "\n" not in str(err.value)

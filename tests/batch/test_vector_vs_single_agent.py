@@ -25,7 +25,7 @@ SEED = 3
 
 def pinned_single_agent_env(table: int, **keywords) -> SingleAgentEnv:
     """A single-agent env whose sessions are dealt as vector table ``table``'s first session is."""
-    from newmarket_env.envs._batch import table_seed
+    from newmarket_env.engine._batch import table_seed
 
     env = SingleAgentEnv(**keywords)
     deal = env.aec.reset

@@ -33,7 +33,7 @@ STUB = Path(choice.__file__).with_name("_fast.pyi")
 # The compiled modules with a stub (the engine's shared _table has no Python interface of its own).
 COMPILED = (
     "newmarket_env.engine._fast",
-    "newmarket_env.envs._batch",
+    "newmarket_env.engine._batch",
     "newmarket_env.engine._policies",
     "newmarket_env.agents._search",
 )
@@ -122,7 +122,7 @@ def test_each_stub_declares_only_what_its_compiled_module_has_and_the_whole_cont
     stubs = {module: _stub_path(module) for module in COMPILED}
     classes = {module: _stub_classes(path) for module, path in stubs.items()}
     assert {"FastGame"} <= set(classes["newmarket_env.engine._fast"])
-    assert {"TableBatch"} <= set(classes["newmarket_env.envs._batch"])
+    assert {"TableBatch"} <= set(classes["newmarket_env.engine._batch"])
     assert {"CompiledPolicy"} <= set(classes["newmarket_env.engine._policies"])
     assert {"CompiledSearch"} <= set(classes["newmarket_env.agents._search"])
     for module, declared_classes in classes.items():

@@ -102,7 +102,7 @@ def test_the_terminal_table_seats_the_factorys_agents():
 
 
 def test_vector_env_builds_only_what_it_does_not_play_in_compiled_code():
-    pytest.importorskip("newmarket_env.envs._batch", reason="the compiled engine is not built")
+    pytest.importorskip("newmarket_env.engine._batch", reason="the compiled engine is not built")
     factory = Recorder()
     envs = VectorEnv(num_players=4, num_envs=4, opponents=["control", "mine"], agent_factory=factory, seed=2)
     envs.reset(seed=2)

@@ -23,7 +23,7 @@ HANG_GUARD_S = 120  # only so a hung child fails instead of hanging; never an as
 
 def _compiled() -> bool:
     try:
-        import newmarket_env.envs._batch  # noqa: F401
+        import newmarket_env.engine._batch  # noqa: F401
     except ImportError:
         return False
     return True

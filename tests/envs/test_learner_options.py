@@ -18,7 +18,7 @@ BAD_SCALES = [math.inf, -math.inf, math.nan, 0, -1.0, True, "1"]
 
 def _compiled() -> bool:
     try:
-        import newmarket_env.envs._batch  # noqa: F401
+        import newmarket_env.engine._batch  # noqa: F401
     except ImportError:
         return False
     return True
