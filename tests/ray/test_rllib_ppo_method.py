@@ -25,7 +25,9 @@ from newmarket_env.agents import load_agent  # noqa: E402
 from newmarket_env.integrations.rllib import LEARNER, MASK_KEY, OBS_KEY  # noqa: E402
 from newmarket_env.train.cli import main  # noqa: E402
 from newmarket_env.train.config import load_config  # noqa: E402
+from newmarket_env.train.curve import main as curve_main  # noqa: E402
 from newmarket_env.train.rllib_ppo.checkpoint import find_checkpoint  # noqa: E402
+from newmarket_env.train.rllib_ppo.checkpoint import saved_steps as rllib_steps  # noqa: E402
 from newmarket_env.train.rllib_ppo.loop import algorithm_config  # noqa: E402
 from newmarket_env.train.rundir import remove_outputs  # noqa: E402
 
@@ -70,6 +72,22 @@ def test_a_run_writes_the_run_folder_files_and_stops_at_its_budget(runs):
         find_checkpoint(whole / "checkpoints", json.loads((whole / "run.json").read_text())["run_id"]).steps
         == (steps[-1])
     )
+
+
+@pytest.mark.slow
+def test_every_checkpoint_holds_its_policy_and_train_curve_measures_them(runs):
+    whole, _, _ = runs
+    run_id = json.loads((whole / "run.json").read_text())["run_id"]
+    newest = find_checkpoint(whole / "checkpoints", run_id)
+    final = np.load(whole / "final.npz", allow_pickle=False)
+    inside = np.load(newest.path / "policy.npz", allow_pickle=False)  # under the folder's stamp
+    assert all(np.array_equal(final[k], inside[k]) for k in final.files if k.startswith("layer"))
+    assert curve_main([str(whole), "--opponents", "control", "--boards", "2", "--every", "1", "--seed", "12345"]) == 0
+    measured = rows(whole / "curve.csv")
+    assert [int(row["steps"]) for row in measured] == rllib_steps(whole / "checkpoints")
+    final_eval = json.loads((whole / "final_eval.json").read_text())[0]
+    last = measured[-1]  # the newest checkpoint's policy is the final agent: same deals, same figure
+    assert float(last["mean"]) == pytest.approx(final_eval["mean"]) and int(last["boards"]) == final_eval["boards"]
 
 
 def real_observations(count: int = 200) -> tuple[np.ndarray, np.ndarray]:

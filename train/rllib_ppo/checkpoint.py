@@ -4,7 +4,9 @@
 decisions so far), written into a temporary folder and renamed, then stamped with a sidecar
 ``rllib_<steps>_steps.json`` (run id, steps, size, SHA-256 of the folder's files) by the rules of
 :mod:`newmarket_env.train.stamped`. ``--resume`` builds the algorithm from the run's config and loads the
-newest intact folder with ``Algorithm.restore_from_path``.
+newest intact folder with ``Algorithm.restore_from_path``. Each folder also holds ``policy.npz``, the
+learner's policy of that moment as a plain saved agent (what ``final.npz`` is at the end), so
+``newmarket_env.train.curve`` measures the checkpoints with numpy alone.
 
 What ``--resume`` trusts: RLlib's state files are Python pickles (``*.pkl``), and loading them can run
 code. They are read only from a run folder of this user's that other users cannot write
@@ -14,17 +16,31 @@ unchanged since (the SHA-256). The saved agent, ``final.npz``, holds numbers onl
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from newmarket_env.train.stamped import Found, find_stamped, stamped_path, stamped_steps, write_stamped
 
 PREFIX, _SUFFIX = "rllib", ""
+#: The saved agent inside each checkpoint folder.
+POLICY_FILE = "policy.npz"
 
 
-def save_checkpoint(algo: Any, folder: Path, run_id: str, steps: int) -> Path:
-    """``algo.save_to_path`` as the checkpoint of ``steps`` learner decisions; returns its folder."""
-    return write_stamped(stamped_path(folder, PREFIX, steps, _SUFFIX), run_id, steps, algo.save_to_path, folder=True)
+def save_checkpoint(algo: Any, folder: Path, run_id: str, steps: int, save_policy: Callable[[Path], Any]) -> Path:
+    """``algo.save_to_path`` as the checkpoint of ``steps`` learner decisions, with ``save_policy(<folder>/policy.npz)``
+    inside it (under the same stamp); returns its folder."""
+
+    def write(temporary: str) -> None:
+        algo.save_to_path(temporary)
+        save_policy(Path(temporary) / POLICY_FILE)
+
+    return write_stamped(stamped_path(folder, PREFIX, steps, _SUFFIX), run_id, steps, write, folder=True)
+
+
+def policy_path(folder: Path, steps: int) -> Path:
+    """The saved agent of the checkpoint of ``steps`` in ``folder``."""
+    return stamped_path(folder, PREFIX, steps, _SUFFIX) / POLICY_FILE
 
 
 def find_checkpoint(folder: Path, run_id: str) -> Found:

@@ -161,7 +161,9 @@ def _train(config: TrainConfig, algo: Any, start: Any, command: str) -> Path:
         done = steps >= config.run.total_steps
         stop = deadline is not None and time.time() >= deadline and not done
         if checkpoints.due(steps) or stop or done:
-            save_checkpoint(algo, out_dir / "checkpoints", run_id, steps)
+            save_checkpoint(
+                algo, out_dir / "checkpoints", run_id, steps, functools.partial(_save_agent, config, algo, rules, steps)
+            )
         learner = result.get("learners", {}).get(LEARNER, {})
         row = {
             "iteration": iteration + 1,
@@ -201,6 +203,15 @@ def _train(config: TrainConfig, algo: Any, start: Any, command: str) -> Path:
     return _finish(config, algo, rules, steps, time.time() - began, command, run_id, out_dir)
 
 
+def _save_agent(
+    config: TrainConfig, algo: Any, rules: Any, steps: int, path: Path, training: dict[str, Any] | None = None
+) -> dict[str, Any]:
+    """The learner's policy as a plain saved agent at ``path`` (final.npz, or a checkpoint's policy.npz)."""
+    layers = policy_layers(algo.get_module(LEARNER), config.rllib.activation)
+    training = training or {"config": config.to_dict(), "method": "rllib_ppo", "steps": steps}
+    return save_policy(path, layers, rules, config.env.variant, config.rllib.activation, training, name=config.name)
+
+
 def _agent(config: TrainConfig, algo: Any, rules: Any):
     return saved_agent(algo.get_module(LEARNER), config.rllib.activation, rules, config.env.variant, 0, config.name)
 
@@ -222,8 +233,7 @@ def _finish(
         "run_id": run_id,
     }
     path = out_dir / "final.npz"
-    layers = policy_layers(algo.get_module(LEARNER), config.rllib.activation)
-    metadata = save_policy(path, layers, rules, config.env.variant, config.rllib.activation, training, name=config.name)
+    metadata = _save_agent(config, algo, rules, steps, path, training)
     write_atomic(out_dir / "final.json", json.dumps(metadata, indent=2, sort_keys=True))
     if config.eval.opponents:
         rows = evaluation_rows(
