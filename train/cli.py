@@ -15,6 +15,7 @@ from pathlib import Path
 
 from newmarket_env.cli_common import EXIT_BAD_INPUT, EXIT_FAILED, EXIT_OK, command_parser, fail
 from newmarket_env.train.config import config_from_dict, describe, load_config
+from newmarket_env.train.rllib_ppo.checkpoint import find_checkpoint as find_rllib
 
 PROG = "python -m newmarket_env.train"
 DESCRIPTION = "Train a MaskablePPO agent from a YAML config (keys: --describe; rules: docs/rules.md)."
@@ -153,7 +154,8 @@ def cannot_write(out_dir, err: OSError) -> str:
 
 
 def newest_intact(out_dir) -> str | None:
-    """The newest checkpoint in ``out_dir`` that ``--resume`` would use (PPO's, expert iteration's, DMC's), or None."""
+    """The newest checkpoint in ``out_dir`` that ``--resume`` would use (PPO's, expert iteration's, DMC's, RLlib's),
+    or None."""
     from newmarket_env.train.checkpoints import find_checkpoint  # optional: needs stable-baselines3 (train extra)
     from newmarket_env.train.expert.checkpoint import find_state  # optional: needs torch (train extra)
 
@@ -162,7 +164,12 @@ def newest_intact(out_dir) -> str | None:
     except (OSError, ValueError, KeyError, TypeError):
         return None
     folder = Path(out_dir) / "checkpoints"
-    for found in (find_checkpoint(folder, run_id), find_state(folder, run_id), find_state(folder, run_id, "dmc")):
+    for found in (
+        find_checkpoint(folder, run_id),
+        find_state(folder, run_id),
+        find_state(folder, run_id, "dmc"),
+        find_rllib(folder, run_id),
+    ):
         if found.path is not None:
             return str(found.path)
     return None

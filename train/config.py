@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import importlib.util
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -186,8 +187,9 @@ class PretrainSection:
 
 
 #: Training methods: MaskablePPO (sb3-contrib), expert iteration (search distillation, train/expert),
-#: or Deep Monte-Carlo (action values learnt from self-play returns, train/dmc).
-METHODS = ("ppo", "expert_iteration", "dmc")
+#: Deep Monte-Carlo (action values learnt from self-play returns, train/dmc), or Ray RLlib's PPO in
+#: self-play (train/rllib_ppo).
+METHODS = ("ppo", "expert_iteration", "dmc", "rllib_ppo")
 TEACHERS = ("search", "guided_search", "guided_prior")
 POLICY_TARGETS = ("choice", "softmax")
 
@@ -307,6 +309,41 @@ class DMCSection:
 
 
 @dataclass
+class RLlibSection:
+    """Ray RLlib's PPO in self-play (method: rllib_ppo): run.total_steps counts the learner's decisions."""
+
+    hidden: list = spec(
+        [128, 128],
+        "hidden layer sizes (RLlib's fcnet_hiddens; policy and value nets alike, not shared)",
+        list,
+        items=int,
+        item_range=(1, 4096),
+        max_items=16,
+    )
+    activation: str = spec("tanh", "hidden activation (RLlib's fcnet_activation)", str, choices=ACTIVATIONS)
+    batch_size: int = spec(
+        4000,
+        "env steps (every seat's decisions) sampled per iteration, in whole sessions",
+        int,
+        low=16,
+        high=MAX_ROLLOUT,
+    )
+    minibatch_size: int = spec(256, "minibatch size of PPO's update", int, low=8, high=MAX_ROLLOUT)
+    num_epochs: int = spec(4, "passes over each iteration's batch", int, low=1, high=1000)
+    lr: float = spec(3e-4, "Adam step size", float, low=1e-8, high=1.0)
+    refresh_every: int = spec(
+        5, "iterations between copies of the learner into the frozen opponent; 0 = never", int, low=0, high=1_000_000
+    )
+    num_env_runners: int = spec(
+        0,
+        "Ray actors that sample (0 = sample in this process, the only setting a seed reproduces exactly)",
+        int,
+        low=0,
+        high=256,
+    )
+
+
+@dataclass
 class TrainConfig:
     """A whole training run (the YAML file: these sections, each optional)."""
 
@@ -314,7 +351,7 @@ class TrainConfig:
     method: str = spec(
         "ppo",
         "ppo (MaskablePPO: sections pretrain and ppo), expert_iteration (search distillation: section expert) "
-        "or dmc (Deep Monte-Carlo: section dmc)",
+        "dmc (Deep Monte-Carlo: section dmc) or rllib_ppo (Ray RLlib's PPO in self-play: section rllib)",
         str,
         choices=METHODS,
     )
@@ -326,6 +363,7 @@ class TrainConfig:
     eval: EvalSection = field(default_factory=EvalSection, metadata={"doc": EvalSection.__doc__})
     expert: ExpertSection = field(default_factory=ExpertSection, metadata={"doc": ExpertSection.__doc__})
     dmc: DMCSection = field(default_factory=DMCSection, metadata={"doc": DMCSection.__doc__})
+    rllib: RLlibSection = field(default_factory=RLlibSection, metadata={"doc": RLlibSection.__doc__})
 
     def learner_seat(self) -> LearnerSeat:
         """The learner's seat at every training table: sections env and opponents as one spec."""
@@ -344,7 +382,9 @@ class TrainConfig:
             del data["method"], data["expert"]
         if self.method != "dmc":
             del data["dmc"]
-        else:
+        if self.method != "rllib_ppo":
+            del data["rllib"]
+        if self.method in ("dmc", "rllib_ppo"):
             del data["expert"]
         return data
 
@@ -454,6 +494,8 @@ def _check_cross(config: TrainConfig) -> None:
         _check_expert(config, known)
     if config.method == "dmc":
         _check_dmc(config)
+    if config.method == "rllib_ppo":
+        _check_rllib(config)
     if config.ppo.n_steps * config.run.n_envs > MAX_ROLLOUT:
         raise ValueError(
             f"ppo.n_steps * run.n_envs = {config.ppo.n_steps * config.run.n_envs} is not allowed; "
@@ -510,6 +552,19 @@ def _check_dmc(config: TrainConfig) -> None:
                 f"opponents.baselines has {name!r}, which dmc cannot seat at its tables; "
                 f"allowed: {', '.join(seatable)} (or dmc.baseline_fraction: 0)"
             )
+
+
+def _check_rllib(config: TrainConfig) -> None:
+    """The RLlib keys that depend on each other, and the ray extra."""
+    if config.pretrain.teacher:
+        raise ValueError("pretrain.teacher is for method ppo; rllib_ppo starts from a fresh network")
+    if config.rllib.minibatch_size > config.rllib.batch_size:
+        raise ValueError(
+            f"rllib.minibatch_size = {config.rllib.minibatch_size} is not allowed; allowed: at most "
+            f"rllib.batch_size = {config.rllib.batch_size}"
+        )
+    if importlib.util.find_spec("ray") is None:
+        raise ValueError("method rllib_ppo needs Ray RLlib; install it with pip install 'newmarket-env[ray]'")
 
 
 def _check_init(config: TrainConfig) -> None:

@@ -1,8 +1,9 @@
-"""Learning curves after the fact: an expert-iteration or Deep Monte-Carlo run's checkpoints measured against
-baselines and ``search``.
+"""Learning curves after the fact: an expert-iteration, Deep Monte-Carlo or RLlib PPO run's checkpoints measured
+against baselines and ``search``.
 
 A run's own ``eval.csv`` has few points (``eval.every``) against its ``eval.opponents``; this measures the
-saved checkpoints themselves (``checkpoints/exit_<steps>_steps.pt``, or ``dmc_<steps>_steps.pt``), so a
+saved checkpoints themselves (``checkpoints/exit_<steps>_steps.pt``, ``dmc_<steps>_steps.pt``, or the
+``policy.npz`` in ``rllib_<steps>_steps/``), so a
 finished run gets a curve against any opponent, ``search`` at its default budget included:
 
 ``python -m newmarket_env.train.curve runs/newmarket_exit_long --opponents control,search --every 5 --boards 300``
@@ -31,22 +32,28 @@ from typing import Any
 
 from newmarket_env.agents import available_agents
 from newmarket_env.agents.guided_search import GuidedSearchAgent, shipped_guided
+from newmarket_env.agents.saved import load_saved_agent
 from newmarket_env.rules import make_rules
 from newmarket_env.train.config import load_config
 from newmarket_env.train.evaluate import duplicate_eval, saved_agent_maker
 from newmarket_env.train.plot import plot_curve
+from newmarket_env.train.rllib_ppo.checkpoint import policy_path as rllib_policy
+from newmarket_env.train.rllib_ppo.checkpoint import saved_steps as rllib_steps
 
 #: The methods whose checkpoints a curve measures: their checkpoint files' prefix, what their steps count,
 #: and that count's word in the printed lines.
 METHODS = {
     "expert_iteration": ("exit", "labelled decisions", "labels"),
     "dmc": ("dmc", "recorded decisions", "decisions"),
+    "rllib_ppo": ("rllib", "learner decisions", "decisions"),
 }
 FIELDS = ["steps", "opponent", "mean", "ci95", "low", "high", "boards", "games", "margin", "margin_ci95", "seed"]
 
 
 def checkpoint_steps(run_dir: Path, prefix: str = "exit") -> list[int]:
     """The step counts of the run's checkpoints (``<prefix>_<steps>_steps.pt``), in order."""
+    if prefix == "rllib":  # RLlib's checkpoints are folders (train/rllib_ppo/checkpoint.py)
+        return rllib_steps(run_dir / "checkpoints")
     from newmarket_env.train.expert.checkpoint import saved_steps  # imports torch
 
     return saved_steps(run_dir / "checkpoints", prefix)
@@ -68,9 +75,11 @@ def chosen_steps(steps: list[int], every: int) -> list[int]:
 
 def network_at(run_dir: Path, steps: int, config: Any) -> Any:
     """The greedy network of the checkpoint after ``steps`` training steps, as a saved agent."""
+    rules = make_rules(config.env.variant, config.env.num_players, **config.env.rules)
+    if config.method == "rllib_ppo":  # each checkpoint folder holds its policy as a saved agent (numpy)
+        return load_saved_agent(rllib_policy(run_dir / "checkpoints", steps), rules, 0, name=config.name)
     from newmarket_env.train.expert.checkpoint import load_state, state_path  # optional: needs torch (train extra)
 
-    rules = make_rules(config.env.variant, config.env.num_players, **config.env.rules)
     state = load_state(state_path(run_dir / "checkpoints", steps, METHODS[config.method][0]))
     if config.method == "dmc":  # a Q network: its greedy policy is argmax Q
         from newmarket_env.train.dmc.fit import q_network  # optional: needs torch (train extra)

@@ -31,6 +31,7 @@ from newmarket_env.train.config import TrainConfig
 from newmarket_env.train.evaluate import print_final_evaluation
 from newmarket_env.train.export import export_agent
 from newmarket_env.train.imitate import collect, pretrain, teacher_agreement
+from newmarket_env.train.rllib_ppo.checkpoint import find_checkpoint as find_rllib_checkpoint
 from newmarket_env.train.rundir import RUN_FILE, check_writable, record_resume, start_fresh, start_resume, write_atomic
 from newmarket_env.train.runlock import RunLock
 
@@ -149,6 +150,8 @@ def prepare_run(config: TrainConfig, resume: bool = False, overwrite: bool = Fal
             from newmarket_env.train.expert.checkpoint import find_state as find_checkpoint
         elif config.method == "dmc":  # so are Deep Monte-Carlo's (train/dmc/loop.py)
             from newmarket_env.train.dmc.loop import find_checkpoint  # optional: needs torch (train extra)
+        elif config.method == "rllib_ppo":  # RLlib's own checkpoint folders (train/rllib_ppo/checkpoint.py)
+            find_checkpoint = find_rllib_checkpoint
         found = find_checkpoint(out_dir / "checkpoints", run["run_id"])
         if found.path is None:
             why = f" ({'; '.join(found.skipped)})" if found.skipped else ""
@@ -239,6 +242,10 @@ def train(
             from newmarket_env.train.dmc.loop import train_dmc  # optional: needs torch (train extra)
 
             return train_dmc(config, start, command)
+        if config.method == "rllib_ppo":  # Ray RLlib's PPO in self-play
+            from newmarket_env.train.rllib_ppo.loop import train_rllib_ppo  # optional: needs ray (ray extra)
+
+            return train_rllib_ppo(config, start, command)
         return _train_ppo(config, start, command)
     finally:
         if start.lock is not None:

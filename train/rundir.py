@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import tempfile
 import time
 import uuid
@@ -73,9 +74,12 @@ RUN_FOLDER_FILES = {
         "exit_*_steps.json",
         "dmc_*_steps.pt",
         "dmc_*_steps.json",
+        "rllib_*_steps",  # a folder: RLlib's own checkpoint
+        "rllib_*_steps.json",
         ".ppo_*",
         ".exit_*",
         ".dmc_*",
+        ".rllib_*",
     ),
     "snapshots": ("snapshot_*.npz", ".snapshot_*"),
     "labels": ("iter_*.npz", ".iter_*"),
@@ -142,6 +146,8 @@ def remove_outputs(out_dir: Path, names: list[str]) -> None:
             for path in target.glob(pattern):
                 if path.is_file() or path.is_symlink():
                     path.unlink()
+                elif path.is_dir():  # an RLlib checkpoint (or one a killed run left half-written)
+                    shutil.rmtree(path)
         if not any(target.iterdir()):
             target.rmdir()
 

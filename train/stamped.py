@@ -1,11 +1,12 @@
 """Stamped checkpoint files: written atomically, stamped with their run, found again newest first.
 
-Every checkpoint of a run (PPO's ``ppo_<steps>_steps.zip``, expert iteration's ``exit_<steps>_steps.pt``)
-is written to a temporary name and renamed into place, then stamped with a sidecar ``.json`` written after
-it: the run id, the step count, the size and the SHA-256 of the file. :func:`find_stamped` returns the
-newest one whose stamp matches; the others are passed over with the reason. The formats themselves
-(SB3 zips, torch tensors) are read by :mod:`newmarket_env.train.checkpoints` and
-:mod:`newmarket_env.train.expert.checkpoint`.
+Every checkpoint of a run (PPO's ``ppo_<steps>_steps.zip``, expert iteration's ``exit_<steps>_steps.pt``,
+RLlib's folder ``rllib_<steps>_steps``) is written to a temporary name and renamed into place, then
+stamped with a sidecar ``.json`` written after it: the run id, the step count, the size and the SHA-256
+of the file (of a folder: of its files' names and contents). :func:`find_stamped` returns the newest one
+whose stamp matches; the others are passed over with the reason. The formats themselves (SB3 zips,
+torch tensors, RLlib folders) are read by :mod:`newmarket_env.train.checkpoints`,
+:mod:`newmarket_env.train.expert.checkpoint` and :mod:`newmarket_env.train.rllib_ppo.checkpoint`.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ import hashlib
 import json
 import os
 import re
+import shutil
 import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -30,12 +32,27 @@ class Found:
 
 
 def digest(path: Path) -> str:
-    """The SHA-256 of a file, read in blocks."""
+    """The SHA-256 of a file, read in blocks; of a folder (an RLlib checkpoint), of its files' names and contents."""
     sha = hashlib.sha256()
-    with open(path, "rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            sha.update(block)
+    for name, file in _files(path):
+        if path.is_dir():  # a file's digest is of its bytes alone, as stamps written before folders were
+            sha.update(name.encode() + b"\0")
+        with open(file, "rb") as handle:
+            for block in iter(lambda: handle.read(1 << 20), b""):
+                sha.update(block)
     return sha.hexdigest()
+
+
+def size(path: Path) -> int:
+    """The bytes of a file, or of every file in a folder."""
+    return sum(file.stat().st_size for _, file in _files(path))
+
+
+def _files(path: Path) -> list[tuple[str, Path]]:
+    """``(name, file)`` of a file (name ''), or of each file under a folder (names relative to it, sorted)."""
+    if not path.is_dir():
+        return [("", path)]
+    return sorted((file.relative_to(path).as_posix(), file) for file in path.rglob("*") if file.is_file())
 
 
 def stamped_path(folder: Path, prefix: str, steps: int, suffix: str) -> Path:
@@ -43,17 +60,29 @@ def stamped_path(folder: Path, prefix: str, steps: int, suffix: str) -> Path:
     return folder / f"{prefix}_{steps}_steps{suffix}"
 
 
-def write_stamped(path: Path, run_id: str, steps: int, write: Callable[[str], None]) -> Path:
-    """``write(temporary)`` then rename it to ``path``, then stamp it with its sidecar; returns ``path``."""
+def write_stamped(path: Path, run_id: str, steps: int, write: Callable[[str], None], folder: bool = False) -> Path:
+    """``write(temporary)`` then rename it to ``path``, then stamp it with its sidecar; returns ``path``.
+
+    With ``folder``, ``temporary`` is an empty folder to write into (the checkpoint is a folder).
+    """
     path.parent.mkdir(parents=True, exist_ok=True)
-    handle, temporary = tempfile.mkstemp(prefix=f".{path.stem}.", suffix=path.suffix, dir=path.parent)
-    os.close(handle)
-    try:
-        write(temporary)
-        os.replace(temporary, path)
-    finally:
-        Path(temporary).unlink(missing_ok=True)
-    stamp = {"run_id": run_id, "steps": steps, "bytes": path.stat().st_size, "sha256": digest(path)}
+    if folder:
+        temporary = tempfile.mkdtemp(prefix=f".{path.name}.", dir=path.parent)
+        try:
+            write(temporary)
+            shutil.rmtree(path, ignore_errors=True)  # a folder of the same steps that was never stamped
+            os.replace(temporary, path)
+        finally:
+            shutil.rmtree(temporary, ignore_errors=True)
+    else:
+        handle, temporary = tempfile.mkstemp(prefix=f".{path.stem}.", suffix=path.suffix, dir=path.parent)
+        os.close(handle)
+        try:
+            write(temporary)
+            os.replace(temporary, path)
+        finally:
+            Path(temporary).unlink(missing_ok=True)
+    stamp = {"run_id": run_id, "steps": steps, "bytes": size(path), "sha256": digest(path)}
     sidecar = path.with_suffix(".json")
     handle, temporary = tempfile.mkstemp(prefix=f".{sidecar.stem}.", suffix=".json", dir=path.parent)
     with os.fdopen(handle, "w") as out:
@@ -72,7 +101,7 @@ def stamp_problem(path: Path, steps: int, run_id: str) -> str | None:
         return "belongs to another run"
     if path.stat().st_uid != os.getuid():
         return f"belongs to another user (uid {path.stat().st_uid})"
-    if path.stat().st_size != stamp.get("bytes") or digest(path) != stamp.get("sha256"):
+    if size(path) != stamp.get("bytes") or digest(path) != stamp.get("sha256"):
         return "is damaged (its size or checksum differs from when it was saved)"
     return None
 
@@ -96,4 +125,4 @@ def find_stamped(folder: Path, prefix: str, suffix: str, run_id: str) -> Found:
     return found
 
 
-__all__ = ["Found", "digest", "find_stamped", "stamp_problem", "stamped_path", "stamped_steps", "write_stamped"]
+__all__ = ["Found", "digest", "size", "find_stamped", "stamp_problem", "stamped_path", "stamped_steps", "write_stamped"]

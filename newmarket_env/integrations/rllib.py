@@ -231,6 +231,11 @@ class SelfPlayMapping:
             self._seats[episode_id] = int(self._rng.integers(self.num_players))
         return self._seats[episode_id]
 
+    def reseed(self, seed: int) -> None:
+        """Draw the seats of the episodes met from now on from a generator seeded with ``seed``."""
+        self.seed, self._rng = seed, None
+        self._seats.clear()
+
     def __call__(self, agent_id: AgentID, episode: Any, **kwargs: Any) -> str:
         seat = int(str(agent_id).rsplit("_", 1)[1])
         return LEARNER if seat == self.learner_seat(str(episode.id_)) else OPPONENT
@@ -251,6 +256,14 @@ class SelfPlay(RLlibCallback):
     def on_algorithm_init(self, *, algorithm: Any, **kwargs: Any) -> None:
         self._freeze(algorithm)  # the opponent starts as the (untrained) learner
 
+    def on_episode_start(self, *, env_runner: Any = None, **kwargs: Any) -> None:
+        # With batch_mode="complete_episodes" RLlib 2.60 resets the env with the runner's seed before
+        # *every* episode (its "initial reset" flag is set again after each sample call), so a seeded run
+        # would deal one session over and over. Once an episode has started from the seeded reset, the
+        # runner forgets the seed: later resets continue the env's own stream (a new deal each time).
+        if env_runner is not None:
+            env_runner._seed = None
+
     def on_train_result(self, *, algorithm: Any, result: dict, **kwargs: Any) -> None:
         if self.refresh_every and algorithm.iteration % self.refresh_every == 0:
             self._freeze(algorithm)
@@ -260,6 +273,12 @@ class SelfPlay(RLlibCallback):
     def _freeze(algorithm: Any) -> None:
         weights = algorithm.learner_group.get_weights(module_ids=[LEARNER])[LEARNER]
         algorithm.set_state({"learner_group": {"learner": {"rl_module": {OPPONENT: weights}}}})
+        # The env runners get the copy now. set_state's own sync skips them (RLlib 2.60): their weights'
+        # sequence number is already the learner group's, so the opponent that samples the next
+        # iteration would still be the previous copy, one iteration late.
+        algorithm.env_runner_group.foreach_env_runner(
+            functools.partial(_set_module, module_id=OPPONENT, weights=weights), local_env_runner=True
+        )
 
     def on_episode_end(
         self, *, episode: Any, prev_episode_chunks: list | None = None, metrics_logger: Any = None, **kwargs: Any
@@ -279,6 +298,13 @@ class SelfPlay(RLlibCallback):
             metrics_logger.log_value(ILLEGAL_METRIC, illegal, reduce="sum")
 
 
+def _set_module(env_runner: Any, module_id: str, weights: Mapping[str, Any]) -> None:
+    """Give an env runner's module ``module_id`` the ``weights`` it has (an inference-only module has fewer)."""
+    module = env_runner.module[module_id]
+    kept = module.state_dict().keys()
+    module.set_state({key: value for key, value in weights.items() if key in kept})
+
+
 def _masks_of(observations: Any) -> np.ndarray:
     """The masks of an episode's observations, whether still a list of dicts or already batched."""
     if isinstance(observations, Mapping):
@@ -292,6 +318,7 @@ def self_play_config(
     rules: Mapping[str, Any] | None = None,
     reward_scale: float = 0.1,
     hidden: tuple[int, ...] = (128, 128),
+    activation: str = "tanh",
     num_env_runners: int = 0,
     batch_size: int = 1024,
     minibatch_size: int = 256,
@@ -303,7 +330,8 @@ def self_play_config(
     """PPO self-play: the masked module as learner and frozen opponent; build with ``.build_algo()``.
 
     Sizes are small by default (a few iterations train on a laptop); raise ``num_env_runners`` and
-    ``batch_size`` on a cluster. ``seed`` seeds RLlib (torch, env runners).
+    ``batch_size`` on a cluster. ``seed`` seeds RLlib (torch, env runners). ``activation`` is the
+    hidden layers' (RLlib's ``fcnet_activation``: ``"tanh"`` or ``"relu"``).
     """
     register()
     env_config = {"variant": variant, "num_players": num_players, **dict(rules or {}), "reward_scale": reward_scale}
@@ -321,7 +349,9 @@ def self_play_config(
         )
         .rl_module(
             rl_module_spec=MultiRLModuleSpec(rl_module_specs={LEARNER: module, OPPONENT: module}),
-            model_config=DefaultModelConfig(fcnet_hiddens=list(hidden), vf_share_layers=False),
+            model_config=DefaultModelConfig(
+                fcnet_hiddens=list(hidden), fcnet_activation=activation, vf_share_layers=False
+            ),
         )
         .training(
             train_batch_size_per_learner=batch_size,

@@ -219,3 +219,22 @@ def test_without_the_mask_ppo_sends_illegal_actions_and_the_env_refuses_them(ray
         chain.append(error)
         error = error.__cause__ or error.__context__
     assert any(isinstance(e, IllegalActionError) and "illegal action" in str(e) for e in chain), chain
+
+
+@pytest.mark.slow
+def test_the_env_runner_samples_with_the_opponent_just_frozen(ray_cluster):
+    # RLlib's own weight sync skips the env runner after a freeze (same weights sequence number): without
+    # pushing the copy, the opponent sampling the next iteration was the previous one.
+    algo = integration.self_play_config(refresh_every=1, **TINY).build_algo()
+    try:
+
+        def policy_part(weights):
+            return {k: np.asarray(v) for k, v in weights.items() if k.startswith(("encoder.actor_encoder", "pi."))}
+
+        for _ in range(2):
+            algo.train()
+            frozen = policy_part(algo.learner_group.get_weights(module_ids=[OPPONENT])[OPPONENT])
+            sampling = algo.env_runner.module[OPPONENT].state_dict()
+            assert frozen and all(np.array_equal(frozen[k], sampling[k].detach().numpy()) for k in frozen)
+    finally:
+        algo.stop()

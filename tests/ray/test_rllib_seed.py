@@ -60,3 +60,24 @@ def test_two_runs_of_one_seed_sample_and_learn_the_same(ray_cluster):
     again, weights_again = _run(3)
     assert again == returns
     assert all(np.array_equal(a, b) for a, b in zip(weights, weights_again, strict=True))
+
+
+@pytest.mark.slow
+def test_a_seeded_run_deals_a_new_session_every_episode(ray_cluster, monkeypatch):
+    # RLlib 2.60 passes the runner's seed to every reset in batch_mode="complete_episodes": without the
+    # SelfPlay callback forgetting it once the first episode has started, every session was the same deal.
+    deals = []
+    reset = NewmarketMultiAgentEnv.reset
+
+    def recording_reset(self, *, seed=None, options=None):
+        out = reset(self, seed=seed, options=options)
+        deals.append(tuple(self.aec.game.hands))
+        return out
+
+    monkeypatch.setattr(NewmarketMultiAgentEnv, "reset", recording_reset)
+    algo = self_play_config(seed=0, rules={"num_deals": 1}, **TINY).build_algo()  # env runner in this process
+    try:
+        algo.train()
+    finally:
+        algo.stop()
+    assert len(deals) > 5 and len(set(deals)) == len(deals)

@@ -1,6 +1,7 @@
 """Deep Monte-Carlo (train/dmc): the tables' actions and returns, a run from a config, resume, the curve, errors."""
 
 import csv
+import itertools
 import json
 import zipfile
 from pathlib import Path
@@ -255,7 +256,8 @@ def test_describe_lists_the_dmc_keys_with_their_ranges(capsys):
     assert main(["--describe"]) == 0
     lines = capsys.readouterr().out.splitlines()
     start = lines.index("dmc:  # Deep Monte-Carlo (method: dmc): run.total_steps counts recorded learner decisions.")
-    keys = [line.split(":")[0].strip() for line in lines[start + 1 :] if line.startswith("  ")]
+    section = itertools.takewhile(lambda line: line.startswith("  "), lines[start + 1 :])  # to the next section
+    keys = [line.split(":")[0].strip() for line in section]
     assert keys == [
         "states",
         "tables",
