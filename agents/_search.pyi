@@ -6,9 +6,9 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from newmarket_env.engine._batch import TableBatch
 from newmarket_env.engine._policies import CompiledPolicy
 from newmarket_env.engine.position import Position
-from newmarket_env.engine._batch import TableBatch
 from newmarket_env.rules import Rules
 
 class CompiledSearch:
