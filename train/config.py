@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from newmarket_env.agents import available_agents
 from newmarket_env.agents.saved import read_saved
 from newmarket_env.envs.learner_options import SEAT_MODES, LearnerSeat
 from newmarket_env.execution.backends import BACKENDS, check_backend
@@ -460,9 +461,6 @@ def config_from_dict(data: Mapping[str, Any]) -> TrainConfig:
 
 def _check_cross(config: TrainConfig) -> None:
     """Checks that need the live package: rules and agent names."""
-    from newmarket_env.agents import available_agents
-    from newmarket_env.rules import make_rules
-
     if "num_players" in config.env.rules:
         raise ValueError("env.rules.num_players is not a rules override: set env.num_players instead")
     if not config.run.out_dir.strip():  # '' would be the current folder: a run's outputs among anything there
@@ -591,7 +589,7 @@ def _check_init(config: TrainConfig) -> None:
 
 def load_config(path: str | Path) -> TrainConfig:
     """Read and validate a YAML config file."""
-    import yaml
+    import yaml  # optional: PyYAML comes with the train extra, and only config files need it
 
     path = Path(path)
     if not path.exists():

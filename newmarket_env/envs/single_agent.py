@@ -47,6 +47,8 @@ from newmarket_env.envs.learner_options import (
     resolve_learner_seat,
 )
 from newmarket_env.envs.learner_reward import LearnerReward
+from newmarket_env.picture import table_picture
+from newmarket_env.render import render_table
 
 __all__ = ["SEAT_MODES", "LearnerSeat", "SingleAgentEnv"]
 
@@ -206,12 +208,8 @@ class SingleAgentEnv(LearnerSeatSettings, gym.Env):
         """The table from the learner's seat: text (``"ansi"``) or a picture (``"rgb_array"``;
         every hand with ``render_all_hands=True``, passed on to the AEC env)."""
         if self.render_mode == "rgb_array":
-            from newmarket_env.picture import table_picture
-
             reveal = self.aec.render_all_hands
             return table_picture(self.aec.game, None if reveal else self.learner, reveal=reveal)
         if self.render_mode != "ansi":
             return None
-        from newmarket_env.render import render_table
-
         return render_table(self.aec.game, self.learner)
