@@ -32,10 +32,10 @@ from newmarket_env.train.callbacks import EVAL_FIELDS, Every
 from newmarket_env.train.config import TrainConfig
 from newmarket_env.train.dmc.fit import fit_q, q_loss, q_network
 from newmarket_env.train.evaluate import evaluation_rows, print_final_evaluation
-from newmarket_env.train.expert.checkpoint import find_state, load_state, save_state
+from newmarket_env.train.expert.checkpoint import find_state, resume_training, save_state
 from newmarket_env.train.expert.collect import collect_states
 from newmarket_env.train.expert.network import layers_of
-from newmarket_env.train.logs import append_rows, keep_rows_up_to
+from newmarket_env.train.logs import append_rows
 from newmarket_env.train.plot import plot_curve
 from newmarket_env.train.rundir import write_arrays_atomic, write_atomic
 
@@ -164,17 +164,7 @@ def _train(config: TrainConfig, start: Any, command: str) -> Path:
     torch.manual_seed(derive_seed(config.run.seed, _INIT_TAG))
     net = q_network(dmc.net_arch, dmc.activation)
     optimizer = torch.optim.Adam(net.parameters(), lr=dmc.learning_rate)
-    steps = 0
-    for line in start.skipped:
-        print(f"--resume: skipped {line}", flush=True)
-    if start.checkpoint is not None:
-        state = load_state(start.checkpoint)
-        net.load_state_dict(state["net"])
-        optimizer.load_state_dict(state["optimizer"])
-        steps = int(state["steps"])
-        print(f"resuming from {start.checkpoint.name} ({steps} recorded decisions)", flush=True)
-    for name in ("progress.csv", "eval.csv"):  # rows a killed process logged after the checkpoint go
-        keep_rows_up_to(out_dir / name, "steps", steps)
+    steps = resume_training(start, net, optimizer, "recorded decisions")
     iterations = math.ceil(config.run.total_steps / dmc.states)
     deadline = time.time() + 60 * config.run.max_minutes if config.run.max_minutes else None
     evaluations = Every(config.eval.every, steps)

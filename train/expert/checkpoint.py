@@ -14,6 +14,7 @@ from typing import Any
 
 import torch
 
+from newmarket_env.train.logs import keep_rows_up_to
 from newmarket_env.train.stamped import Found, find_stamped, stamped_path, stamped_steps, write_stamped
 
 PREFIX, _SUFFIX = "exit", ".pt"
@@ -43,3 +44,21 @@ def state_path(folder: Path, steps: int, prefix: str = PREFIX) -> Path:
 def load_state(path: Path) -> dict[str, Any]:
     """A checkpoint written by :func:`save_state` (tensors only: no code runs)."""
     return torch.load(path, weights_only=True)
+
+
+def resume_training(start: Any, net: torch.nn.Module, optimizer: torch.optim.Optimizer, unit: str) -> int:
+    """Continue a run where ``start`` says (``prepare_run``'s answer): the skipped checkpoints named, the
+    network and optimiser of ``start.checkpoint`` loaded, and the log rows a killed process wrote after it
+    dropped. Return the steps done (``unit`` names them in the message); 0 for a new run."""
+    steps = 0
+    for line in start.skipped:
+        print(f"--resume: skipped {line}", flush=True)
+    if start.checkpoint is not None:
+        state = load_state(start.checkpoint)
+        net.load_state_dict(state["net"])
+        optimizer.load_state_dict(state["optimizer"])
+        steps = int(state["steps"])
+        print(f"resuming from {start.checkpoint.name} ({steps} {unit})", flush=True)
+    for name in ("progress.csv", "eval.csv"):  # rows a killed process logged after the checkpoint go
+        keep_rows_up_to(start.out_dir / name, "steps", steps)
+    return steps

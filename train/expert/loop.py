@@ -30,12 +30,12 @@ from newmarket_env.rules import Rules, make_rules
 from newmarket_env.train.callbacks import EVAL_FIELDS, Every
 from newmarket_env.train.config import TrainConfig
 from newmarket_env.train.evaluate import evaluation_rows, print_final_evaluation
-from newmarket_env.train.expert.checkpoint import find_state, load_state, save_state
+from newmarket_env.train.expert.checkpoint import find_state, resume_training, save_state
 from newmarket_env.train.expert.collect import collect_states
 from newmarket_env.train.expert.fit import fit
 from newmarket_env.train.expert.label import Teacher, label_states, policy_targets
 from newmarket_env.train.expert.network import PolicyValueNet, layers_of, load_policy_layers
-from newmarket_env.train.logs import append_rows, keep_rows_up_to
+from newmarket_env.train.logs import append_rows
 from newmarket_env.train.plot import plot_curve
 from newmarket_env.train.rundir import write_arrays_atomic, write_atomic
 
@@ -205,17 +205,7 @@ def _train(config: TrainConfig, start: Any, command: str) -> Path:
     optimizer = torch.optim.Adam(net.parameters(), lr=exp.learning_rate)
     if exp.init:  # the starting network (a resumed run's checkpoint replaces it below)
         load_policy_layers(net, read_saved(exp.init)[1])
-    steps = 0
-    for line in start.skipped:
-        print(f"--resume: skipped {line}", flush=True)
-    if start.checkpoint is not None:
-        state = load_state(start.checkpoint)
-        net.load_state_dict(state["net"])
-        optimizer.load_state_dict(state["optimizer"])
-        steps = int(state["steps"])
-        print(f"resuming from {start.checkpoint.name} ({steps} labelled decisions)", flush=True)
-    for name in ("progress.csv", "eval.csv"):  # rows a killed process logged after the checkpoint go
-        keep_rows_up_to(out_dir / name, "steps", steps)
+    steps = resume_training(start, net, optimizer, "labelled decisions")
     iterations = math.ceil(config.run.total_steps / exp.states)
     deadline = time.time() + 60 * config.run.max_minutes if config.run.max_minutes else None
     evaluations = Every(config.eval.every, steps)
