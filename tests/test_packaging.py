@@ -16,7 +16,7 @@ COMPILED_MODULES = (
     "newmarket_env/engine/_table",
     "newmarket_env/engine/_fast",
     "newmarket_env/engine/_policies",
-    "newmarket_env/envs/_batch",
+    "newmarket_env/engine/_batch",
     "newmarket_env/agents/_search",
 )
 
