@@ -6,6 +6,7 @@ import fcntl
 import os
 import pty
 import select
+import signal
 import subprocess
 import sys
 import termios
@@ -18,6 +19,9 @@ HANG_GUARD_S = 120  # only so a broken build fails instead of hanging CI; never 
 
 def _take_terminal() -> None:
     fcntl.ioctl(0, termios.TIOCSCTTY, 0)
+    # As a shell gives a program it starts in the foreground: a suite started in the background (`cmd &`
+    # without job control) ignores SIGINT, the child would inherit that, and Ctrl-C would do nothing.
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 class Terminal:

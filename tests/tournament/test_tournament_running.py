@@ -6,6 +6,8 @@ from __future__ import annotations
 import os
 import re
 import shlex
+import signal
+import sys
 
 import pytest
 
@@ -79,7 +81,19 @@ def test_a_worker_process_is_set_up_to_play_as_this_process_does(monkeypatch):
         monkeypatch.setenv(name, "8")
     monkeypatch.setattr(runner, "_worker_player", None)
     plan = plan_tournament(TournamentConfig(agents=("greedy", "random", "control"), players=3, blocks=1))
-    runner._init_worker(plan.setup)
+    # The initializer sets this process's signal handlers (and torch's threads, if loaded); put them back,
+    # or every later test in this process, and the programs it starts, would ignore Ctrl-C.
+    handlers = {number: signal.getsignal(number) for number in (signal.SIGINT, signal.SIGTERM)}
+    torch = sys.modules.get("torch")
+    threads = torch.get_num_threads() if torch else None
+    try:
+        runner._init_worker(plan.setup)
+        assert signal.getsignal(signal.SIGINT) is signal.SIG_IGN  # the main process alone decides to stop
+    finally:
+        for number, handler in handlers.items():
+            signal.signal(number, handler)
+        if torch and threads:
+            torch.set_num_threads(threads)
     assert [os.environ[name] for name in THREAD_VARIABLES] == ["1", "1", "1"]
     here = TablePlayer(plan.setup)
     for spec in plan.specs:
