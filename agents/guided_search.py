@@ -184,14 +184,19 @@ class GuidedSearchAgent(SearchAgent):
         with _blas_controller().limit(limits=1, user_api="blas"):
             return decide(observation)
 
+    def bonus(self, candidates: list[int]) -> np.ndarray:
+        """Each candidate's bonus in chips: ``prior_weight`` times the network's logit (of the observation
+        :meth:`act` was given, one forward pass a decision); zeros without a ``prior_weight``."""
+        if not self.prior_weight:
+            return np.zeros(len(candidates))
+        return self.prior_weight * self._network_logits()[candidates].astype(np.float64)
+
     def choose(self, view: ObservationView, candidates: list[int]) -> int:
         """The candidate of the best score: mean chips plus ``prior_weight`` times the network's logit,
         over ``budget`` shared worlds, or over the worlds of a race (``racing_worlds``)."""
         if not (self.prior_weight or self.racing_worlds):
             return super().choose(view, candidates)
-        bonus = np.zeros(len(candidates))
-        if self.prior_weight:
-            bonus = self.prior_weight * self._network_logits()[candidates].astype(np.float64)
+        bonus = self.bonus(candidates)
         if not self.racing_worlds:
             return candidates[int(np.argmax(self.evaluate(view, candidates) + bonus))]
         return candidates[self._race(view, candidates, bonus)]
@@ -250,9 +255,7 @@ class GuidedSearchAgent(SearchAgent):
                 f"rollouts{cut}; candidates from the {self.prior} prior"
             )
             return thoughts
-        bonus = np.zeros(len(candidates))
-        if self.prior_weight:
-            bonus = self.prior_weight * self._network_logits()[candidates].astype(np.float64)
+        bonus = self.bonus(candidates)
         if self.racing_worlds:
             winner, means, given, dropped = self.race_trace(view, candidates, bonus)
             summary = (

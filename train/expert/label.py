@@ -100,7 +100,7 @@ def label_one(agent: Any, obs: np.ndarray, mask: np.ndarray) -> tuple[int, np.nd
     if getattr(agent, "prior_weight", 0) or getattr(agent, "racing_worlds", 0):
         # guided_prior: each candidate's score (mean chips over the worlds the race gave it, plus the
         # network's bonus) and the race's winner, as act() decides (race_trace is its reference)
-        bonus = agent.prior_weight * agent.policy.logits(agent.observation)[candidates].astype(np.float64)
+        bonus = agent.bonus(candidates)  # the network's logits that chose the candidates, not computed again
         if agent.racing_worlds:
             winner, chips, _, _ = agent.race_trace(view, candidates, bonus)
         else:
