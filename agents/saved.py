@@ -287,6 +287,8 @@ class SavedAgent(Agent):
         mask = np.asarray(observation["action_mask"]).astype(bool)
         if not mask.any():
             raise ValueError("act() was given an observation whose action_mask has no legal action")
+        if not self.sample and np.count_nonzero(mask) == 1:  # nothing to weigh (a draw would use the stream)
+            return int(np.flatnonzero(mask)[0])
         logits = np.where(mask, self.logits(observation["observation"]), -np.inf)
         return int(self._choose(logits[None])[0])
 

@@ -1,9 +1,10 @@
-"""Learning curves after the fact: an expert-iteration, Deep Monte-Carlo or RLlib PPO run's checkpoints measured
-against baselines and ``search``.
+"""Learning curves after the fact: a PPO, expert-iteration, Deep Monte-Carlo or RLlib PPO run's checkpoints
+measured against baselines and ``search``.
 
 A run's own ``eval.csv`` has few points (``eval.every``) against its ``eval.opponents``; this measures the
-saved checkpoints themselves (``checkpoints/exit_<steps>_steps.pt``, ``dmc_<steps>_steps.pt``, or the
-``policy.npz`` in ``rllib_<steps>_steps/``), so a
+saved checkpoints themselves (``checkpoints/exit_<steps>_steps.pt``, ``dmc_<steps>_steps.pt``, the
+``policy.npz`` in ``rllib_<steps>_steps/``, or for PPO the self-play pool's ``snapshots/snapshot_<steps>.npz``,
+each a saved agent), so a
 finished run gets a curve against any opponent, ``search`` at its default budget included:
 
 ``python -m newmarket_env.train.curve runs/newmarket_exit_long --opponents control,search --every 5 --boards 300``
@@ -43,6 +44,7 @@ from newmarket_env.train.rllib_ppo.checkpoint import saved_steps as rllib_steps
 #: The methods whose checkpoints a curve measures: their checkpoint files' prefix, what their steps count,
 #: and that count's word in the printed lines.
 METHODS = {
+    "ppo": ("snapshot", "learner decisions", "decisions"),  # its snapshots (saved agents), not the SB3 zips
     "expert_iteration": ("exit", "labelled decisions", "labels"),
     "dmc": ("dmc", "recorded decisions", "decisions"),
     "rllib_ppo": ("rllib", "learner decisions", "decisions"),
@@ -54,9 +56,33 @@ def checkpoint_steps(run_dir: Path, prefix: str = "exit") -> list[int]:
     """The step counts of the run's checkpoints (``<prefix>_<steps>_steps.pt``), in order."""
     if prefix == "rllib":  # RLlib's checkpoints are folders (train/rllib_ppo/checkpoint.py)
         return rllib_steps(run_dir / "checkpoints")
+    if prefix == "snapshot":  # PPO's self-play pool: snapshots/snapshot_<steps>.npz (train/callbacks.py)
+        return sorted(int(p.stem.split("_")[1]) for p in (run_dir / "snapshots").glob("snapshot_*.npz"))
     from newmarket_env.train.expert.checkpoint import saved_steps  # imports torch
 
     return saved_steps(run_dir / "checkpoints", prefix)
+
+
+def checkpoint_file(run_dir: Path, steps: int, method: str) -> Path:
+    """The file of the checkpoint after ``steps`` of a ``method`` run (its time is when it was saved)."""
+    prefix = METHODS[method][0]
+    if prefix == "snapshot":
+        return run_dir / "snapshots" / f"snapshot_{steps}.npz"
+    if prefix == "rllib":
+        return rllib_policy(run_dir / "checkpoints", steps)
+    from newmarket_env.train.expert.checkpoint import state_path  # imports torch
+
+    return state_path(run_dir / "checkpoints", steps, prefix)
+
+
+def no_checkpoint(run_dir: Path, method: str) -> str:
+    """The one-line error for a run folder that holds no checkpoint of ``method``."""
+    prefix = METHODS[method][0]
+    if prefix == "snapshot":
+        return f"{run_dir / 'snapshots'} holds no snapshot_<steps>.npz (PPO's self-play snapshots)"
+    if prefix == "rllib":
+        return f"{run_dir / 'checkpoints'} holds no rllib_<steps>_steps checkpoint folder"
+    return f"{run_dir / 'checkpoints'} holds no {prefix}_<steps>_steps.pt checkpoint"
 
 
 def chosen_steps(steps: list[int], every: int) -> list[int]:
@@ -78,6 +104,8 @@ def network_at(run_dir: Path, steps: int, config: Any) -> Any:
     rules = make_rules(config.env.variant, config.env.num_players, **config.env.rules)
     if config.method == "rllib_ppo":  # each checkpoint folder holds its policy as a saved agent (numpy)
         return load_saved_agent(rllib_policy(run_dir / "checkpoints", steps), rules, 0, name=config.name)
+    if config.method == "ppo":  # each snapshot is the policy as a saved agent (numpy)
+        return load_saved_agent(checkpoint_file(run_dir, steps, "ppo"), rules, 0, name=config.name)
     from newmarket_env.train.expert.checkpoint import load_state, state_path  # optional: needs torch (train extra)
 
     state = load_state(state_path(run_dir / "checkpoints", steps, METHODS[config.method][0]))
@@ -118,6 +146,55 @@ def write_rows(path: Path, rows: list[dict[str, Any]]) -> None:
     os.replace(temporary, path)
 
 
+def guided_maker(entry: dict[str, Any], network: Any) -> Any:
+    """An agent maker: the shipped guided search ``entry``'s settings on ``network``."""
+    return functools.partial(guided_on, entry, network)
+
+
+def measure_points(
+    run_dir: Path,
+    config: Any,
+    points: Sequence[int],
+    opponents: Sequence[str],
+    boards: int,
+    seed: int,
+    csv_path: Path,
+    maker: Any = saved_agent_maker,
+) -> list[dict[str, Any]]:
+    """Each checkpoint of ``points`` (step counts) against each opponent, in ``csv_path``; return its rows.
+
+    Rows already in the file with the same boards and seed are kept, not measured again; the file is
+    rewritten whole after each new row. ``maker(network)`` gives the agent maker that plays a checkpoint.
+    """
+    house = make_rules(config.env.variant, config.env.num_players, **config.env.rules).stake_mode == "house"
+    word = METHODS[config.method][2]
+    rows = read_rows(csv_path)
+    # Rows measured with other boards or another seed are measured again: a curve is one setting throughout.
+    done = {(int(r["steps"]), r["opponent"]) for r in rows if (int(r["boards"]), r["seed"]) == (boards, str(seed))}
+    rows = [r for r in rows if (int(r["steps"]), r["opponent"]) in done]
+    for point in points:
+        missing = [o for o in opponents if (point, o) not in done]
+        if not missing:
+            continue
+        network = network_at(run_dir, point, config)
+        for opponent in missing:
+            result = duplicate_eval(
+                maker(network),
+                opponent,
+                config.env.variant,
+                config.env.num_players,
+                boards=boards,
+                seed=seed,
+                rules=config.env.rules,
+                reference=house,  # every seat gains: the margin over the opponent itself decides
+            )
+            rows.append({"steps": point, **result.as_row(), "seed": seed})
+            write_rows(csv_path, rows)
+            shown = f"margin {result.margin:+.3f}" if house else f"{result.mean:+.3f} +- {result.ci95:.3f}"
+            print(f"{point:>9} {word}  vs {opponent:<8} {shown}", flush=True)
+    return rows
+
+
 def measure(
     run_dir: Path,
     opponents: list[str],
@@ -133,7 +210,7 @@ def measure(
         raise ValueError(
             f"{run_dir} is a {config.method!r} run; curve measures the checkpoints of {' and '.join(METHODS)} runs"
         )
-    prefix, counted, word = METHODS[config.method]
+    prefix, counted, _ = METHODS[config.method]
     entry = None
     if guided is not None:
         entry = shipped_guided().get(guided)
@@ -146,36 +223,12 @@ def measure(
         raise ValueError(f"unknown opponent {unknown[0]!r}; allowed: {', '.join(available_agents())}")
     steps = checkpoint_steps(run_dir, prefix)
     if not steps:
-        raise ValueError(f"{run_dir / 'checkpoints'} holds no {prefix}_<steps>_steps.pt checkpoint")
-    rules = make_rules(config.env.variant, config.env.num_players, **config.env.rules)
-    house = rules.stake_mode == "house"  # every seat gains: the margin over the opponent itself decides
+        raise ValueError(no_checkpoint(run_dir, config.method))
     stem = "guided_curve" if guided else "curve"
     csv_path = run_dir / f"{stem}.csv"
-    rows = read_rows(csv_path)
-    # Rows measured with other boards or another seed are measured again: a curve is one setting throughout.
-    done = {(int(r["steps"]), r["opponent"]) for r in rows if (int(r["boards"]), r["seed"]) == (boards, str(seed))}
-    rows = [r for r in rows if (int(r["steps"]), r["opponent"]) in done]
-    for point in chosen_steps(steps, every):
-        missing = [o for o in opponents if (point, o) not in done]
-        if not missing:
-            continue
-        network = network_at(run_dir, point, config)
-        maker = functools.partial(guided_on, entry, network) if entry else saved_agent_maker(network)
-        for opponent in missing:
-            result = duplicate_eval(
-                maker,
-                opponent,
-                config.env.variant,
-                config.env.num_players,
-                boards=boards,
-                seed=seed,
-                rules=config.env.rules,
-                reference=house,
-            )
-            rows.append({"steps": point, **result.as_row(), "seed": seed})
-            write_rows(csv_path, rows)
-            shown = f"margin {result.margin:+.3f}" if house else f"{result.mean:+.3f} +- {result.ci95:.3f}"
-            print(f"{point:>9} {word}  vs {opponent:<8} {shown}", flush=True)
+    maker = functools.partial(guided_maker, entry) if entry else saved_agent_maker
+    measure_points(run_dir, config, chosen_steps(steps, every), opponents, boards, seed, csv_path, maker)
+    house = make_rules(config.env.variant, config.env.num_players, **config.env.rules).stake_mode == "house"
     png = png or run_dir / f"{stem}.png"
     tested = f"{guided} on each checkpoint" if guided else f"{config.name}: greedy network"
     title = f"{tested}, {boards} deal sets a point"
