@@ -105,7 +105,7 @@ def export_network(entry: Entry, steps: int, path: Path) -> Path:
 
 
 def plot_leaderboard(
-    curves: dict[str, list[dict[str, Any]]], opponents: Sequence[str], png: Path, title: str, value: str
+    curves: dict[str, list[dict[str, Any]]], opponents: Sequence[str], png: Path, title: str, value: str, budget: float
 ) -> None:
     """One panel per opponent: each method's points (minutes across, chips per deal or margin up, 95% bars)."""
     import matplotlib  # optional: the plot extra
@@ -123,6 +123,7 @@ def plot_leaderboard(
             errors = [float(r[spread]) for r in mine]
             axis.errorbar(xs, ys, yerr=errors, marker="o", markersize=4, capsize=3, label=label)
         axis.axhline(0.0, color="grey", linewidth=0.8)
+        axis.set_xlim(0, budget * 1.05)
         word = "chips per deal" if value == "mean" else "margin over it (chips per deal)"
         axis.set_title(f"against {opponent}")
         axis.set_xlabel("minutes of training (wall clock, from the run's start)")
@@ -192,7 +193,7 @@ def build(
     title = (
         f"{first.env.variant}, {first.env.num_players} players: {budget:g} minutes a method, {boards} deal sets a point"
     )
-    plot_leaderboard(curves, opponents, out / "leaderboard.png", title, value)
+    plot_leaderboard(curves, opponents, out / "leaderboard.png", title, value, budget)
     write_atomic(out / "leaderboard.json", json.dumps(summary, indent=2))
     return summary
 
