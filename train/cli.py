@@ -18,7 +18,10 @@ from newmarket_env.train.config import config_from_dict, describe, load_config
 from newmarket_env.train.rllib_ppo.checkpoint import find_checkpoint as find_rllib
 
 PROG = "python -m newmarket_env.train"
-DESCRIPTION = "Train a MaskablePPO agent from a YAML config (keys: --describe; rules: docs/rules.md)."
+DESCRIPTION = (
+    "Train an agent from a YAML config: MaskablePPO, or by its method expert_iteration, dmc or rllib_ppo "
+    "(keys: --describe; rules: docs/rules.md)."
+)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
