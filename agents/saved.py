@@ -67,6 +67,9 @@ def save_policy(
     return metadata
 
 
+#: ``training["outputs"]`` of a network whose outputs are action values Q(s, a) (chips to the end of the deal
+#: times ``training["reward_scale"]``), not policy logits: Deep Monte-Carlo's (train/dmc).
+Q_VALUE_OUTPUTS = "q_values"
 #: Largest metadata entry read (its JSON is a few kB).
 MAX_METADATA_BYTES = 1 << 20
 #: Room for the ``.npy`` header of each array, on top of its numbers.
@@ -303,6 +306,9 @@ class SavedAgent(Agent):
         mask = np.asarray(observation["action_mask"]).astype(bool)
         logits = self.logits(observation["observation"]).astype(np.float64)
         legal = np.flatnonzero(mask)
+        training = self.metadata.get("training") or {}
+        if training.get("outputs") == Q_VALUE_OUTPUTS:  # a Q network (Deep Monte-Carlo): its outputs are values
+            return self._explain_values(legal, logits, float(training.get("reward_scale") or 1.0))
         probs = np.exp(logits[legal] - logits[legal].max())
         probs /= probs.sum()
         order = np.argsort(-probs, kind="stable")
@@ -313,6 +319,18 @@ class SavedAgent(Agent):
                 {"action": int(legal[i]), "probability": float(probs[i]), "logit": float(logits[legal[i]])}
                 for i in order
             ],
+        }
+
+    def _explain_values(self, legal: np.ndarray, q: np.ndarray, reward_scale: float) -> dict[str, Any]:
+        """A Q network's thoughts: the chips it expects to win to the end of the deal after each legal action
+        (its outputs divided by the training's reward scale), the highest first."""
+        chips = q[legal] / reward_scale
+        order = np.argsort(-chips, kind="stable")
+        return {
+            "summary": "the chips the network expects to win to the end of the deal after each legal action; "
+            + ("it samples a softmax of its outputs" if self.sample else "it takes the highest"),
+            "actions": [{"action": int(legal[i]), "expected_chips": float(chips[i])} for i in order],
+            "value": float(chips[order[0]]),
         }
 
     def act_batch(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:

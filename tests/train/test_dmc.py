@@ -235,6 +235,31 @@ def test_the_curve_measures_each_dmc_checkpoint_as_the_saved_agent_of_that_point
     assert (tiny_run / "curve.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
+def test_a_q_network_explains_the_chips_it_expects_after_each_legal_action(tiny_run):
+    import torch
+
+    from newmarket_env.train.dmc.fit import q_network
+
+    rules_env = env(variant="newmarket", num_players=4, num_deals=1)
+    agent = load_agent(str(tiny_run / "final.npz"), env=rules_env)
+    net = q_network([16], "relu")
+    net.load_state_dict(torch.load(tiny_run / "checkpoints" / "dmc_128_steps.pt", weights_only=True)["net"])
+    with np.load(tiny_run / "samples" / "iter_0001.npz", allow_pickle=False) as data:
+        obs, masks = data["obs"][:30], data["masks"][:30]
+    for row, mask in zip(obs, masks, strict=True):
+        observation = {"observation": row, "action_mask": mask.astype(np.int8)}
+        thoughts = agent.explain(observation)
+        with torch.no_grad():
+            chips = net(torch.as_tensor(row[None])).numpy()[0] / 0.1  # Q is chips x reward_scale 0.1
+        legal = np.flatnonzero(mask)
+        assert sorted(a["action"] for a in thoughts["actions"]) == legal.tolist()
+        for shown in thoughts["actions"]:
+            assert shown["expected_chips"] == pytest.approx(chips[shown["action"]], rel=1e-4, abs=1e-4)
+        assert thoughts["actions"][0]["action"] == agent.act(observation) == legal[np.argmax(chips[legal])]
+        assert thoughts["value"] == pytest.approx(chips[legal].max(), rel=1e-4, abs=1e-4)
+        assert "probability" not in thoughts["actions"][0]
+
+
 @pytest.mark.parametrize(
     "setting, message",
     [

@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 import torch
 
-from newmarket_env.agents.saved import FORMAT, FORMAT_VERSION, SavedAgent, save_policy
+from newmarket_env.agents.saved import FORMAT, FORMAT_VERSION, Q_VALUE_OUTPUTS, SavedAgent, save_policy
 from newmarket_env.execution.seeds import derive_seed
 from newmarket_env.rules import Rules, make_rules
 from newmarket_env.train.callbacks import EVAL_FIELDS, Every
@@ -41,7 +41,6 @@ from newmarket_env.train.rundir import write_arrays_atomic, write_atomic
 
 CHECKPOINT_PREFIX = "dmc"
 #: What the saved network's 79 outputs are (kept in final.npz's training metadata).
-OUTPUTS = "q_values"
 _INIT_TAG, _COLLECT_TAG, _FIT_TAG, _LEARNER_TAG = 21, 22, 24, 25
 #: Who would play the learner's seats before a network exists; DMC's network plays from the first
 #: iteration, so this baseline is only named to ``collect_states``, never seated.
@@ -230,7 +229,7 @@ def _train(config: TrainConfig, start: Any, command: str) -> Path:
     training = {
         "config": config.to_dict(),
         "method": "dmc",
-        "outputs": OUTPUTS,  # the 79 outputs are Q(s, a): chips to the end of the deal x reward_scale
+        "outputs": Q_VALUE_OUTPUTS,  # the 79 outputs are Q(s, a): chips to the end of the deal x reward_scale
         "reward_scale": config.env.reward_scale,
         "steps": steps,
         "train_seconds": round(time.time() - began, 1),
