@@ -5,7 +5,8 @@
 # budget unevenly: the leaderboard measures the checkpoints afterwards). RLlib PPO saves a checkpoint every
 # 10,000 learner decisions so that one falls near the budget. Run from the repository root:
 #   scripts/leaderboard_runs.sh 10 newmarket:ppo newmarket:exit newmarket:dmc newmarket:rllib_ppo
-# Each run's output goes to runs/leaderboard/<variant>_<method>.log.
+# Each run's output goes to runs/leaderboard/<variant>_<method>.log. LEADERBOARD_OUT replaces runs/leaderboard;
+# PYTHON replaces .venv/bin/python.
 set -euo pipefail
 if [ $# -lt 2 ]; then
     echo "usage: scripts/leaderboard_runs.sh MINUTES VARIANT:METHOD [VARIANT:METHOD ...]" >&2
@@ -20,16 +21,17 @@ for run in "$@"; do
         exit 2
     fi
 done
-mkdir -p runs/leaderboard
+out=${LEADERBOARD_OUT:-runs/leaderboard}
+mkdir -p "$out"
 one_run() {
     local variant=${1%%:*} method=${1#*:}
     local name=${variant}_${method}
     local extra=()
     if [ "$method" = rllib_ppo ]; then extra=(--set run.checkpoint_every=10000); fi
     "$python" -m newmarket_env.train "configs/${name}.yaml" --set "run.max_minutes=$minutes" --set eval.every=0 \
-        --set "run.out_dir=runs/leaderboard/${name}" "${extra[@]}" > "runs/leaderboard/${name}.log" 2>&1 \
-        && echo "done: $name" || echo "FAILED: $name (runs/leaderboard/${name}.log)"
+        --set "run.out_dir=$out/${name}" "${extra[@]}" > "$out/${name}.log" 2>&1 \
+        && echo "done: $name" || echo "FAILED: $name ($out/${name}.log)"
 }
 export -f one_run
-export minutes python
+export minutes python out
 printf '%s\n' "$@" | xargs -P 2 -I{} bash -c 'one_run "$@"' _ {}

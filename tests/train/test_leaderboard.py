@@ -189,3 +189,27 @@ def test_the_curve_measures_a_ppo_run_at_its_snapshots(runs, tmp_path, capsys):
         capsys.readouterr().err.strip()
         == f"error: {run / 'snapshots'} holds no snapshot_<steps>.npz (PPO's self-play snapshots)"
     )
+
+
+def test_the_runs_script_trains_each_method_for_the_budget_without_periodic_evaluation(tmp_path):
+    import subprocess
+    import sys
+
+    import yaml
+
+    root = Path(__file__).resolve().parents[2]
+    environment = {**os.environ, "LEADERBOARD_OUT": str(tmp_path), "PYTHON": sys.executable}
+    script = [str(root / "scripts" / "leaderboard_runs.sh"), "0.05", "tiny:dmc", "tiny:exit"]
+    done = subprocess.run(script, cwd=root, env=environment, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr
+    assert sorted(done.stdout.split("\n")) == ["", "done: tiny_dmc", "done: tiny_exit"]
+    for name in ("tiny_dmc", "tiny_exit"):
+        config = yaml.safe_load((tmp_path / name / "config.yaml").read_text())
+        assert (config["run"]["max_minutes"], config["eval"]["every"]) == (0.05, 0)
+        assert (tmp_path / name / "final.npz").is_file()
+    wrong = subprocess.run([*script[:2], "tiny:wizard"], cwd=root, env=environment, capture_output=True, text=True)
+    assert wrong.returncode == 2
+    assert (
+        wrong.stderr
+        == "error: no config configs/tiny_wizard.yaml for tiny:wizard; give VARIANT:METHOD, e.g. newmarket:dmc\n"
+    )
