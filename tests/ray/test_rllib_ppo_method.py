@@ -46,7 +46,9 @@ def runs(ray_cluster, tmp_path_factory):
     """``whole``: the tiny run; ``resumed``: the same run stopped after its first checkpoint, then resumed."""
     base = tmp_path_factory.mktemp("rllib_ppo")
     whole, resumed = base / "whole", base / "resumed"
-    assert main([str(TINY), "--out-dir", str(whole)]) == 0
+    with pytest.MonkeyPatch.context() as patch:  # a relative folder, as the configs' run.out_dir
+        patch.chdir(base)
+        assert main([str(TINY), "--out-dir", "whole"]) == 0
     assert main([str(TINY), "--out-dir", str(resumed), "--total-steps", "20"]) == 0
     first = rows(resumed / "progress.csv")
     assert main([str(TINY), "--out-dir", str(resumed), "--resume", "--total-steps", str(TOTAL)]) == 0

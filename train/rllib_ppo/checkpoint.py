@@ -32,7 +32,7 @@ def save_checkpoint(algo: Any, folder: Path, run_id: str, steps: int, save_polic
     inside it (under the same stamp); returns its folder."""
 
     def write(temporary: str) -> None:
-        algo.save_to_path(temporary)
+        algo.save_to_path(str(Path(temporary).resolve()))  # pyarrow takes a relative path for a URI and refuses it
         save_policy(Path(temporary) / POLICY_FILE)
 
     return write_stamped(stamped_path(folder, PREFIX, steps, _SUFFIX), run_id, steps, write, folder=True)
