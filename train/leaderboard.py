@@ -108,10 +108,10 @@ def plot_leaderboard(
     curves: dict[str, list[dict[str, Any]]], opponents: Sequence[str], png: Path, title: str, value: str, budget: float
 ) -> None:
     """One panel per opponent: each method's points (minutes across, chips per deal or margin up, 95% bars)."""
-    import matplotlib  # optional: the plot extra
+    import matplotlib  # optional: needs matplotlib (train/eval extra)
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    matplotlib.use("Agg")  # files only: runs headless
+    import matplotlib.pyplot as plt  # optional: needs matplotlib (train/eval extra)
 
     spread = "ci95" if value == "mean" else f"{value}_ci95"
     figure, axes = plt.subplots(1, len(opponents), figsize=(5.2 * len(opponents), 3.8), sharex=True, squeeze=False)
