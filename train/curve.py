@@ -151,6 +151,11 @@ def guided_maker(entry: dict[str, Any], network: Any) -> Any:
     return functools.partial(guided_on, entry, network)
 
 
+def house_stakes(config: Any) -> bool:
+    """Whether the run's rules pay from a house pot: every seat can gain, so the margin decides."""
+    return make_rules(config.env.variant, config.env.num_players, **config.env.rules).stake_mode == "house"
+
+
 def measure_points(
     run_dir: Path,
     config: Any,
@@ -166,7 +171,7 @@ def measure_points(
     Rows already in the file with the same boards and seed are kept, not measured again; the file is
     rewritten whole after each new row. ``maker(network)`` gives the agent maker that plays a checkpoint.
     """
-    house = make_rules(config.env.variant, config.env.num_players, **config.env.rules).stake_mode == "house"
+    house = house_stakes(config)
     word = METHODS[config.method][2]
     rows = read_rows(csv_path)
     # Rows measured with other boards or another seed are measured again: a curve is one setting throughout.
@@ -228,7 +233,7 @@ def measure(
     csv_path = run_dir / f"{stem}.csv"
     maker = functools.partial(guided_maker, entry) if entry else saved_agent_maker
     measure_points(run_dir, config, chosen_steps(steps, every), opponents, boards, seed, csv_path, maker)
-    house = make_rules(config.env.variant, config.env.num_players, **config.env.rules).stake_mode == "house"
+    house = house_stakes(config)
     png = png or run_dir / f"{stem}.png"
     tested = f"{guided} on each checkpoint" if guided else f"{config.name}: greedy network"
     title = f"{tested}, {boards} deal sets a point"

@@ -36,6 +36,7 @@ from newmarket_env.train.curve import (
     METHODS,
     checkpoint_file,
     checkpoint_steps,
+    house_stakes,
     measure_points,
     network_at,
     no_checkpoint,
@@ -155,15 +156,22 @@ def build(
     if len(presets) > 1:
         raise ValueError(f"the runs play different games {sorted(presets)}; a leaderboard compares one preset")
     first = entries[0].config
-    house = make_rules(first.env.variant, first.env.num_players, **first.env.rules).stake_mode == "house"
-    value = "margin" if house else "mean"
+    value = "margin" if house_stakes(first) else "mean"
     plan = [(entry, budget_points(entry.minutes, budget, points)) for entry in entries]
     for entry, chosen in plan:  # every run checked before anything is measured or written
         if not chosen:
             raise ValueError(f"{entry.run_dir} saved no checkpoint within {budget:g} minutes of its start")
     out.mkdir(parents=True, exist_ok=True)
     curves: dict[str, list[dict[str, Any]]] = {}
-    summary: dict[str, Any] = {"budget_minutes": budget, "boards": boards, "seed": seed, "value": value, "runs": []}
+    summary: dict[str, Any] = {
+        "variant": first.env.variant,
+        "num_players": first.env.num_players,
+        "budget_minutes": budget,
+        "boards": boards,
+        "seed": seed,
+        "value": value,
+        "runs": [],
+    }
     for entry, chosen in plan:
         print(f"{entry.label}: {entry.run_dir} ({entry.config.method}), checkpoints {chosen}", flush=True)
         rows = measure_points(entry.run_dir, entry.config, chosen, opponents, boards, seed, entry.run_dir / POINTS_FILE)
@@ -239,9 +247,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         shown = ", ".join(f"vs {o} {v:+.3f} +- {run['final_ci95'][o]:.3f}" for o, v in run["final"].items())
         print(f"{run['label']:<12} {run['steps']:>10} steps at {run['minutes']:5.1f} min  {shown}")
     agents = ",".join(run["agent"] for run in summary["runs"])
-    first = load_config(Path(summary["runs"][0]["run_dir"]) / "config.yaml")
     print(
-        f"final tournament: newmarket tournament --variant {first.env.variant} --players {first.env.num_players} "
+        f"final tournament: newmarket tournament --variant {summary['variant']} --players {summary['num_players']} "
         f"--agents {agents} --blocks 300 --seed {args.seed}"
     )
     print(args.out / "leaderboard.png")
