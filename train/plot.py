@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import os
+import textwrap
 from collections import defaultdict
 from pathlib import Path
 
@@ -80,7 +81,8 @@ def plot_curve(
     ax.axhline(0.0, color="grey", linewidth=0.8)
     ax.set_xlabel(xlabel)
     ax.set_ylabel("chips per deal (duplicate eval)" if value == "mean" else "margin over the opponent, chips/deal")
-    ax.set_title(title)
+    # Wrapped: a long title (run name, setting) would run past the small figure's edge.
+    ax.set_title(textwrap.fill(title, 80), fontsize=10)
     ax.legend(loc="best", fontsize=8)
     fig.tight_layout()
     # Through a temporary file: a reader (or a kill) never meets a half-written curve.
