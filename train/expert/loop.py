@@ -77,9 +77,16 @@ def learner_agent(net: PolicyValueNet, config: TrainConfig, rules: Rules, seed: 
     return SavedAgent(rules, seed, _metadata(config, rules), layers_of(net.policy), sample=sample, name=config.name)
 
 
-def _teacher(config: TrainConfig, rules: Rules, net: PolicyValueNet | None) -> Teacher:
+def teacher_of(
+    config: TrainConfig,
+    rules: Rules,
+    policy_layers: list[tuple[np.ndarray, np.ndarray]] | None,
+    value_layers: list[tuple[np.ndarray, np.ndarray]] | None = None,
+) -> Teacher:
+    """The labeller of ``config.expert`` with the network of ``policy_layers`` (and its value network for a
+    ``guided_search`` teacher with a cut-off); ``policy_layers`` None: plain ``search`` (iteration 0)."""
     exp = config.expert
-    if exp.teacher == "search" or net is None:  # iteration 0 has no network to guide rollouts
+    if exp.teacher == "search" or policy_layers is None:  # iteration 0 has no network to guide rollouts
         return Teacher(rules, "search", exp.budget, exp.max_candidates)
     meta = _metadata(config, rules)
     if exp.teacher == "guided_prior":
@@ -88,19 +95,21 @@ def _teacher(config: TrainConfig, rules: Rules, net: PolicyValueNet | None) -> T
             "guided_prior",
             exp.budget,
             exp.max_candidates,
-            policy={"metadata": meta, "layers": layers_of(net.policy)},
+            policy={"metadata": meta, "layers": policy_layers},
             prior_weight=exp.prior_weight,
             racing_worlds=exp.racing_worlds,
             racing_z=exp.racing_z,
         )
-    value = {"metadata": meta, "layers": layers_of(net.value_net)} if exp.guided_cutoff else None
+    if exp.guided_cutoff and value_layers is None:
+        raise ValueError("a guided_search teacher with expert.guided_cutoff > 0 needs the value network")
+    value = {"metadata": meta, "layers": value_layers} if exp.guided_cutoff else None
     return Teacher(
         rules,
         "guided_search",
         exp.budget,
         exp.max_candidates,
         exp.guided_cutoff,
-        policy={"metadata": meta, "layers": layers_of(net.policy)},
+        policy={"metadata": meta, "layers": policy_layers},
         value=value,
     )
 
@@ -148,8 +157,9 @@ def _iteration_labels(
     )
     collected = time.time()
     seeds = [derive_seed(seed, _LABEL_TAG, iteration, k) for k in range(exp.states)]
+    teacher = teacher_of(config, rules, layers_of(net.policy) if trained else None, layers_of(net.value_net))
     actions, means = label_states(
-        _teacher(config, rules, net if trained else None),
+        teacher,
         states.obs,
         states.masks,
         seeds,

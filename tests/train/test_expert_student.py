@@ -1,0 +1,98 @@
+"""How much of its teacher a student keeps (``python -m newmarket_env.train.expert.student``): a network's
+agreement and regret on a run's labels, and the teacher labelling the same states again."""
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from newmarket_env.engine.choice import compiled_available
+from newmarket_env.train.cli import main as train
+from newmarket_env.train.expert.student import main, score
+
+pytestmark = pytest.mark.skipif(not compiled_available(), reason="expert iteration needs the compiled engine")
+
+TINY = Path(__file__).resolve().parents[2] / "configs" / "tiny_exit.yaml"
+QUIET = ["--no-progress", "--set", "eval.every=0", "--set", "eval.final_sessions=1"]
+PRIOR = ["--set", "expert.teacher=guided_prior", "--set", "expert.racing_worlds=2", "--set", "expert.budget=4"]
+
+
+@pytest.fixture(scope="module")
+def run(tmp_path_factory):
+    """A tiny guided_prior run started from a first tiny run's network: its labels and both networks."""
+    first = tmp_path_factory.mktemp("first")
+    assert train([str(TINY), "--out-dir", str(first), *QUIET]) == 0
+    second = tmp_path_factory.mktemp("second")
+    assert train([str(TINY), "--out-dir", str(second), *QUIET, *PRIOR, "--set", f"expert.init={first}/final.npz"]) == 0
+    return first / "final.npz", second
+
+
+def test_regret_is_the_best_score_minus_the_chosen_one_worked_by_hand():
+    means = np.full((4, 79), np.nan)
+    means[0, [1, 2]] = [3.0, 1.0]  # chose 2: regret 2
+    means[1, [1, 2]] = [3.0, 1.0]  # chose 1, the teacher's choice: regret 0
+    means[2, [4, 5, 6]] = [-1.0, -0.5, -2.0]  # chose 6: regret 1.5
+    means[3, [7, 8]] = [0.0, 0.0]  # chose 9, which the teacher did not score: outside, no regret counted
+    report = score(np.array([2, 1, 6, 9]), np.array([1, 1, 5, 7]), means)
+    assert report.agreement == 0.25
+    assert report.regret == pytest.approx((2 + 0 + 1.5) / 3)
+    assert report.outside == 0.25
+
+
+def test_the_score_of_a_network_is_that_of_its_own_act_on_each_decision(run, capsys):
+    """The command's agreement is recomputed here decision by decision with the saved agent's ``act``."""
+    from newmarket_env.agents.saved import load_saved_agent
+    from newmarket_env.rules import make_rules
+
+    start, second = run
+    labels = second / "labels" / "iter_0000.npz"
+    assert main([str(labels), "--network", str(start)]) == 0
+    line = capsys.readouterr().out.strip()
+    with np.load(labels) as data:
+        obs, masks, actions = data["obs"], data["masks"], data["actions"]
+    agent = load_saved_agent(start, make_rules("newmarket", 4, num_deals=1))
+    chosen = np.array([agent.act({"observation": o, "action_mask": m}) for o, m in zip(obs, masks, strict=True)])
+    assert f"agreement {np.mean(chosen == actions):.3f}" in line, line
+
+
+def test_the_teacher_of_a_run_labels_as_the_run_did(run):
+    """``teacher_of`` (the ``--relabel`` teacher) is the run's own: a teacher built here from the settings
+    written by hand (tiny_exit.yaml and PRIOR, defaults elsewhere) equals it and gives iteration 0's labels
+    back, seed by seed."""
+    from newmarket_env.agents.saved import read_saved
+    from newmarket_env.execution.seeds import derive_seed
+    from newmarket_env.rules import make_rules
+    from newmarket_env.train.config import load_config
+    from newmarket_env.train.expert.label import Teacher, label_states
+    from newmarket_env.train.expert.loop import _LABEL_TAG, _metadata, teacher_of
+
+    start, second = run
+    config = load_config(second / "config.yaml")
+    rules = make_rules("newmarket", 4, num_deals=1)
+    layers = read_saved(start)[1]
+    policy = {"metadata": _metadata(config, rules), "layers": layers}
+    by_hand = Teacher(rules, "guided_prior", 4, 3, prior_weight=1.0, racing_worlds=2, racing_z=1.5, policy=policy)
+    assert teacher_of(config, rules, layers) == by_hand
+    with np.load(second / "labels" / "iter_0000.npz") as data:
+        obs, masks, actions, means = data["obs"], data["masks"], data["actions"], data["means"]
+    seeds = [derive_seed(0, _LABEL_TAG, 0, k) for k in range(len(actions))]
+    again, again_means = label_states(by_hand, obs, masks, seeds)
+    np.testing.assert_array_equal(again, actions)
+    np.testing.assert_array_equal(again_means, means)
+
+
+def test_relabel_scores_a_second_labelling(run, capsys):
+    start, second = run
+    labels = second / "labels" / "iter_0000.npz"
+    args = [str(labels), "--network", str(start), "--relabel", "20", "--config", str(second / "config.yaml")]
+    assert main([*args, "--workers", "1"]) == 0
+    lines = capsys.readouterr().out.strip().splitlines()
+    assert lines[1].startswith("the teacher labelling again: agreement") and "(20 decisions)" in lines[1]
+
+
+def test_relabel_without_a_config_is_a_one_line_error(run, capsys):
+    start, second = run
+    with pytest.raises(SystemExit) as exit_:
+        main([str(second / "labels" / "iter_0000.npz"), "--network", str(start), "--relabel", "5"])
+    assert exit_.value.code == 2
+    assert "--relabel needs --config" in capsys.readouterr().err
