@@ -1,28 +1,24 @@
 """Expert iteration whose teacher improves with the student: the ``guided_prior`` teacher (the network's
 candidates and logit bonus over control's rollouts, in a race) and ``expert.init`` (a saved network to start from)."""
 
-from pathlib import Path
-
 import numpy as np
 import pytest
 
 from newmarket_env.engine.choice import compiled_available
 from newmarket_env.rules import make_rules
 from newmarket_env.train.cli import main
+from tests.train.tiny_exit_run import PRIOR, QUIET, TINY_EXIT
 
 pytestmark = pytest.mark.skipif(not compiled_available(), reason="expert iteration needs the compiled engine")
 
-TINY = Path(__file__).resolve().parents[2] / "configs" / "tiny_exit.yaml"
 RULES = make_rules("newmarket", 4)
-QUIET = ["--no-progress", "--set", "eval.every=0", "--set", "eval.final_sessions=1"]
-PRIOR = ["--set", "expert.teacher=guided_prior", "--set", "expert.racing_worlds=2", "--set", "expert.budget=4"]
 
 
 @pytest.fixture(scope="module")
 def start(tmp_path_factory):
     """A tiny run's network: the file later runs start from."""
     out = tmp_path_factory.mktemp("start")
-    assert main([str(TINY), "--out-dir", str(out), *QUIET]) == 0
+    assert main([str(TINY_EXIT), "--out-dir", str(out), *QUIET]) == 0
     return out / "final.npz"
 
 
@@ -78,7 +74,7 @@ def test_a_run_from_a_saved_network_starts_from_its_weights(start, tmp_path):
         patch.setattr(loop, "label_states", label_seen)
         patch.setattr(loop, "fit", no_fit)
         out = tmp_path / "from_start"
-        assert main([str(TINY), "--out-dir", str(out), *QUIET, *PRIOR, "--set", f"expert.init={start}"]) == 0
+        assert main([str(TINY_EXIT), "--out-dir", str(out), *QUIET, *PRIOR, "--set", f"expert.init={start}"]) == 0
     for (w1, b1), (w2, b2) in zip(read_saved(start)[1], read_saved(out / "final.npz")[1], strict=True):
         np.testing.assert_array_equal(w1, w2)
         np.testing.assert_array_equal(b1, b2)
@@ -91,7 +87,7 @@ def test_a_run_from_a_saved_network_starts_from_its_weights(start, tmp_path):
 def test_a_resumed_prior_run_equals_an_uninterrupted_one(start, tmp_path):
     from newmarket_env.agents.saved import read_saved
 
-    common = [str(TINY), *QUIET, *PRIOR, "--set", f"expert.init={start}"]
+    common = [str(TINY_EXIT), *QUIET, *PRIOR, "--set", f"expert.init={start}"]
     assert main([*common, "--out-dir", str(tmp_path / "whole"), "--total-steps", "144"]) == 0
     assert main([*common, "--out-dir", str(tmp_path / "parts"), "--total-steps", "48"]) == 0
     assert main([*common, "--out-dir", str(tmp_path / "parts"), "--total-steps", "144", "--resume"]) == 0
@@ -112,7 +108,7 @@ def test_a_resumed_prior_run_equals_an_uninterrupted_one(start, tmp_path):
     ],
 )
 def test_bad_prior_settings_are_one_line_and_make_no_folder(tmp_path, capsys, setting, message):
-    assert main([str(TINY), "--out-dir", str(tmp_path / "x"), "--set", setting]) == 2
+    assert main([str(TINY_EXIT), "--out-dir", str(tmp_path / "x"), "--set", setting]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and message in err, err
     assert not (tmp_path / "x").exists()
@@ -124,7 +120,7 @@ def test_an_init_of_other_sizes_or_rules_is_refused_in_one_line(start, tmp_path,
         "env.variant=michigan": "was trained on other rules than the run's env section",
     }
     for setting, message in cases.items():
-        args = [str(TINY), "--out-dir", str(tmp_path / "x"), "--set", f"expert.init={start}", "--set", setting]
+        args = [str(TINY_EXIT), "--out-dir", str(tmp_path / "x"), "--set", f"expert.init={start}", "--set", setting]
         assert main(args) == 2
         err = capsys.readouterr().err
         assert err.count("\n") == 1 and message in err, err

@@ -1,29 +1,25 @@
 """How much of its teacher a student keeps (``python -m newmarket_env.train.expert.student``): a network's
 agreement and regret on a run's labels, and the teacher labelling the same states again."""
 
-from pathlib import Path
-
 import numpy as np
 import pytest
 
 from newmarket_env.engine.choice import compiled_available
 from newmarket_env.train.cli import main as train
 from newmarket_env.train.expert.student import main, score
+from tests.train.tiny_exit_run import PRIOR, QUIET, TINY_EXIT
 
 pytestmark = pytest.mark.skipif(not compiled_available(), reason="expert iteration needs the compiled engine")
-
-TINY = Path(__file__).resolve().parents[2] / "configs" / "tiny_exit.yaml"
-QUIET = ["--no-progress", "--set", "eval.every=0", "--set", "eval.final_sessions=1"]
-PRIOR = ["--set", "expert.teacher=guided_prior", "--set", "expert.racing_worlds=2", "--set", "expert.budget=4"]
 
 
 @pytest.fixture(scope="module")
 def run(tmp_path_factory):
     """A tiny guided_prior run started from a first tiny run's network: its labels and both networks."""
     first = tmp_path_factory.mktemp("first")
-    assert train([str(TINY), "--out-dir", str(first), *QUIET]) == 0
+    assert train([str(TINY_EXIT), "--out-dir", str(first), *QUIET]) == 0
     second = tmp_path_factory.mktemp("second")
-    assert train([str(TINY), "--out-dir", str(second), *QUIET, *PRIOR, "--set", f"expert.init={first}/final.npz"]) == 0
+    init = ["--set", f"expert.init={first}/final.npz"]
+    assert train([str(TINY_EXIT), "--out-dir", str(second), *QUIET, *PRIOR, *init]) == 0
     return first / "final.npz", second
 
 
