@@ -92,3 +92,14 @@ def test_relabel_without_a_config_is_a_one_line_error(run, capsys):
         main([str(second / "labels" / "iter_0000.npz"), "--network", str(start), "--relabel", "5"])
     assert exit_.value.code == 2
     assert "--relabel needs --config" in capsys.readouterr().err
+
+
+def test_a_file_that_is_not_labels_is_a_one_line_error(run, tmp_path, capsys):
+    start, _ = run
+    for path in (tmp_path / "missing.npz", start):  # no file at all; a saved agent, not labels
+        with pytest.raises(SystemExit) as exit_:
+            main([str(path), "--network", str(start)])
+        assert exit_.value.code == 2
+        err = capsys.readouterr().err
+        errors = [line for line in err.splitlines() if "error:" in line]  # argparse's usage, then one line
+        assert len(errors) == 1 and f"{path}: not an expert-iteration labels file" in errors[0], err

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from newmarket_env.agents.saved import SavedAgent, read_saved
-from newmarket_env.rules import Rules, rules_from_dict
+from newmarket_env.rules import rules_from_dict
 from newmarket_env.train.config import load_config
 from newmarket_env.train.expert.label import label_states
 from newmarket_env.train.expert.loop import teacher_of
@@ -65,18 +65,6 @@ def score(choices: np.ndarray, actions: np.ndarray, means: np.ndarray) -> Report
     )
 
 
-def network_choices(path: str, rules: Rules, obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
-    """The saved network's greedy action on each decision (what it plays as an agent)."""
-    metadata, layers = read_saved(path)
-    agent = SavedAgent(rules, 0, metadata, layers, sample=False, name="student")
-    return agent.act_batch(obs, masks)
-
-
-def _rules_of(path: str) -> Rules:
-    metadata, _ = read_saved(path)
-    return rules_from_dict(metadata["rules"])
-
-
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m newmarket_env.train.expert.student",
@@ -101,14 +89,21 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.error("--relabel needs --config (the run whose teacher labels again)")
     if args.relabel < 0 or args.workers < 1:
         parser.error("--relabel must be >= 0 and --workers >= 1")
-    with np.load(args.labels, allow_pickle=False) as data:
-        obs, masks, actions, means = (data[k] for k in ("obs", "masks", "actions", "means"))
-    rules = _rules_of(args.network)
-    print(score(network_choices(args.network, rules, obs, masks), actions, means).line(args.network))
+    try:
+        with np.load(args.labels, allow_pickle=False) as data:
+            obs, masks, actions, means = (data[k] for k in ("obs", "masks", "actions", "means"))
+    except (OSError, KeyError, ValueError) as err:
+        parser.error(f"{args.labels}: not an expert-iteration labels file ({type(err).__name__}: {err})")
+    try:
+        metadata, layers = read_saved(args.network)
+    except (OSError, ValueError) as err:
+        parser.error(f"--network {args.network}: {err}")
+    rules = rules_from_dict(metadata["rules"])
+    network = SavedAgent(rules, 0, metadata, layers, sample=False, name="student")  # greedy, as it plays
+    print(score(network.act_batch(obs, masks), actions, means).line(args.network))
     if args.relabel:
         n = min(args.relabel, len(actions))
-        config = load_config(args.config)
-        teacher = teacher_of(config, rules, read_saved(args.network)[1])
+        teacher = teacher_of(load_config(args.config), rules, layers)
         seeds = [2**40 + k for k in range(n)]  # other seeds than any run's labels (derive_seed stays below 2**32)
         again, _ = label_states(teacher, obs[:n], masks[:n], seeds, args.workers)
         print(score(again, actions[:n], means[:n]).line("the teacher labelling again"))
