@@ -386,6 +386,13 @@ def guided_search(
     """The registered factory: ``load_agent("guided_search", env=e, network=PATH[, value=PATH, cutoff=K])``."""
     if network is None:
         raise ValueError("guided_search needs network=PATH (a saved-agent .npz, e.g. runs/<run>/final.npz)")
+    for key, path in (("network", network), ("value", value)):
+        # The command line reads "a,b" as a list: the usual slip is several options in one --agent-option.
+        if path is not None and not isinstance(path, (str, os.PathLike)):
+            raise ValueError(
+                f"guided_search's {key}= must be one file path, got {path!r}; give each option its own "
+                "--agent-option, e.g. --agent-option guided_search:network=PATH --agent-option guided_search:budget=128"
+            )
     allowed = ["network", "value", *(option_names(GuidedSearchAgent, given=("rules", "seed", "policy", "value")) or [])]
     unknown = [key for key in options if key not in allowed]
     if unknown:

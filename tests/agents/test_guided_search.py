@@ -219,6 +219,8 @@ def test_bad_options_are_one_line_errors(mimic, tmp_path):
     network = str(folder / "mimic.npz")
     cases = [
         ({}, "needs network=PATH"),
+        ({"network": (network, "budget=128")}, "network= must be one file path, got ("),
+        ({"network": network, "value": ("a", "b")}, "value= must be one file path, got ('a', 'b')"),
         ({"network": network, "cutoff": 2}, "cutoff > 0 needs value=PATH"),
         ({"network": network, "prior": "oracle"}, "prior='oracle' is unknown; allowed: control, network"),
         ({"network": network, "value": network, "cutoff": 2}, "is not a valid newmarket_env value network"),
