@@ -15,7 +15,7 @@ from __future__ import annotations
 import concurrent.futures
 import multiprocessing
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -48,6 +48,19 @@ class Teacher:
     racing_z: float = 1.5
     policy: dict[str, Any] | None = field(default=None, compare=False)  # guided_search: metadata and layers
     value: dict[str, Any] | None = field(default=None, compare=False)
+
+    def column_major(self) -> Teacher:
+        """The same teacher with its policy's weight matrices column-major (the same numbers).
+
+        Each decision gets a fresh agent, and a fresh guided-search agent lays the policy's weights out
+        column-major (and their transposes row-major) for its forward passes: from row-major weights
+        that is two copies of every matrix, about 3 ms a decision, a fifth of a budget-1024 label's time.
+        From column-major weights both layouts are views, so a chunk pays the copy once.
+        """
+        if self.policy is None:
+            return self
+        layers = [(np.asfortranarray(weight), bias) for weight, bias in self.policy["layers"]]
+        return replace(self, policy={**self.policy, "layers": layers})
 
     def agent(self, seed: int):
         if self.kind == "search":
@@ -116,6 +129,7 @@ def label_one(agent: Any, obs: np.ndarray, mask: np.ndarray) -> tuple[int, np.nd
 def label_chunk(teacher: Teacher, chunk: tuple[np.ndarray, np.ndarray, np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
     """Actions ``(K,)`` and means ``(K, 79)`` of one chunk of decisions ``(obs, masks, seeds)``."""
     obs, masks, seeds = chunk
+    teacher = teacher.column_major()
     actions = np.empty(len(seeds), dtype=np.int64)
     means = np.empty((len(seeds), NUM_ACTIONS))
     for k, seed in enumerate(seeds):
