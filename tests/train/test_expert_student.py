@@ -103,3 +103,60 @@ def test_a_file_that_is_not_labels_is_a_one_line_error(run, tmp_path, capsys):
         err = capsys.readouterr().err
         errors = [line for line in err.splitlines() if "error:" in line]  # argparse's usage, then one line
         assert len(errors) == 1 and f"{path}: not an expert-iteration labels file" in errors[0], err
+
+
+def test_decision_kinds_agree_with_the_legal_actions():
+    """Michigan asks three kinds of decision of a seat at 4 players; the legal actions tell them apart
+    independently of the observation's decision piece: a bid offers PASS (54), the widow KEEP/EXCHANGE
+    (52, 53), a lead only cards (0-51)."""
+    from newmarket_env.rules import make_rules
+    from newmarket_env.train.expert.collect import collect_states
+    from newmarket_env.train.expert.student import decision_kinds
+
+    states = collect_states(
+        make_rules("michigan", 4), None, "control", [], 0.0, tables=2, count=80, seed=3, reward_scale=1
+    )
+    index, names = decision_kinds(states.obs)
+    kinds = np.array(names)[index]
+    masks = states.masks.astype(bool)
+    expected = np.where(masks[:, 54], "bid", np.where(masks[:, 52] | masks[:, 53], "widow", "lead"))
+    assert (masks[expected == "lead"][:, 52:] == 0).all()
+    np.testing.assert_array_equal(kinds, expected)
+    assert {"bid", "lead"} <= set(kinds)  # more than one kind was met
+
+
+def test_breakdown_shares_and_scores_worked_by_hand():
+    from newmarket_env.train.expert.student import breakdown, gap_bins, teacher_gaps
+
+    means = np.full((4, 79), np.nan)
+    means[0, [1, 2]] = [3.0, 1.5]  # gap 1.5, chose 2: regret 1.5
+    means[1, [1, 2]] = [3.0, 2.95]  # gap 0.05, chose 1: regret 0
+    means[2, [4, 5, 6]] = [-1.0, -0.5, -2.0]  # gap 0.5, chose 6: regret 1.5
+    means[3, [7]] = [0.0]  # one candidate, chose it
+    choices, actions = np.array([2, 1, 6, 7]), np.array([1, 1, 5, 7])
+    index, names = gap_bins(teacher_gaps(means))
+    assert names[gap_bins(np.array([2.0]))[0][0]] == "gap 2 to 4"  # a bin holds its lower edge
+    assert [names[k] for k in index] == ["gap 1 to 2", "gap 0 to 0.1", "gap 0.5 to 1", "one candidate"]
+    lines = breakdown(choices, actions, means, np.array([0, 1, 0, 1]), ["first", "second"])
+    assert lines[0].startswith("  first (0.500 of the decisions, 1.000 of the regret): agreement 0.000, regret 1.500")
+    assert lines[1].startswith("  second (0.500 of the decisions, 0.000 of the regret): agreement 1.000, regret 0.000")
+    assert len(breakdown(choices, actions, means, np.array([0, 0, 0, 0]), ["all", "none"])) == 1  # empty: no line
+
+
+def test_a_checkpoint_scores_as_the_saved_network_of_the_same_weights(run, capsys):
+    """The run's last checkpoint is its final network: ``--checkpoint`` gives the ``--network final.npz`` score;
+    a checkpoint the run does not have is a one-line error that lists those it has."""
+    _, second = run
+    labels = second / "labels" / "iter_0000.npz"
+    steps = sorted(int(p.stem.split("_")[1]) for p in (second / "checkpoints").glob("exit_*_steps.pt"))
+    last = steps[-1]
+    assert main([str(labels), "--network", str(second / "final.npz"), "--by-kind", "--by-gap"]) == 0
+    saved = capsys.readouterr().out.splitlines()
+    assert main([str(labels), "--checkpoint", str(last), "--by-kind", "--by-gap"]) == 0
+    checkpoint = capsys.readouterr().out.splitlines()
+    assert saved[0].split(": ", 1)[1] == checkpoint[0].split(": ", 1)[1]
+    assert saved[1:] == checkpoint[1:] and "by the kind of decision:" in saved
+    with pytest.raises(SystemExit) as exit_:
+        main([str(labels), "--checkpoint", str(last + 1)])
+    assert exit_.value.code == 2
+    assert f"has no such checkpoint; it has: {', '.join(map(str, steps))}" in capsys.readouterr().err
