@@ -63,16 +63,20 @@ def score(choices: np.ndarray, actions: np.ndarray, means: np.ndarray) -> Report
     >>> r.agreement, r.regret, r.outside
     (0.5, 0.375, 0.0)
     """
-    rows = np.arange(len(choices))
-    chosen = means[rows, choices]
-    inside = ~np.isnan(chosen)
-    best = np.nanmax(means, axis=1)
+    each = regrets(choices, means)
+    inside = ~np.isnan(each)
     return Report(
         decisions=len(choices),
         agreement=float(np.mean(choices == actions)),
-        regret=float(np.mean((best - chosen)[inside])) if inside.any() else float("nan"),
+        regret=float(np.mean(each[inside])) if inside.any() else float("nan"),
         outside=float(np.mean(~inside)),
     )
+
+
+def regrets(choices: np.ndarray, means: np.ndarray) -> np.ndarray:
+    """Each decision's regret: the teacher's best score minus the score of the choice (NaN where the teacher
+    did not score the choice)."""
+    return np.nanmax(means, axis=1) - means[np.arange(len(choices)), choices]
 
 
 #: Edges (chips) of the ``--by-gap`` bins of the gap between the teacher's two best scores.
@@ -116,14 +120,13 @@ def breakdown(
 ) -> list[str]:
     """One line per group that has decisions: its share of them, its score, and its share of the regret
     (chips given up in the group over chips given up in all)."""
-    rows = np.arange(len(choices))
-    regrets = np.nan_to_num(np.nanmax(means, axis=1) - means[rows, choices])
-    total = regrets.sum()
+    given_up = np.nan_to_num(regrets(choices, means))  # choices the teacher did not score count 0, as in score
+    total = given_up.sum()
     lines = []
     for group, name in enumerate(names):
         inside = groups == group
         if inside.any():
-            share = regrets[inside].sum() / total if total else float("nan")
+            share = given_up[inside].sum() / total if total else float("nan")
             who = f"  {name} ({inside.mean():.3f} of the decisions, {share:.3f} of the regret)"
             lines.append(score(choices[inside], actions[inside], means[inside]).line(who))
     return lines
