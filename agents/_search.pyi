@@ -9,7 +9,7 @@ from numpy.typing import NDArray
 from newmarket_env.engine._batch import TableBatch
 from newmarket_env.engine._policies import CompiledPolicy
 from newmarket_env.engine.position import Position
-from newmarket_env.rules import Rules
+from newmarket_env.game.rules import Rules
 
 class CompiledSearch:
     """The search agent's world sampling and rollouts in C."""

@@ -6,7 +6,7 @@ from typing import Any
 
 import numpy as np
 
-from newmarket_env.rules import Rules
+from newmarket_env.game.rules import Rules
 
 
 class Agent:

@@ -20,9 +20,9 @@ from newmarket_env.agents.greedy import GreedyPolicy
 from newmarket_env.agents.lowest import LowestPolicy
 from newmarket_env.agents.policy import explain_rule
 from newmarket_env.agents.random_agent import RandomAgent
+from newmarket_env.game.rules import Rules
 from newmarket_env.observation.layout import FLAT_SIZE
 from newmarket_env.observation.view import as_flat
-from newmarket_env.rules import Rules
 
 if TYPE_CHECKING:
     from newmarket_env.engine import _policies

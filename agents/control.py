@@ -15,13 +15,10 @@ as Michigan dealer it keeps unless the gain beats what the auction would pay it.
 
 from __future__ import annotations
 
-from newmarket_env import actions as A
 from newmarket_env.agents import knowledge as K
 from newmarket_env.agents.greedy import GreedyPolicy
 from newmarket_env.agents.hand_value import widow_gain
-from newmarket_env.observation.view import ObservationView
-from newmarket_env.order import next_table, order_key
-from newmarket_env.tuning import (
+from newmarket_env.engine.baseline_weights import (
     AUCTION_VALUE,
     CONTROL,
     DISCARD_BOODLE,
@@ -34,6 +31,9 @@ from newmarket_env.tuning import (
     PLAN_DEPTH,
     STOP_LEAD_SHARE,
 )
+from newmarket_env.game import actions as A
+from newmarket_env.game.order import next_table, order_key
+from newmarket_env.observation.view import ObservationView
 
 
 class ControlPolicy(GreedyPolicy):

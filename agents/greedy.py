@@ -13,12 +13,9 @@ the fewest chips (before the deal every boodle is as likely to be its own).
 
 from __future__ import annotations
 
-from newmarket_env import actions as A
 from newmarket_env.agents import knowledge as K
 from newmarket_env.agents.policy import Policy
-from newmarket_env.observation.view import ObservationView
-from newmarket_env.order import order_key
-from newmarket_env.tuning import (
+from newmarket_env.engine.baseline_weights import (
     GO_OUT,
     LEAD_PER_BOODLE_REACHED,
     LEAD_PER_CARD_SHED,
@@ -28,6 +25,9 @@ from newmarket_env.tuning import (
     SCATTER_EXCHANGE_MARGIN,
     SCATTER_LIMIT,
 )
+from newmarket_env.game import actions as A
+from newmarket_env.game.order import order_key
+from newmarket_env.observation.view import ObservationView
 
 
 def scatter(hand: int, ace_high: bool) -> float:

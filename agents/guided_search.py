@@ -58,8 +58,8 @@ from newmarket_env.agents.search import SearchAgent, compiled_means, world_input
 from newmarket_env.agents.value_net import ValueNet, load_value
 from newmarket_env.engine.choice import compiled_available
 from newmarket_env.engine.types import Decision
+from newmarket_env.game.rules import Rules
 from newmarket_env.observation.view import ObservationView
-from newmarket_env.rules import Rules
 
 PRIORS = ("control", "network")
 #: Who plays the rollouts: the network (on a TableBatch) or search's compiled ``control``.

@@ -12,10 +12,10 @@ from __future__ import annotations
 import random
 
 from newmarket_env.agents import knowledge as K
-from newmarket_env.cards import cards_of
+from newmarket_env.engine.baseline_weights import BOODLE_SHARE, CARD_COST, SEGMENT_COST, STOP_VALUE, WIDOW_SAMPLES
+from newmarket_env.game.cards import cards_of
+from newmarket_env.game.rules import Rules
 from newmarket_env.observation.view import ObservationView
-from newmarket_env.rules import Rules
-from newmarket_env.tuning import BOODLE_SHARE, CARD_COST, SEGMENT_COST, STOP_VALUE, WIDOW_SAMPLES
 
 
 def hand_value(hand: int, known: int, view: ObservationView, rules: Rules) -> float:

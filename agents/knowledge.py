@@ -1,15 +1,15 @@
 """What a seat can work out from its view: unseen cards, its own runs, known stops, its own leads.
 
-All card sets are 52-bit masks (``newmarket_env.cards``). These helpers read an
+All card sets are 52-bit masks (``newmarket_env.game.cards``). These helpers read an
 :class:`~newmarket_env.observation.view.ObservationView` and the rules only.
 """
 
 from __future__ import annotations
 
-from newmarket_env.cards import FULL_DECK, SUIT_MASKS, cards_of, other_colour_mask, suit_of
+from newmarket_env.game.cards import FULL_DECK, SUIT_MASKS, cards_of, other_colour_mask, suit_of
+from newmarket_env.game.order import lowest_per_suit, next_table, order_key
+from newmarket_env.game.rules import LeadRule, Rules
 from newmarket_env.observation.view import ObservationView
-from newmarket_env.order import lowest_per_suit, next_table, order_key
-from newmarket_env.rules import LeadRule, Rules
 
 _OPPOSITE_SUITS = {0: (1, 2), 3: (1, 2), 1: (0, 3), 2: (0, 3)}
 

@@ -15,9 +15,9 @@ from typing import Any
 
 import numpy as np
 
-from newmarket_env.file_modes import new_file_mode
+from newmarket_env.game.rules import Rules
 from newmarket_env.observation.layout import FLAT_SIZE
-from newmarket_env.rules import Rules
+from newmarket_env.util.file_modes import new_file_mode
 
 ACTIVATIONS: dict[str, Callable[[np.ndarray], np.ndarray]] = {
     "tanh": np.tanh,

@@ -13,10 +13,10 @@ import random
 from collections.abc import Callable
 from typing import Any
 
-from newmarket_env import actions as A
 from newmarket_env.agents.base import Agent
+from newmarket_env.game import actions as A
+from newmarket_env.game.rules import Rules
 from newmarket_env.observation.view import ObservationView, decode
-from newmarket_env.rules import Rules
 
 
 class Policy:

@@ -6,7 +6,7 @@ import random
 from typing import Any
 
 from newmarket_env.agents.base import Agent
-from newmarket_env.rules import Rules
+from newmarket_env.game.rules import Rules
 
 
 class RandomAgent(Agent):

@@ -22,7 +22,7 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from newmarket_env.agents.base import Agent
-from newmarket_env.rules import Rules
+from newmarket_env.game.rules import Rules
 
 #: ``package.module:Attribute.attribute``: dotted Python names on both sides of one colon.
 _REFERENCE = re.compile(r"^[A-Za-z_]\w*(\.[A-Za-z_]\w*)*:[A-Za-z_]\w*(\.[A-Za-z_]\w*)*$")

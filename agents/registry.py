@@ -29,7 +29,7 @@ from newmarket_env.agents.saved import load_saved_agent
 from newmarket_env.agents.sb3_zip import load_sb3_agent
 from newmarket_env.agents.search import SearchAgent
 from newmarket_env.engine.choice import ENGINES
-from newmarket_env.rules import Rules
+from newmarket_env.game.rules import Rules
 
 AgentFactory = Callable[..., Agent]
 #: Files read as stable-baselines3 models (``model.save()`` writes ``.zip``); every other file as a saved agent.

@@ -12,12 +12,12 @@ from __future__ import annotations
 import random
 
 from newmarket_env.agents import knowledge as K
-from newmarket_env.cards import cards_of
 from newmarket_env.engine.game import NOBODY, Game
 from newmarket_env.engine.position import Position, game_at, with_cards
 from newmarket_env.engine.types import Phase
+from newmarket_env.game.cards import cards_of
+from newmarket_env.game.rules import Rules
 from newmarket_env.observation.view import ObservationView
-from newmarket_env.rules import Rules
 
 VIEWER = 0
 

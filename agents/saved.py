@@ -30,11 +30,11 @@ from typing import Any
 
 import numpy as np
 
-from newmarket_env.actions import NUM_ACTIONS
 from newmarket_env.agents.base import Agent
 from newmarket_env.agents.network_file import ACTIVATIONS, network_metadata, write_layers
+from newmarket_env.game.actions import NUM_ACTIONS
+from newmarket_env.game.rules import Rules
 from newmarket_env.observation.layout import FLAT_SIZE
-from newmarket_env.rules import Rules
 
 FORMAT = "newmarket_env.saved_agent"
 FORMAT_VERSION = 1

@@ -37,10 +37,10 @@ from typing import Any
 
 import numpy as np
 
-from newmarket_env.actions import NUM_ACTIONS
 from newmarket_env.agents.saved import FORMAT, FORMAT_VERSION, SavedAgent
+from newmarket_env.game.actions import NUM_ACTIONS
+from newmarket_env.game.rules import Rules
 from newmarket_env.observation.layout import FLAT_SIZE
-from newmarket_env.rules import Rules
 
 #: Policy classes (module, name) whose forward pass is an MLP on the flat observation, and their algorithm.
 POLICIES = {

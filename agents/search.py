@@ -21,7 +21,6 @@ from typing import Any
 
 import numpy as np
 
-from newmarket_env import actions as A
 from newmarket_env.agents import knowledge as K
 from newmarket_env.agents.base import Agent
 from newmarket_env.agents.control import ControlPolicy
@@ -32,8 +31,9 @@ from newmarket_env.agents.sampling import VIEWER, position_of, sample_world
 from newmarket_env.engine.choice import ENGINES, compiled_available
 from newmarket_env.engine.game import Game
 from newmarket_env.engine.types import Decision
+from newmarket_env.game import actions as A
+from newmarket_env.game.rules import Rules
 from newmarket_env.observation.view import ObservationView, decode, view_of_game
-from newmarket_env.rules import Rules
 
 ROLLOUT_POLICIES: dict[str, type[Policy]] = {"lowest": LowestPolicy, "greedy": GreedyPolicy, "control": ControlPolicy}
 #: Most worlds a decision may sample. Time and memory grow with the worlds (linearly); far beyond this bound a

@@ -14,7 +14,7 @@ from typing import Any
 from newmarket_env.agents.guided_search import SHIPPED_FILE, GuidedSearchAgent, guided_search, shipped_guided
 from newmarket_env.agents.registry import available_agents, register_agent
 from newmarket_env.agents.saved import TRAINED_DIR, SavedAgent, load_saved_agent, shipped_agents
-from newmarket_env.rules import Rules
+from newmarket_env.game.rules import Rules
 
 #: The names :func:`register_shipped_guided` registered (its own to replace on a second call).
 _SHIPPED_NAMES: set[str] = set()

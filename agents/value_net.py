@@ -21,8 +21,8 @@ import numpy as np
 
 from newmarket_env.agents.network_file import ACTIVATIONS, network_metadata, write_layers
 from newmarket_env.agents.saved import rules_mismatch
+from newmarket_env.game.rules import Rules
 from newmarket_env.observation.layout import FLAT_SIZE
-from newmarket_env.rules import Rules
 
 VALUE_FORMAT = "newmarket_env.value_net"
 VALUE_VERSION = 1

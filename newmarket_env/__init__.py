@@ -9,13 +9,13 @@ True
 
 from __future__ import annotations
 
-from newmarket_env import actions
-from newmarket_env.actions import BID_BASE, EXCHANGE, KEEP, NUM_ACTIONS, PASS, STAKE_BASE
 from newmarket_env.engine import Decision, Game, IllegalActionError, Phase
 from newmarket_env.envs import ENV_NAME, env, raw_env
 from newmarket_env.envs.registration import register_envs
 from newmarket_env.envs.vector import VectorEnv
-from newmarket_env.rules import VARIANTS, Rules, make_rules
+from newmarket_env.game import actions
+from newmarket_env.game.actions import BID_BASE, EXCHANGE, KEEP, NUM_ACTIONS, PASS, STAKE_BASE
+from newmarket_env.game.rules import VARIANTS, Rules, make_rules
 
 __version__ = "0.1.0"
 

@@ -1,7 +1,7 @@
 """The ``newmarket`` command: play, replay, watch, tournament, train, bench, serve.
 
 One parser with a subcommand per command, parsed once. Each command lives in its own module as
-``add_arguments(parser)`` and ``run(args)`` (see ``newmarket_env.cli_common``); its module is
+``add_arguments(parser)`` and ``run(args)`` (see ``newmarket_env.util.cli_common``); its module is
 imported only when that command is parsed, so ``newmarket play`` starts fast and needs no
 training extras, and a missing extra is named in one line. Bad input gives one line on stderr
 and exit code 2, never a traceback.
@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from newmarket_env import __version__
-from newmarket_env.cli_common import (  # noqa: F401 - EXIT_* and OneLineParser are also read as cli.X
+from newmarket_env.util.cli_common import (  # noqa: F401 - EXIT_* and OneLineParser are also read as cli.X
     EXIT_BAD_INPUT,
     EXIT_FAILED,
     EXIT_INTERRUPTED,

@@ -249,7 +249,7 @@ def test_the_graph_sees_every_kind_of_import() -> None:
     graph = import_graph()
     assert "newmarket_env.agents.base" in graph["newmarket_env.agents.random_agent"]  # agents/ mapped
     assert "newmarket_env.agents" in graph["newmarket_env"]  # made inside available_agents()
-    assert "newmarket_env.actions" in graph["newmarket_env"]  # `from newmarket_env import actions`: a module
+    assert "newmarket_env.game.actions" in graph["newmarket_env"]  # `from newmarket_env import actions`: a module
     assert "newmarket_env.engine" in graph["newmarket_env"]  # `from newmarket_env.engine import Game`: a name
 
 

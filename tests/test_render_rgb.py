@@ -7,7 +7,7 @@ import pytest
 
 from newmarket_env import env, raw_env
 from newmarket_env.envs.single_agent import SingleAgentEnv
-from newmarket_env.picture import HEIGHT, WIDTH
+from newmarket_env.render.picture import HEIGHT, WIDTH
 
 
 def _dealt(seed: int = 5) -> dict:

@@ -13,9 +13,9 @@ import shlex
 from collections.abc import Sequence
 from pathlib import Path
 
-from newmarket_env.cli_common import EXIT_BAD_INPUT, EXIT_FAILED, EXIT_OK, command_parser, fail
 from newmarket_env.train.config import config_from_dict, describe, load_config
 from newmarket_env.train.rllib_ppo.checkpoint import find_checkpoint as find_rllib
+from newmarket_env.util.cli_common import EXIT_BAD_INPUT, EXIT_FAILED, EXIT_OK, command_parser, fail
 
 PROG = "python -m newmarket_env.train"
 DESCRIPTION = (

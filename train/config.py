@@ -20,7 +20,7 @@ from newmarket_env.agents import available_agents
 from newmarket_env.agents.saved import read_saved
 from newmarket_env.envs.learner_options import SEAT_MODES, LearnerSeat
 from newmarket_env.execution.backends import BACKENDS, check_backend
-from newmarket_env.rules import VARIANTS, make_rules
+from newmarket_env.game.rules import VARIANTS, make_rules
 
 EVAL_BACKENDS = BACKENDS
 VEC_ENVS = ("batch", "dummy", "subproc")

@@ -34,7 +34,7 @@ from typing import Any
 from newmarket_env.agents import available_agents
 from newmarket_env.agents.guided_search import GuidedSearchAgent, shipped_guided
 from newmarket_env.agents.saved import load_saved_agent
-from newmarket_env.rules import make_rules
+from newmarket_env.game.rules import make_rules
 from newmarket_env.train.config import load_config
 from newmarket_env.train.evaluate import duplicate_eval, saved_agent_maker
 from newmarket_env.train.plot import plot_curve

@@ -40,7 +40,7 @@ from newmarket_env.agents.saved import SavedAgent
 from newmarket_env.envs.aec import raw_env
 from newmarket_env.execution.backends import check_backend, map_on_ray
 from newmarket_env.execution.seeds import block_deals, derive_seed
-from newmarket_env.rules import Rules, make_rules
+from newmarket_env.game.rules import Rules, make_rules
 
 if TYPE_CHECKING:
     from newmarket_env.train.config import TrainConfig

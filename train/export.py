@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 
 from newmarket_env.agents.saved import FORMAT, FORMAT_VERSION, SavedAgent, save_policy
-from newmarket_env.rules import Rules
+from newmarket_env.game.rules import Rules
 
 
 def policy_layers(model: Any) -> list[tuple[np.ndarray, np.ndarray]]:

@@ -30,7 +30,7 @@ from typing import Any
 
 from newmarket_env.agents import available_agents
 from newmarket_env.agents.saved import save_policy
-from newmarket_env.rules import make_rules
+from newmarket_env.game.rules import make_rules
 from newmarket_env.train.config import TrainConfig, load_config
 from newmarket_env.train.curve import (
     METHODS,

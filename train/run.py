@@ -26,7 +26,7 @@ from threadpoolctl import threadpool_limits
 
 from newmarket_env.envs import vector as vectors
 from newmarket_env.envs.single_agent import SingleAgentEnv
-from newmarket_env.rules import make_rules
+from newmarket_env.game.rules import make_rules
 from newmarket_env.train.config import TrainConfig
 from newmarket_env.train.evaluate import print_final_evaluation
 from newmarket_env.train.export import export_agent

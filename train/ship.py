@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from newmarket_env.agents.saved import TRAINED_DIR, read_saved, save_policy
-from newmarket_env.rules import rules_from_dict
+from newmarket_env.game.rules import rules_from_dict
 
 
 def ship(run_dir: Path, name: str, docs_dir: Path, trained_dir: Path = TRAINED_DIR) -> Path:

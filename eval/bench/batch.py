@@ -11,7 +11,7 @@ observation and mask of every decision.
 from __future__ import annotations
 
 from newmarket_env.eval.bench.ours import PLAYERS
-from newmarket_env.rules import make_rules
+from newmarket_env.game.rules import make_rules
 
 BATCH_TABLES = 256  # tables per batch: enough that the per-call Python cost is spread thin
 STEPS_PER_CALL = 8  # batch steps per timed call

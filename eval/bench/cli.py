@@ -11,11 +11,11 @@ import json
 import math
 import sys
 
-from newmarket_env.cli_common import EXIT_OK, bad_option, check_output_file, command_parser
 from newmarket_env.eval.bench.peers import PEER_NAMES
 from newmarket_env.eval.bench.report import markdown, print_report
 from newmarket_env.eval.bench.suite import BenchConfig, run_benchmark
-from newmarket_env.rules import VARIANTS
+from newmarket_env.game.rules import VARIANTS
+from newmarket_env.util.cli_common import EXIT_OK, bad_option, check_output_file, command_parser
 
 PROG = "python -m newmarket_env.eval.bench"
 DESCRIPTION = (

@@ -27,7 +27,6 @@ from typing import Any
 import numpy as np
 
 from newmarket_env import raw_env
-from newmarket_env.actions import NUM_ACTIONS
 from newmarket_env.agents import available_agents, load_agent
 from newmarket_env.agents.guided_search import GuidedSearchAgent, guided_search
 from newmarket_env.agents.saved import SavedAgent, read_saved
@@ -37,6 +36,7 @@ from newmarket_env.engine.choice import compiled_available
 from newmarket_env.eval.bench.drivers import seat_zero_player
 from newmarket_env.eval.bench.ours import PLAYERS
 from newmarket_env.eval.bench.search import SEARCH_VARIANTS
+from newmarket_env.game.actions import NUM_ACTIONS
 from newmarket_env.observation.layout import FLAT_SIZE
 
 HIDDEN = (128, 128)

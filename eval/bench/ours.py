@@ -8,7 +8,7 @@ from newmarket_env import env
 from newmarket_env.engine.choice import compiled_available, engine_class
 from newmarket_env.eval.bench.drivers import aec_random_player
 from newmarket_env.eval.bench.timing import SessionPlayer
-from newmarket_env.rules import make_rules
+from newmarket_env.game.rules import make_rules
 
 PLAYERS = 4  # every preset is measured with 4 players (Newbury allows only 4)
 

@@ -13,7 +13,7 @@ from newmarket_env.eval.bench.ours import PLAYERS, aec_player, engine_note, engi
 from newmarket_env.eval.bench.peers import PEER_NAMES, PEERS, UNSEEDED, classic_env_maker
 from newmarket_env.eval.bench.timing import CLOCKS, Measurement, Target, measure_rounds, paired_ratio
 from newmarket_env.eval.bench.training import training_targets
-from newmarket_env.rules import VARIANTS
+from newmarket_env.game.rules import VARIANTS
 
 REFERENCE_PEERS = PEER_NAMES  # ratio columns of the table: one for every peer
 

@@ -43,7 +43,7 @@ from newmarket_env.envs.registration import GYMNASIUM_ID
 from newmarket_env.envs.vector import compiled_batch
 from newmarket_env.eval.bench.ours import PLAYERS
 from newmarket_env.eval.bench.timing import Target, paired_ratio
-from newmarket_env.rules import make_rules
+from newmarket_env.game.rules import make_rules
 from newmarket_env.train.config import load_config
 from newmarket_env.train.export import export_agent
 

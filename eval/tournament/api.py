@@ -24,7 +24,7 @@ from newmarket_env.eval.tournament.play import GameResult, TableSetup
 from newmarket_env.eval.tournament.runner import play_schedule
 from newmarket_env.eval.tournament.schedule import GameSpec, build_schedule, derive_seed, meetings, seatings
 from newmarket_env.eval.tournament.summary import speed, standings
-from newmarket_env.rules import make_rules
+from newmarket_env.game.rules import make_rules
 
 _RESAMPLE_TAG = 4  # the bootstrap's seed stream, apart from deals and agents
 

@@ -13,17 +13,6 @@ import shlex
 import sys
 from collections.abc import Sequence
 
-from newmarket_env.cli_common import (
-    EXIT_BAD_INPUT,
-    EXIT_FAILED,
-    EXIT_INTERRUPTED,
-    EXIT_OK,
-    EXIT_TERMINATED,
-    Terminated,
-    command_parser,
-    print_error,
-    sigterm_raises,
-)
 from newmarket_env.eval.tournament.api import Plan, TournamentResult, plan_tournament, run_tournament
 from newmarket_env.eval.tournament.backends import BACKENDS
 from newmarket_env.eval.tournament.config import (
@@ -43,6 +32,17 @@ from newmarket_env.eval.tournament.output import OutputFolder, default_folder
 from newmarket_env.eval.tournament.report import write_outputs
 from newmarket_env.eval.tournament.table import print_leaderboard
 from newmarket_env.execution.ray_probe import RAY_CONNECT_TIMEOUT_S
+from newmarket_env.util.cli_common import (
+    EXIT_BAD_INPUT,
+    EXIT_FAILED,
+    EXIT_INTERRUPTED,
+    EXIT_OK,
+    EXIT_TERMINATED,
+    Terminated,
+    command_parser,
+    print_error,
+    sigterm_raises,
+)
 
 PROG = "python -m newmarket_env.eval.tournament"
 DESCRIPTION = (

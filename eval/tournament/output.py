@@ -20,7 +20,7 @@ import shutil
 import tempfile
 from collections.abc import Sequence
 
-from newmarket_env.file_modes import new_folder_mode
+from newmarket_env.util.file_modes import new_folder_mode
 
 RESULTS_ROOT = "results"
 #: Longest agent part of a default folder name; longer lists are cut and get a short hash.

@@ -19,9 +19,9 @@ import numpy as np
 import torch
 
 from newmarket_env import make_rules
-from newmarket_env.actions import NUM_ACTIONS
 from newmarket_env.agents.compiled import POLICY_CODES
 from newmarket_env.engine.choice import table_batch
+from newmarket_env.game.actions import NUM_ACTIONS
 from newmarket_env.observation.layout import FLAT_SIZE
 
 YOURS = -1  # a negative seat policy: the caller plays that seat

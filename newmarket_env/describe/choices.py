@@ -4,7 +4,7 @@ The terminal asks with them (:func:`newmarket_env.play.prompt.ask`) and the web 
 (:func:`newmarket_env.describe.scene.decision`), so both accept and explain a choice the same way.
 
 >>> from newmarket_env.engine import Decision
->>> from newmarket_env.rules import make_rules
+>>> from newmarket_env.game.rules import make_rules
 >>> choices = Choices([3, 16], Decision.LEAD, make_rules("newmarket"))
 >>> choices.lines()
 ['  1) lead 4 of clubs (4C)', '  2) lead 4 of diamonds (4D)']
@@ -21,11 +21,11 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable, Sequence
 
-from newmarket_env import actions as A
-from newmarket_env.cards import card_from_text, card_text
 from newmarket_env.describe.words import choice_text
 from newmarket_env.engine.types import Decision
-from newmarket_env.rules import Rules
+from newmarket_env.game import actions as A
+from newmarket_env.game.cards import card_from_text, card_text
+from newmarket_env.game.rules import Rules
 
 
 class Choices:

@@ -4,7 +4,7 @@ Runs are told as one line from the lead to the stop; consecutive stakes as one
 line per seat. ``reveal=False`` hides what the viewer may not know (another
 player's discards), so a person at the table sees only public events.
 
->>> from newmarket_env.rules import make_rules
+>>> from newmarket_env.game.rules import make_rules
 >>> rules = make_rules("newmarket")
 >>> events = [{"type": "play", "seat": 1, "card": "3C", "lead": True},
 ...           {"type": "play", "seat": 0, "card": "4C", "lead": False},
@@ -36,7 +36,7 @@ from newmarket_env.engine.events import (
     StakeEvent,
     WidowEvent,
 )
-from newmarket_env.rules import Rules
+from newmarket_env.game.rules import Rules
 
 
 def describe_events(

@@ -8,7 +8,7 @@ from typing import Any
 from newmarket_env.describe.events import chips_line, describe_events
 from newmarket_env.describe.summary import deal_summary, hands_left, summary_lines
 from newmarket_env.describe.words import Names, hand_text
-from newmarket_env.rules import Rules
+from newmarket_env.game.rules import Rules
 
 
 def deal_header(index: int, deal: Mapping[str, Any], rules: Rules, names: Names) -> str:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from newmarket_env.describe.words import count_text
 from newmarket_env.engine.types import Decision
-from newmarket_env.rules import LeadRule
+from newmarket_env.game.rules import LeadRule
 
 
 def question_text(game, seat: int, you: bool = True) -> str:

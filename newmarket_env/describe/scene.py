@@ -10,7 +10,7 @@ the dead hand. The words are the terminal game's (:mod:`~newmarket_env.describe.
 explains a choice exactly as the terminal does.
 
 >>> from newmarket_env.engine.game import Game
->>> from newmarket_env.rules import make_rules
+>>> from newmarket_env.game.rules import make_rules
 >>> game = Game(make_rules("newmarket"), seed=3)
 >>> s = scene(game, viewer=0)
 >>> len(s["seats"]), s["seats"][1]["hand"] is None, len(s["seats"][0]["hand"]) == s["seats"][0]["cards"]
@@ -24,8 +24,6 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from newmarket_env import actions as A
-from newmarket_env.cards import SUIT_NAMES, card_text
 from newmarket_env.describe.choices import Choices
 from newmarket_env.describe.feed import RecordFeed
 from newmarket_env.describe.questions import question_text
@@ -33,6 +31,8 @@ from newmarket_env.describe.table import cards_in_order, last_stop
 from newmarket_env.describe.words import Names, stop_reason
 from newmarket_env.engine.game import NOBODY, Game
 from newmarket_env.engine.types import Phase
+from newmarket_env.game import actions as A
+from newmarket_env.game.cards import SUIT_NAMES, card_text
 
 
 def scene(

@@ -7,7 +7,7 @@ discarded, swapped with the widow by an exchange: the engine's own moves, walked
 shown once the deal is over (the losers pay for them); the next deal is a fresh shuffle, so they tell nothing
 about it.
 
->>> from newmarket_env.rules import make_rules
+>>> from newmarket_env.game.rules import make_rules
 >>> rules = make_rules("newmarket", num_players=3, num_deals=1)
 >>> deal = {"dealer": 0, "hands": [["2C", "3C"], ["4C", "9H"], ["KS"]], "dead": ["AS"],
 ...         "events": [{"type": "stake", "seat": 0, "target": "pot", "amount": 1},
@@ -27,10 +27,10 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from newmarket_env.cards import card_from_text
 from newmarket_env.describe.words import Names, count_text, hand_text
-from newmarket_env.order import order_key
-from newmarket_env.rules import Rules
+from newmarket_env.game.cards import card_from_text
+from newmarket_env.game.order import order_key
+from newmarket_env.game.rules import Rules
 
 _SWAPS = ("exchange", "buy")  # widow choices that swap the chooser's hand with the widow
 

@@ -7,13 +7,13 @@ are dead.
 
 from __future__ import annotations
 
-from newmarket_env.cards import SUIT_NAMES, card_text, iter_cards
 from newmarket_env.describe.words import Names, hand_lines, stop_reason
 from newmarket_env.engine.events import StopEvent
 from newmarket_env.engine.game import NOBODY
 from newmarket_env.engine.protocol import EngineGame
 from newmarket_env.engine.types import Phase
-from newmarket_env.order import order_key
+from newmarket_env.game.cards import SUIT_NAMES, card_text, iter_cards
+from newmarket_env.game.order import order_key
 
 
 def table_lines(game: EngineGame, viewer: int, names: Names) -> list[str]:

@@ -6,7 +6,7 @@ An entry is JSON-ready: ``{"decision": K, "seat": S, "agent": NAME, "action": A,
 decisions (the events with an ``action``) from 0, so a replay finds the thoughts behind its step K + 1.
 
 >>> from newmarket_env.engine.types import Decision
->>> from newmarket_env.rules import make_rules
+>>> from newmarket_env.game.rules import make_rules
 >>> said = {"summary": "the best lead score", "actions": [{"action": 3, "score": 4.25}, {"action": 16, "score": 1.0}]}
 >>> entry = thought_entry(4, 1, "greedy", 3, said, Decision.LEAD, make_rules("newmarket"))
 >>> thought_lines(entry, lambda seat: f"player_{seat}")
@@ -21,10 +21,10 @@ from typing import Any
 
 import numpy as np
 
-from newmarket_env import actions as A
 from newmarket_env.describe.words import choice_text
 from newmarket_env.engine.types import Decision
-from newmarket_env.rules import Rules
+from newmarket_env.game import actions as A
+from newmarket_env.game.rules import Rules
 
 _RESERVED = ("action", "text")  # an action row's keys that are not figures
 

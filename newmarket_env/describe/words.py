@@ -1,6 +1,6 @@
 """Cards, hands, seats and choices in plain words, for people at a terminal or on the web page.
 
->>> from newmarket_env.rules import make_rules
+>>> from newmarket_env.game.rules import make_rules
 >>> from newmarket_env.engine import Decision
 >>> rules = make_rules("newmarket")
 >>> choice_text(3, Decision.LEAD, rules)
@@ -20,11 +20,11 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from newmarket_env import actions as A
-from newmarket_env.cards import SUIT_NAMES, card_from_text, card_name, card_text
 from newmarket_env.engine.types import Decision
-from newmarket_env.order import order_key
-from newmarket_env.rules import Rules
+from newmarket_env.game import actions as A
+from newmarket_env.game.cards import SUIT_NAMES, card_from_text, card_name, card_text
+from newmarket_env.game.order import order_key
+from newmarket_env.game.rules import Rules
 
 # Verbs whose "you" form is not the third-person form minus its final "s".
 _IRREGULAR = {"passes": "pass", "is": "are", "has": "have", "goes": "go"}

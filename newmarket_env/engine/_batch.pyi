@@ -8,7 +8,7 @@ from numpy.typing import NDArray
 
 from newmarket_env.engine._fast import FastGame
 from newmarket_env.engine.position import Position
-from newmarket_env.rules import Rules
+from newmarket_env.game.rules import Rules
 
 MAX_EMPTY_SESSIONS: int
 POLICY_CODES: dict[str, int]

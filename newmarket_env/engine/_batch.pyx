@@ -10,8 +10,7 @@ import os
 
 import numpy as np
 
-from newmarket_env import actions as A
-from newmarket_env import tuning as T
+from newmarket_env.game import actions as A
 from newmarket_env.engine._fast cimport FastGame, _copy_inputs, _game_around
 from newmarket_env.engine._policies cimport NUM_POLICIES, View, decide, view_of_table
 from newmarket_env.engine._policies import POLICY_CODES
@@ -20,7 +19,7 @@ from newmarket_env.observation.layout import FLAT_SIZE
 
 cdef int OBS_SIZE = FLAT_SIZE
 
-MAX_EMPTY_SESSIONS = T.MAX_EMPTY_SESSIONS   # sessions in a row that end without a decision: a table gives up
+from newmarket_env.engine.limits import MAX_EMPTY_SESSIONS  # sessions in a row without a decision: a table gives up
 
 
 def table_seed(seed, table):

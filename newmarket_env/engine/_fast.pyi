@@ -17,7 +17,7 @@ from newmarket_env.engine.events import DealRecord, Event
 from newmarket_env.engine.game import Game
 from newmarket_env.engine.position import Position
 from newmarket_env.engine.types import Decision, Phase
-from newmarket_env.rules import Rules
+from newmarket_env.game.rules import Rules
 
 class FastGame:
     """One session, as ``Game`` (same constructor, attributes and errors); attributes are read-only."""

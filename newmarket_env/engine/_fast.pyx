@@ -18,8 +18,8 @@ import numbers
 import os
 import random
 
-from newmarket_env import actions as A
-from newmarket_env.cards import CARD_TEXTS, cards_to_text
+from newmarket_env.game import actions as A
+from newmarket_env.game.cards import CARD_TEXTS, cards_to_text
 from newmarket_env.engine.dealing import DealtCards, parse_deal
 from newmarket_env.engine.types import DECISION_ORDER, PHASE_ORDER, IllegalActionError
 from newmarket_env.observation.layout import FLAT_SIZE

@@ -5,7 +5,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from newmarket_env.rules import Rules
+from newmarket_env.game.rules import Rules
 
 POLICY_CODES: dict[str, int]
 

@@ -10,11 +10,11 @@ from libc.math cimport llround
 
 import os
 
-from newmarket_env import tuning as T
+from newmarket_env.engine import baseline_weights as T
 from newmarket_env.engine._table cimport *
 from newmarket_env.observation import layout
 from newmarket_env.observation.layout import offsets
-from newmarket_env.rules import LeadRule
+from newmarket_env.game.rules import LeadRule
 
 cdef int LR_ANY_SUIT = rule_code(LeadRule.LOWEST_ANY_SUIT), LR_OTHER_SUIT = rule_code(LeadRule.LOWEST_OTHER_SUIT)
 cdef int LR_OPPOSITE = rule_code(LeadRule.LOWEST_OPPOSITE_COLOUR)
@@ -37,7 +37,7 @@ cdef double CHIP_SCALE = layout.CHIP_SCALE, CHIP_CLIP = layout.CHIP_CLIP
 POLICY_CODES = {"random": POLICY_RANDOM, "lowest": POLICY_LOWEST, "greedy": POLICY_GREEDY,
                 "control": POLICY_CONTROL}
 
-# The weights, as the Python agents read them (newmarket_env/tuning.py), copied into C once.
+# The weights, as the Python agents read them (newmarket_env/engine/baseline_weights.py), copied into C once.
 cdef double GO_OUT = T.GO_OUT
 cdef double LEAD_PER_CARD_SHED = T.LEAD_PER_CARD_SHED, LEAD_PER_BOODLE_REACHED = T.LEAD_PER_BOODLE_REACHED
 cdef double LEAD_PER_SUIT_CARD = T.LEAD_PER_SUIT_CARD, LEAD_UNOPENED_SUIT = T.LEAD_UNOPENED_SUIT

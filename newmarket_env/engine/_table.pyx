@@ -29,8 +29,8 @@ from newmarket_env.engine.dealing import DEAD_SLOT, dealing_order, sorted_deck
 from newmarket_env.engine.types import DECISION_ORDER, PHASE_ORDER
 from newmarket_env.observation import layout
 from newmarket_env.observation.layout import FLAT_SIZE, offsets
-from newmarket_env.order import next_table, order_key
-from newmarket_env.rules import (
+from newmarket_env.game.order import next_table, order_key
+from newmarket_env.game.rules import (
     DeadHand, FirstLead, LeadRule, Leftover, StakeMode, Widow,
 )
 

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from newmarket_env.engine.game import Game
 from newmarket_env.engine.protocol import GameFactory
-from newmarket_env.rules import Rules
+from newmarket_env.game.rules import Rules
 
 if TYPE_CHECKING:
     from newmarket_env.engine import _batch, _fast

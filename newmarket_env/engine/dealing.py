@@ -8,8 +8,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from newmarket_env.cards import FULL_DECK, card_from_text, card_text, iter_cards, mask_from_cards
-from newmarket_env.rules import DeadHand, DeadHandPosition, Rules
+from newmarket_env.game.cards import FULL_DECK, card_from_text, card_text, iter_cards, mask_from_cards
+from newmarket_env.game.rules import DeadHand, DeadHandPosition, Rules
 
 DEAD_SLOT = -1  # stands for the dead hand in a dealing order
 

@@ -29,8 +29,8 @@ from typing import Annotated, Any, Literal, Union, get_args, get_origin
 # typing_extensions: NotRequired and TypedDict's __required_keys__ work the same on Python 3.10.
 from typing_extensions import NotRequired, TypedDict, get_type_hints
 
-from newmarket_env.actions import NUM_ACTIONS
-from newmarket_env.cards import CARD_TEXTS
+from newmarket_env.game.actions import NUM_ACTIONS
+from newmarket_env.game.cards import CARD_TEXTS
 
 
 # ---------------------------------------------------------------- what a value holds

@@ -7,7 +7,7 @@ payments) and halts at each decision: ``to_act`` is the seat to decide,
 single legal action is taken automatically (and recorded like any other)
 unless ``present_forced=True``.
 
->>> from newmarket_env.rules import make_rules
+>>> from newmarket_env.game.rules import make_rules
 >>> g = Game(make_rules("newmarket"), seed=3)
 >>> while not g.over:
 ...     g.apply(g.legal[0])
@@ -23,9 +23,6 @@ import random
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from newmarket_env import actions as A
-from newmarket_env.cards import CARD_TEXTS as CARD_TEXT
-from newmarket_env.cards import cards_of, cards_to_text
 from newmarket_env.engine.dealing import DealtCards, parse_deal, shuffled_deal
 from newmarket_env.engine.events import (
     DealRecord,
@@ -38,8 +35,11 @@ from newmarket_env.engine.events import (
 )
 from newmarket_env.engine.leads import lowest_any_suit, lowest_club_holder, options_after_stop
 from newmarket_env.engine.types import Decision, IllegalActionError, Phase, StopCause
-from newmarket_env.order import next_table
-from newmarket_env.rules import DeadHand, FirstLead, Leftover, Rules, StakeMode, Widow
+from newmarket_env.game import actions as A
+from newmarket_env.game.cards import CARD_TEXTS as CARD_TEXT
+from newmarket_env.game.cards import cards_of, cards_to_text
+from newmarket_env.game.order import next_table
+from newmarket_env.game.rules import DeadHand, FirstLead, Leftover, Rules, StakeMode, Widow
 
 NOBODY = -1  # owner of a card that no seat holds (dead, removed, played)
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from newmarket_env.cards import CLUBS, cards_of, other_colour_mask, suit_of
-from newmarket_env.order import lowest_of_suit, lowest_per_suit
-from newmarket_env.rules import LeadRule
+from newmarket_env.game.cards import CLUBS, cards_of, other_colour_mask, suit_of
+from newmarket_env.game.order import lowest_of_suit, lowest_per_suit
+from newmarket_env.game.rules import LeadRule
 
 ALL_SUITS = (0, 1, 2, 3)
 _OPPOSITE_SUITS = {0: (1, 2), 3: (1, 2), 1: (0, 3), 2: (0, 3)}

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 from newmarket_env.engine.game import NOBODY, Game
 from newmarket_env.engine.types import Decision, Phase
-from newmarket_env.rules import Rules
+from newmarket_env.game.rules import Rules
 
 
 @dataclass(frozen=True)

@@ -25,7 +25,7 @@ from newmarket_env.engine.dealing import DealtCards
 from newmarket_env.engine.events import DealRecord, Event
 from newmarket_env.engine.position import Position
 from newmarket_env.engine.types import Decision, Phase
-from newmarket_env.rules import Rules
+from newmarket_env.game.rules import Rules
 
 if TYPE_CHECKING:  # typing.Self is 3.11+; the package supports 3.10
     from typing_extensions import Self

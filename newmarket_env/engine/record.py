@@ -14,7 +14,7 @@ from typing import Any
 
 from newmarket_env.engine.game import Game
 from newmarket_env.engine.protocol import EngineGame
-from newmarket_env.rules import VARIANTS, Rules, rules_from_dict
+from newmarket_env.game.rules import VARIANTS, Rules, rules_from_dict
 
 
 def session_record(game: EngineGame, variant: str) -> dict[str, Any]:

@@ -20,17 +20,17 @@ import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv
 
-from newmarket_env import actions as A
 from newmarket_env.engine.game import NOBODY
 from newmarket_env.engine.protocol import EngineGame
 from newmarket_env.engine.record import session_record
 from newmarket_env.engine.types import IllegalActionError
+from newmarket_env.game import actions as A
+from newmarket_env.game.rules import make_rules
 from newmarket_env.observation.encode import ENCODINGS, flat_to_planes, static_part
 from newmarket_env.observation.engines import choose_engine
 from newmarket_env.observation.layout import CHIP_CLIP
-from newmarket_env.picture import table_picture
-from newmarket_env.render import render_table
-from newmarket_env.rules import make_rules
+from newmarket_env.render.picture import table_picture
+from newmarket_env.render.text import render_table
 
 ENV_NAME = "newmarket_v0"
 
@@ -50,7 +50,7 @@ class raw_env(AECEnv):
     ``observation`` (``"flat"`` or ``"planes"``), ``present_forced`` (also ask
     agents for decisions with a single legal action), ``render_mode``
     (``"human"`` and ``"ansi"``: text; ``"rgb_array"``: an ``H x W x 3`` uint8
-    picture, see :mod:`newmarket_env.picture`), ``render_all_hands`` (draw every
+    picture, see :mod:`newmarket_env.render.picture`), ``render_all_hands`` (draw every
     hand and the dead hand instead of the acting seat's view) and
     ``engine`` (``"auto"``: the compiled engine when it is built, else the
     pure-Python reference; ``"compiled"``; ``"python"``; both play identical

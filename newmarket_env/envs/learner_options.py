@@ -22,10 +22,10 @@ from typing import Any
 
 import numpy as np
 
-from newmarket_env.actions import NUM_ACTIONS
 from newmarket_env.agent_factory import AgentFactory, check_agent_factory
+from newmarket_env.engine.limits import MAX_EMPTY_SESSIONS
 from newmarket_env.envs.learner_reward import LearnerReward
-from newmarket_env.tuning import MAX_EMPTY_SESSIONS
+from newmarket_env.game.actions import NUM_ACTIONS
 
 #: How the learner's seat is chosen each session (or a seat number, fixed).
 SEAT_MODES = ("random", "rotate")

@@ -47,8 +47,8 @@ from newmarket_env.envs.learner_options import (
     resolve_learner_seat,
 )
 from newmarket_env.envs.learner_reward import LearnerReward
-from newmarket_env.picture import table_picture
-from newmarket_env.render import render_table
+from newmarket_env.render.picture import table_picture
+from newmarket_env.render.text import render_table
 
 __all__ = ["SEAT_MODES", "LearnerSeat", "SingleAgentEnv"]
 

@@ -74,7 +74,6 @@ from gymnasium.vector import AutoresetMode
 from gymnasium.vector import VectorEnv as GymVectorEnv
 from gymnasium.vector.utils import batch_space
 
-from newmarket_env.actions import NUM_ACTIONS
 from newmarket_env.agent_factory import AgentFactory
 from newmarket_env.envs.learner_options import (
     SEAT_MODES,
@@ -84,8 +83,9 @@ from newmarket_env.envs.learner_options import (
     resolve_learner_seat,
 )
 from newmarket_env.envs.learner_reward import LearnerReward
+from newmarket_env.game.actions import NUM_ACTIONS
+from newmarket_env.game.rules import make_rules
 from newmarket_env.observation.layout import CHIP_CLIP, FLAT_SIZE
-from newmarket_env.rules import make_rules
 
 __all__ = ["EXTERNAL", "LEARNER", "SEAT_MODES", "LearnerSeat", "VectorEnv", "compiled_batch"]
 

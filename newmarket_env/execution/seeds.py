@@ -12,9 +12,9 @@ from typing import Any
 
 import numpy as np
 
-from newmarket_env.cards import cards_to_text
 from newmarket_env.engine.dealing import shuffled_deal
-from newmarket_env.rules import Rules
+from newmarket_env.game.cards import cards_to_text
+from newmarket_env.game.rules import Rules
 
 
 def derive_seed(*parts: int) -> int:

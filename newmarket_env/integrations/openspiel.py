@@ -40,19 +40,19 @@ from typing import Any
 import numpy as np
 import pyspiel
 
-from newmarket_env import actions as A
 from newmarket_env import load_agent
 from newmarket_env.agents.sampling import sample_cards
-from newmarket_env.cards import card_from_text, cards_to_text
 from newmarket_env.engine.dealing import DEAD_SLOT, DealtCards, dealing_order, sorted_deck
 from newmarket_env.engine.game import NOBODY, Game
 from newmarket_env.engine.record import session_record
 from newmarket_env.envs.aec import raw_env
+from newmarket_env.game import actions as A
+from newmarket_env.game.cards import card_from_text, cards_to_text
+from newmarket_env.game.rules import Leftover, Rules, make_rules
 from newmarket_env.observation.encode import encode_flat, static_part
 from newmarket_env.observation.layout import FLAT_SIZE
 from newmarket_env.observation.view import view_of_game
 from newmarket_env.play.options import parse_settings
-from newmarket_env.rules import Leftover, Rules, make_rules
 
 GAME_NAME = "python_newmarket"
 MIN_PLAYERS, MAX_PLAYERS = 3, 8

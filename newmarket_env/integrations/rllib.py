@@ -66,10 +66,10 @@ from ray.rllib.utils.torch_utils import FLOAT_MIN
 from ray.rllib.utils.typing import AgentID, MultiAgentDict
 from ray.tune.registry import register_env
 
-from newmarket_env import actions as A
 from newmarket_env.engine.types import IllegalActionError
 from newmarket_env.envs.aec import raw_env
 from newmarket_env.envs.learner_options import check_reward_scale
+from newmarket_env.game import actions as A
 
 ENV_NAME = "newmarket_multiagent_v0"
 OBS_KEY, MASK_KEY = "observations", "action_mask"  # RLlib's keys (its masking example reads these)

@@ -22,6 +22,7 @@ from numpy.typing import NDArray
 from newmarket_env.engine.game import NOBODY
 from newmarket_env.engine.protocol import GameState
 from newmarket_env.engine.types import DECISION_ORDER, PHASE_ORDER
+from newmarket_env.game.rules import MIN_PLAYERS, DeadHand, FirstLead, LeadRule, Rules, StakeMode, Widow
 from newmarket_env.observation.layout import (
     CHIP_CLIP,
     CHIP_SCALE,
@@ -30,7 +31,6 @@ from newmarket_env.observation.layout import (
     NUM_SCALARS,
     offsets,
 )
-from newmarket_env.rules import MIN_PLAYERS, DeadHand, FirstLead, LeadRule, Rules, StakeMode, Widow
 
 SLOTS = offsets()
 _PHASE_INDEX = {p: i for i, p in enumerate(PHASE_ORDER)}

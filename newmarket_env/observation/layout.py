@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from newmarket_env.engine.types import DECISION_ORDER, PHASE_ORDER
-from newmarket_env.rules import MAX_PLAYERS, MIN_PLAYERS, DeadHand, FirstLead, LeadRule, StakeMode, Widow
+from newmarket_env.game.rules import MAX_PLAYERS, MIN_PLAYERS, DeadHand, FirstLead, LeadRule, StakeMode, Widow
 
 MAX_SEATS = MAX_PLAYERS
 CHIP_SCALE = 40.0  # chip amounts are divided by this ...

@@ -28,9 +28,9 @@ import numpy as np
 
 from newmarket_env.engine.protocol import GameState
 from newmarket_env.engine.types import DECISION_ORDER, PHASE_ORDER, Decision, Phase
+from newmarket_env.game.rules import MIN_PLAYERS, DeadHand, FirstLead, LeadRule, Rules, StakeMode, Widow
 from newmarket_env.observation.encode import PLANES_SHAPE, FloatVector, encode_flat, static_part
 from newmarket_env.observation.layout import CHIP_SCALE, FLAT_SIZE, NUM_CARD_PLANES, offsets
-from newmarket_env.rules import MIN_PLAYERS, DeadHand, FirstLead, LeadRule, Rules, StakeMode, Widow
 
 SLOTS = offsets()
 

@@ -1,7 +1,7 @@
 """A session record as an animated GIF (``newmarket replay FILE --gif OUT``).
 
 One frame before the first decision and one after each decision, every hand
-and the dead hand shown, drawn by :mod:`newmarket_env.picture` (Pillow writes
+and the dead hand shown, drawn by :mod:`newmarket_env.render.picture` (Pillow writes
 the GIF). The file is written under a temporary name and then renamed, so a
 failed run leaves no half-written animation.
 """
@@ -14,7 +14,7 @@ from typing import Any
 
 from newmarket_env.describe.scene import scene
 from newmarket_env.engine.record import replay_steps
-from newmarket_env.picture import pillow, scene_picture
+from newmarket_env.render.picture import pillow, scene_picture
 
 
 def record_frames(record: Mapping[str, Any], only_deal: int | None = None) -> list:

@@ -1,6 +1,6 @@
 """The options of ``newmarket play``, ``replay`` and ``watch``, and what runs them.
 
-Each command is a :class:`~newmarket_env.cli_common.Subcommand` (``PLAY``, ``REPLAY``, ``WATCH``):
+Each command is a :class:`~newmarket_env.util.cli_common.Subcommand` (``PLAY``, ``REPLAY``, ``WATCH``):
 ``add_arguments(parser)`` gives a parser its description and options, ``run(args)`` runs it.
 """
 
@@ -11,13 +11,13 @@ import os
 import textwrap
 
 from newmarket_env import available_agents
-from newmarket_env.cli_common import Subcommand, fail
+from newmarket_env.game.rules import PARAMETER_NAMES, VARIANTS
 from newmarket_env.play.animation import write_gif
 from newmarket_env.play.options import parse_agents, parse_settings
 from newmarket_env.play.replay import count_decisions, first_difference, load_session, show_record
 from newmarket_env.play.session import PlayOptions, play, prepare
 from newmarket_env.play.watch import WatchOptions, WatchTable, watch
-from newmarket_env.rules import PARAMETER_NAMES, VARIANTS
+from newmarket_env.util.cli_common import Subcommand, fail
 
 PLAY_EPILOG = """\
 examples:

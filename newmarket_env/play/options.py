@@ -12,7 +12,7 @@
 
 from __future__ import annotations
 
-from newmarket_env.rules import PARAMETER_NAMES
+from newmarket_env.game.rules import PARAMETER_NAMES
 
 CARD_LISTS = ("boodles", "removed_cards")
 _TRUE, _FALSE = ("true", "yes", "on"), ("false", "no", "off")

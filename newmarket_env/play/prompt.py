@@ -2,7 +2,7 @@
 :class:`~newmarket_env.describe.choices.Choices` for the answers that name a choice).
 
 >>> from newmarket_env.engine import Decision
->>> from newmarket_env.rules import make_rules
+>>> from newmarket_env.game.rules import make_rules
 >>> choices = Choices([3, 16], Decision.LEAD, make_rules("newmarket"))
 >>> answers, written = iter(["5", "?", "lead 4D"]), []
 >>> ask(choices, lambda: written.append("(the table)"), lambda prompt: next(answers), written.append)

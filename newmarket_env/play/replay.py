@@ -20,7 +20,7 @@ from newmarket_env.describe.words import Names, hand_text, seat_labels
 from newmarket_env.engine.record import replay as rebuild_game
 from newmarket_env.engine.record import session_record
 from newmarket_env.engine.types import IllegalActionError
-from newmarket_env.rules import VARIANTS, Rules, rules_from_dict
+from newmarket_env.game.rules import VARIANTS, Rules, rules_from_dict
 
 _DEAL_KEYS = ("dealer", "hands", "dead", "events", "chips")
 #: A record's optional keys for the views, which the engine does not make (docs/contract.md): who sat where,

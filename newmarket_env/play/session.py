@@ -15,8 +15,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from newmarket_env.agent_factory import AgentFactory, check_agent_factory
-from newmarket_env.cards import iter_cards
-from newmarket_env.cli_common import check_output_file
 from newmarket_env.describe.choices import Choices
 from newmarket_env.describe.events import chips_line
 from newmarket_env.describe.feed import RecordFeed
@@ -26,7 +24,9 @@ from newmarket_env.describe.thoughts import decisions_so_far, explain_and_act, t
 from newmarket_env.describe.words import Names, count_text, seat_labels
 from newmarket_env.engine.record import save_record
 from newmarket_env.envs import env as make_env
+from newmarket_env.game.cards import iter_cards
 from newmarket_env.play.prompt import QUIT_WORDS, QuitSession, ask
+from newmarket_env.util.cli_common import check_output_file
 
 Write = Callable[[str], None]
 Read = Callable[[str], str]

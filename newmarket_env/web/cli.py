@@ -14,7 +14,7 @@ from collections.abc import Sequence
 import fastapi  # noqa: F401 - imported first so a missing extra is named before the parser runs
 import uvicorn
 
-from newmarket_env.cli_common import EXIT_BAD_INPUT, EXIT_FAILED, EXIT_OK, command_parser, fail
+from newmarket_env.util.cli_common import EXIT_BAD_INPUT, EXIT_FAILED, EXIT_OK, command_parser, fail
 from newmarket_env.web.guard import DEFAULT_ALLOWED_HOSTS, WILDCARD_ADDRESSES
 
 PROG = "newmarket serve"

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from newmarket_env import env, load_agent
-from newmarket_env.cards import FULL_DECK, cards_to_text, mask_from_texts
+from newmarket_env.game.cards import FULL_DECK, cards_to_text, mask_from_texts
 from newmarket_env.observation.view import decode
 
 

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import pytest
 
-from newmarket_env import actions as A
 from newmarket_env import env, load_agent
-from newmarket_env.cards import card_from_text as C
+from newmarket_env.game import actions as A
+from newmarket_env.game.cards import card_from_text as C
 from newmarket_env.observation.view import decode
 from tests.agents.helpers import deal, first_observation
 

@@ -13,14 +13,14 @@ import random
 
 import pytest
 
-from newmarket_env import actions as A
 from newmarket_env.agents.control import ControlPolicy
 from newmarket_env.agents.greedy import GreedyPolicy
 from newmarket_env.agents.hand_value import hand_value, sample_widow, widow_gain
-from newmarket_env.cards import card_from_text as C
-from newmarket_env.cards import mask_from_texts as M
 from newmarket_env.engine.types import Decision
-from newmarket_env.rules import LeadRule, make_rules
+from newmarket_env.game import actions as A
+from newmarket_env.game.cards import card_from_text as C
+from newmarket_env.game.cards import mask_from_texts as M
+from newmarket_env.game.rules import LeadRule, make_rules
 from tests.agents.views import hand_view
 
 NEWMARKET = make_rules("newmarket", 4)  # ace low; boodles AS KH QC JD; lowest_other_suit

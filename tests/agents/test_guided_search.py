@@ -5,11 +5,11 @@ import numpy as np
 import pytest
 
 from newmarket_env import load_agent, raw_env
-from newmarket_env.actions import NUM_ACTIONS
 from newmarket_env.engine.choice import compiled_available
+from newmarket_env.game.actions import NUM_ACTIONS
+from newmarket_env.game.rules import make_rules
 from newmarket_env.observation.layout import FLAT_SIZE
 from newmarket_env.observation.view import decode
-from newmarket_env.rules import make_rules
 
 pytestmark = pytest.mark.skipif(not compiled_available(), reason="guided_search needs the compiled engine")
 

@@ -6,10 +6,10 @@ from __future__ import annotations
 import pytest
 
 from newmarket_env.agents import knowledge as K
-from newmarket_env.cards import FULL_DECK
-from newmarket_env.cards import card_from_text as C
-from newmarket_env.cards import mask_from_texts as M
-from newmarket_env.rules import LeadRule, make_rules
+from newmarket_env.game.cards import FULL_DECK
+from newmarket_env.game.cards import card_from_text as C
+from newmarket_env.game.cards import mask_from_texts as M
+from newmarket_env.game.rules import LeadRule, make_rules
 from tests.agents.views import cards, hand_view
 
 NEWMARKET = make_rules("newmarket", 4)  # ace low; boodles AS KH QC JD

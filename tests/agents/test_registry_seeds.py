@@ -12,7 +12,6 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from newmarket_env import actions as A
 from newmarket_env import env, raw_env
 from newmarket_env.agents import compiled, registry
 from newmarket_env.agents.base import Agent
@@ -24,6 +23,7 @@ from newmarket_env.agents.policy import PolicyAgent
 from newmarket_env.agents.random_agent import RandomAgent
 from newmarket_env.agents.registry import available_agents, load_agent, register_agent
 from newmarket_env.agents.search import SearchAgent
+from newmarket_env.game import actions as A
 from newmarket_env.observation.view import decode
 from tests.agents.helpers import deal, first_observation
 

@@ -13,14 +13,14 @@ import pytest
 
 from newmarket_env import env
 from newmarket_env.agents.sampling import VIEWER, _public_dead, position_of, sample_cards, sample_world
-from newmarket_env.cards import FULL_DECK
-from newmarket_env.cards import card_from_text as C
-from newmarket_env.cards import mask_from_texts as M
 from newmarket_env.engine.game import NOBODY
 from newmarket_env.engine.position import game_at
 from newmarket_env.engine.types import Decision, Phase
+from newmarket_env.game.cards import FULL_DECK
+from newmarket_env.game.cards import card_from_text as C
+from newmarket_env.game.cards import mask_from_texts as M
+from newmarket_env.game.rules import make_rules
 from newmarket_env.observation.view import decode
-from newmarket_env.rules import make_rules
 from tests.agents.views import hand_view
 
 HOYLE = make_rules("hoyle1885", 4)  # ace low, 8D removed from the deck

@@ -6,9 +6,9 @@ import numpy as np
 import pytest
 
 from newmarket_env import env, load_agent
-from newmarket_env.actions import NUM_ACTIONS
 from newmarket_env.agents.saved import TRAINED_DIR, load_saved_agent
-from newmarket_env.rules import make_rules
+from newmarket_env.game.actions import NUM_ACTIONS
+from newmarket_env.game.rules import make_rules
 
 
 def real_decisions(variant, players, sessions=20):

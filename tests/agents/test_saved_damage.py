@@ -16,10 +16,10 @@ import numpy as np
 import pytest
 
 from newmarket_env import available_agents, env, load_agent, make_rules
-from newmarket_env.actions import NUM_ACTIONS
 from newmarket_env.agents import guided_search as G
 from newmarket_env.agents import registry, shipped
 from newmarket_env.agents.saved import TRAINED_DIR, read_saved, save_policy
+from newmarket_env.game.actions import NUM_ACTIONS
 from newmarket_env.observation.layout import FLAT_SIZE
 
 RULES = make_rules("newmarket", 4)

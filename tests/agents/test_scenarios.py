@@ -2,9 +2,9 @@
 
 import pytest
 
-from newmarket_env import actions as A
 from newmarket_env import env, load_agent
-from newmarket_env.cards import card_from_text as C
+from newmarket_env.game import actions as A
+from newmarket_env.game.cards import card_from_text as C
 from newmarket_env.observation.layout import offsets
 from newmarket_env.observation.view import decode
 from tests.agents.helpers import deal, first_observation

@@ -7,7 +7,6 @@ import random
 
 import pytest
 
-from newmarket_env import actions as A
 from newmarket_env import env, load_agent
 from newmarket_env.agents import search
 from newmarket_env.agents.control import ControlPolicy
@@ -15,8 +14,9 @@ from newmarket_env.agents.greedy import GreedyPolicy
 from newmarket_env.agents.lowest import LowestPolicy
 from newmarket_env.agents.search import SearchAgent
 from newmarket_env.engine.types import Decision
+from newmarket_env.game import actions as A
+from newmarket_env.game.rules import LeadRule, make_rules
 from newmarket_env.observation.view import decode
-from newmarket_env.rules import LeadRule, make_rules
 from tests.agents.views import cards, hand_view
 
 NEWMARKET = make_rules("newmarket", 4)  # ace low; boodles AS KH QC JD; lowest_other_suit

@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 
 from newmarket_env.agents.value_net import VALUE_FORMAT, load_value, save_value
+from newmarket_env.game.rules import make_rules
 from newmarket_env.observation.layout import FLAT_SIZE
-from newmarket_env.rules import make_rules
 
 RULES = make_rules("newmarket", 4)
 

@@ -10,10 +10,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from newmarket_env.cards import card_from_text, mask_from_texts
 from newmarket_env.engine.types import Decision, Phase
+from newmarket_env.game.cards import card_from_text, mask_from_texts
+from newmarket_env.game.rules import Rules
 from newmarket_env.observation.view import ObservationView
-from newmarket_env.rules import Rules
 
 _PHASE_OF = {
     Decision.STAKE: Phase.STAKE,

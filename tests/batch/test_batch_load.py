@@ -15,11 +15,11 @@ import random
 import numpy as np
 import pytest
 
-from newmarket_env.actions import NUM_ACTIONS
 from newmarket_env.engine.choice import FastGame
+from newmarket_env.game.actions import NUM_ACTIONS
+from newmarket_env.game.rules import make_rules
 from newmarket_env.observation.layout import FLAT_SIZE
 from newmarket_env.observation.view import decode
-from newmarket_env.rules import make_rules
 
 pytestmark = pytest.mark.skipif(FastGame is None, reason="the compiled engine is not built (needs a C compiler)")
 

@@ -22,8 +22,8 @@ from newmarket_env.agents.compiled import CompiledPolicyAgent
 from newmarket_env.engine import Game
 from newmarket_env.engine.choice import FastGame
 from newmarket_env.engine.types import Decision
+from newmarket_env.game.rules import VARIANTS, make_rules
 from newmarket_env.observation.encode import encode_flat, static_part
-from newmarket_env.rules import VARIANTS, make_rules
 from tests.engine.test_properties import rule_sets
 
 pytestmark = pytest.mark.skipif(FastGame is None, reason="the compiled engine is not built (needs a C compiler)")

@@ -18,12 +18,12 @@ import random
 import numpy as np
 import pytest
 
-from newmarket_env.actions import NUM_ACTIONS
 from newmarket_env.engine import Game
 from newmarket_env.engine.choice import FastGame
+from newmarket_env.game.actions import NUM_ACTIONS
+from newmarket_env.game.rules import make_rules
 from newmarket_env.observation.encode import encode_flat, static_part
 from newmarket_env.observation.layout import FLAT_SIZE
-from newmarket_env.rules import make_rules
 
 pytestmark = pytest.mark.skipif(FastGame is None, reason="the compiled engine is not built (needs a C compiler)")
 

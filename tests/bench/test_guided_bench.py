@@ -46,7 +46,7 @@ def test_bad_options_exit_2_with_one_line(argv, message, capsys):
 
 
 def test_the_random_network_is_seeded():
-    from newmarket_env.rules import make_rules
+    from newmarket_env.game.rules import make_rules
 
     rules = make_rules("newmarket", 4)
     a, b, c = random_network(rules, 0), random_network(rules, 0), random_network(rules, 1)

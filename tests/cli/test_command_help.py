@@ -10,9 +10,9 @@ import sys
 
 import pytest
 
-from newmarket_env import docs
 from newmarket_env.cli import COMMANDS, load_command
-from newmarket_env.cli_common import OneLineParser, prepare
+from newmarket_env.docs import generate as docs
+from newmarket_env.util.cli_common import OneLineParser, prepare
 
 
 @pytest.mark.skipif(sys.version_info[:2] != docs.HELP_PYTHON, reason="docs/cli.md holds this Python's argparse wording")

@@ -10,13 +10,13 @@ import re
 import pytest
 
 from newmarket_env import cli, env
-from newmarket_env.cards import card_from_text, other_colour_mask
 from newmarket_env.describe.events import describe_events
 from newmarket_env.describe.summary import deal_summary, summary_lines
 from newmarket_env.describe.words import Names
 from newmarket_env.engine.record import replay_steps
+from newmarket_env.game.cards import card_from_text, other_colour_mask
+from newmarket_env.game.rules import make_rules
 from newmarket_env.play.session import NEXT_DEAL_PROMPT, PlayOptions, play, prepare
-from newmarket_env.rules import make_rules
 
 
 def _play(options: PlayOptions, answer) -> tuple[list[str], list[str], dict]:

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import re
 
-from newmarket_env import docs
-from newmarket_env.actions import NUM_ACTIONS
+from newmarket_env.docs import generate as docs
+from newmarket_env.game.actions import NUM_ACTIONS
+from newmarket_env.game.rules import VARIANTS
 from newmarket_env.observation.layout import FLAT_SIZE, PIECES, offsets
-from newmarket_env.rules import VARIANTS
 
 GENERATED = [
     docs.REPO_ROOT / "docs" / "observation.md",
@@ -86,8 +86,8 @@ def test_a_file_without_its_block_is_a_one_line_error(tmp_path, capsys):
 def test_variant_pages_list_the_decisions_the_rules_allow():
     # Worked from docs/rules.md: every preset leads; Michigan adds the widow and its auction, Newbury the
     # discards; Newmarket, Hoyle and Arnold have nothing else to decide.
+    from newmarket_env.docs.variant_pages import decisions_met
     from newmarket_env.engine.types import Decision
-    from newmarket_env.variant_pages import decisions_met
 
     assert decisions_met("newmarket") == [Decision.LEAD]
     assert decisions_met("michigan") == [Decision.WIDOW, Decision.BID, Decision.LEAD]

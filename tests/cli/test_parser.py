@@ -17,7 +17,8 @@ import types
 
 import pytest
 
-from newmarket_env import cli, cli_common
+from newmarket_env import cli
+from newmarket_env.util import cli_common
 
 OPTIONS = {
     "play": ["--variant", "--players", "--seat", "--seed", "--agents", "--set", "--save"],

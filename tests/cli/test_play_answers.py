@@ -7,13 +7,13 @@ import sys
 
 import pytest
 
-from newmarket_env import actions as A
-from newmarket_env.cards import card_from_text
 from newmarket_env.describe.choices import Choices
 from newmarket_env.describe.table import table_lines
 from newmarket_env.describe.words import Names, count_text
 from newmarket_env.engine import Decision, Game
-from newmarket_env.rules import make_rules
+from newmarket_env.game import actions as A
+from newmarket_env.game.cards import card_from_text
+from newmarket_env.game.rules import make_rules
 
 NEWMARKET = make_rules("newmarket")
 

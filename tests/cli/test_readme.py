@@ -13,7 +13,7 @@ import sys
 
 import pytest
 
-from newmarket_env.docs import REPO_ROOT
+from newmarket_env.docs.generate import REPO_ROOT
 
 PAGES = [
     "README.md",

@@ -15,6 +15,7 @@ import random
 import pytest
 
 from newmarket_env import env
+from newmarket_env.game.rules import rules_from_dict
 from newmarket_env.play.replay import (
     _first_difference,
     _Pager,
@@ -25,7 +26,6 @@ from newmarket_env.play.replay import (
     read_records,
     show_record,
 )
-from newmarket_env.rules import rules_from_dict
 
 
 def _session(variant: str, seed: int, deals: int = 2, **overrides):

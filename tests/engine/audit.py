@@ -29,7 +29,7 @@ from newmarket_env.engine.events import (
     StopEvent,
     WidowEvent,
 )
-from newmarket_env.rules import Rules, StakeMode
+from newmarket_env.game.rules import Rules, StakeMode
 
 
 class Auditor:

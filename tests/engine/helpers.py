@@ -10,10 +10,10 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from newmarket_env import actions as A
-from newmarket_env.cards import FULL_DECK, card_from_text, card_text, iter_cards
 from newmarket_env.engine import Game
-from newmarket_env.rules import Rules, make_rules
+from newmarket_env.game import actions as A
+from newmarket_env.game.cards import FULL_DECK, card_from_text, card_text, iter_cards
+from newmarket_env.game.rules import Rules, make_rules
 
 
 def cards(text: str) -> list[str]:

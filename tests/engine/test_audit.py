@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from newmarket_env.rules import VARIANTS, rules_from_dict
+from newmarket_env.game.rules import VARIANTS, rules_from_dict
 
 from . import reference
 from .audit import Auditor

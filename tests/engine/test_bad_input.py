@@ -183,7 +183,7 @@ def test_bad_env_options_raise():
 
 def test_non_integer_actions_are_refused_even_when_equal_to_a_legal_id():
     from newmarket_env.engine import Game, IllegalActionError
-    from newmarket_env.rules import make_rules
+    from newmarket_env.game.rules import make_rules
 
     game = Game(make_rules("newmarket"), seed=1)
     before = (game.to_act, list(game.legal), list(game.balances))

@@ -7,11 +7,11 @@ import random
 import pytest
 
 from newmarket_env import env
-from newmarket_env.cards import card_from_text, cards_to_text, mask_from_texts
 from newmarket_env.engine import Decision, Game, Phase
 from newmarket_env.engine.dealing import DEAD_SLOT, dealing_order, shuffled_deal
+from newmarket_env.game.cards import card_from_text, cards_to_text, mask_from_texts
+from newmarket_env.game.rules import make_rules
 from newmarket_env.observation.layout import offsets
-from newmarket_env.rules import make_rules
 
 from .helpers import build_deal, events, play
 

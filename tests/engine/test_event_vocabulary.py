@@ -35,7 +35,7 @@ from newmarket_env.engine.events import (
 from newmarket_env.engine.game import Game
 from newmarket_env.engine.record import session_record
 from newmarket_env.engine.types import StopCause
-from newmarket_env.rules import VARIANTS, make_rules
+from newmarket_env.game.rules import VARIANTS, make_rules
 
 from .audit import Auditor
 
@@ -200,7 +200,7 @@ def test_right_events_pass():
 
 
 def test_the_contract_page_lists_every_event_and_field():
-    from newmarket_env.docs import REPO_ROOT
+    from newmarket_env.docs.generate import REPO_ROOT
 
     text = (REPO_ROOT / "docs" / "contract.md").read_text(encoding="utf-8")
     block = text.split("<!-- BEGIN events -->")[1].split("<!-- END events -->")[0]

@@ -23,9 +23,9 @@ from newmarket_env import env as make_env
 from newmarket_env.engine import Game, IllegalActionError
 from newmarket_env.engine.choice import FastGame, engine_class
 from newmarket_env.engine.protocol import GameState
+from newmarket_env.game.rules import VARIANTS, make_rules
 from newmarket_env.observation.encode import encode_flat, static_part
 from newmarket_env.observation.engines import choose_engine
-from newmarket_env.rules import VARIANTS, make_rules
 
 from .test_properties import rule_sets
 

@@ -3,7 +3,7 @@
 import pytest
 
 from newmarket_env.engine import Decision, Game
-from newmarket_env.rules import make_rules
+from newmarket_env.game.rules import make_rules
 
 from .helpers import build_deal, events, legal_texts, play, plays, stops
 

@@ -3,7 +3,7 @@
 import pytest
 
 from newmarket_env.engine import Game
-from newmarket_env.rules import VARIANTS, make_rules
+from newmarket_env.game.rules import VARIANTS, make_rules
 
 from .helpers import build_deal, chip_total, events, legal_texts, play, plays, stops
 

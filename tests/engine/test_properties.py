@@ -17,14 +17,14 @@ import numpy as np
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from newmarket_env import actions as A
 from newmarket_env import env as make_env
-from newmarket_env.cards import FULL_DECK, card_text, cards_to_text, iter_cards
 from newmarket_env.engine import Decision, Game, Phase
 from newmarket_env.engine.game import NOBODY
 from newmarket_env.engine.record import replay, session_record
+from newmarket_env.game import actions as A
+from newmarket_env.game.cards import FULL_DECK, card_text, cards_to_text, iter_cards
+from newmarket_env.game.rules import VARIANTS, Leftover, StakeMode, make_rules
 from newmarket_env.observation.encode import encode_flat, flat_to_planes, static_part
-from newmarket_env.rules import VARIANTS, Leftover, StakeMode, make_rules
 
 from . import reference
 from .audit import Auditor

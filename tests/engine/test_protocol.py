@@ -24,9 +24,9 @@ from newmarket_env import env as make_env
 from newmarket_env.engine.choice import ENGINES, FastGame
 from newmarket_env.engine.game import Game
 from newmarket_env.engine.protocol import EngineGame, GameFactory, GameState
+from newmarket_env.game.rules import make_rules
 from newmarket_env.observation.encode import encode_flat, static_part
 from newmarket_env.observation.engines import choose_engine
-from newmarket_env.rules import make_rules
 
 needs_compiled = pytest.mark.skipif(FastGame is None, reason="the compiled engine is not built (needs a C compiler)")
 STUB = Path(choice.__file__).with_name("_fast.pyi")

@@ -11,7 +11,7 @@ import pytest
 from newmarket_env import make_rules
 from newmarket_env.engine import Game
 from newmarket_env.engine.choice import FastGame
-from newmarket_env.rules import MAX_AMOUNT, MAX_DEALER_MULTIPLIER, MAX_DEALS, MAX_STARTING_CHIPS
+from newmarket_env.game.rules import MAX_AMOUNT, MAX_DEALER_MULTIPLIER, MAX_DEALS, MAX_STARTING_CHIPS
 
 C_INT_MAX = 2**31 - 1
 ENGINES = [Game] + ([FastGame] if FastGame is not None else [])

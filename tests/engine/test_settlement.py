@@ -4,7 +4,7 @@ import pytest
 
 from newmarket_env import env
 from newmarket_env.engine import Game
-from newmarket_env.rules import make_rules
+from newmarket_env.game.rules import make_rules
 
 from .helpers import build_deal, chip_total, events, out_at_once
 

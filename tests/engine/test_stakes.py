@@ -3,7 +3,7 @@
 import pytest
 
 from newmarket_env.engine import Decision, Game, Phase
-from newmarket_env.rules import make_rules
+from newmarket_env.game.rules import make_rules
 
 from .helpers import build_deal, chip_total, events, legal_texts, out_at_once, play
 

@@ -1,8 +1,8 @@
 """Runs, stops and boodles (docs/rules.md steps 6-8): every stop cause, ace high, going out mid-run."""
 
-from newmarket_env.cards import mask_from_texts
 from newmarket_env.engine import Game
-from newmarket_env.rules import make_rules
+from newmarket_env.game.cards import mask_from_texts
+from newmarket_env.game.rules import make_rules
 
 from .helpers import build_deal, events, legal_texts, play, plays, stops
 

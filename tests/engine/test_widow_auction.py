@@ -1,8 +1,8 @@
 """The widow (docs/rules.md step 4): dealer_buy, dealer_or_auction with its auction, and none."""
 
-from newmarket_env.cards import mask_from_texts
 from newmarket_env.engine import Decision, Game, Phase
-from newmarket_env.rules import make_rules
+from newmarket_env.game.cards import mask_from_texts
+from newmarket_env.game.rules import make_rules
 
 from .helpers import build_deal, events, legal_texts, play
 

@@ -12,9 +12,9 @@ import random
 import numpy as np
 import pytest
 
-from newmarket_env import actions as A
 from newmarket_env import env
 from newmarket_env.engine.choice import compiled_available
+from newmarket_env.game import actions as A
 
 ENGINES = ["python", "compiled"] if compiled_available() else ["python"]
 

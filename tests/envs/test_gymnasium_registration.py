@@ -15,7 +15,7 @@ from gymnasium.utils.env_checker import check_env
 import newmarket_env
 from newmarket_env.envs import ENV_NAME, SingleAgentEnv, VectorEnv
 from newmarket_env.envs.registration import register_envs
-from newmarket_env.rules import make_rules
+from newmarket_env.game.rules import make_rules
 
 GYM_ID = "stops/Newmarket-v0"  # as README and docs/contract.md give it
 HANG_GUARD_S = 120  # only so a hung child fails instead of hanging; never an assertion on speed

@@ -19,7 +19,7 @@ from typing import Any, NamedTuple
 
 from newmarket_env.engine import Game
 from newmarket_env.engine.record import session_record
-from newmarket_env.rules import make_rules
+from newmarket_env.game.rules import make_rules
 
 GOLDEN_DIR = Path(__file__).resolve().parent
 

@@ -13,7 +13,7 @@ from open_spiel.python.algorithms import evaluate_bots, ismcts, mcts  # noqa: E4
 
 import newmarket_env.integrations.openspiel as O  # noqa: E402
 from newmarket_env import env  # noqa: E402
-from newmarket_env.rules import VARIANTS, make_rules  # noqa: E402
+from newmarket_env.game.rules import VARIANTS, make_rules  # noqa: E402
 
 # One rules set per variant, plus overrides that reach the other paths: stakes chosen before the cards
 # (decisions before the chance nodes), lots for the leftovers, an auction for the widow, house stakes.

@@ -15,10 +15,10 @@ import numpy as np
 
 from newmarket_env.engine.game import NOBODY, Game
 from newmarket_env.engine.types import DECISION_ORDER, PHASE_ORDER, Decision
+from newmarket_env.game.rules import MIN_PLAYERS, DeadHand, FirstLead, LeadRule, StakeMode, Widow
 from newmarket_env.observation.encode import PLANES_SHAPE
 from newmarket_env.observation.layout import CHIP_SCALE, FLAT_SIZE, NUM_CARD_PLANES, offsets
 from newmarket_env.observation.view import ObservationView
-from newmarket_env.rules import MIN_PLAYERS, DeadHand, FirstLead, LeadRule, StakeMode, Widow
 
 SLOTS = offsets()
 

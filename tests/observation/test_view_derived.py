@@ -21,14 +21,14 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from newmarket_env import actions as A
 from newmarket_env.engine.choice import FastGame
 from newmarket_env.engine.game import Game
+from newmarket_env.game import actions as A
+from newmarket_env.game.rules import VARIANTS, Rules, make_rules
 from newmarket_env.observation.encode import encode_flat, flat_to_planes, static_part
 from newmarket_env.observation.engines import choose_engine
 from newmarket_env.observation.layout import CHIP_CLIP, CHIP_SCALE, FLAT_SIZE
 from newmarket_env.observation.view import ObservationView, decode, view_of_game
-from newmarket_env.rules import VARIANTS, Rules, make_rules
 from tests.engine.test_properties import rule_sets
 from tests.observation import reference_view as reference
 

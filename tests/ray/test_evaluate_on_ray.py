@@ -53,7 +53,7 @@ def test_training_callback_evaluates_a_live_model_on_ray_like_locally(ray_cluste
     from stable_baselines3.common.logger import configure
 
     from newmarket_env.envs.single_agent import SingleAgentEnv
-    from newmarket_env.rules import make_rules
+    from newmarket_env.game.rules import make_rules
     from newmarket_env.train.callbacks import DuplicateEval
     from newmarket_env.train.config import config_from_dict
 

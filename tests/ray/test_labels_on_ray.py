@@ -6,13 +6,13 @@ import pytest
 pytest.importorskip("ray", reason="Ray is not installed (pip install 'newmarket-env[ray]')")
 
 from newmarket_env.engine.choice import compiled_available
-from newmarket_env.rules import make_rules
+from newmarket_env.game.rules import make_rules
 
 pytestmark = pytest.mark.skipif(not compiled_available(), reason="labelling needs the compiled engine")
 
 
 def test_ray_labels_equal_the_local_ones_for_both_teachers(ray_cluster):
-    from newmarket_env.actions import NUM_ACTIONS
+    from newmarket_env.game.actions import NUM_ACTIONS
     from newmarket_env.observation.layout import FLAT_SIZE
     from newmarket_env.train.expert.collect import collect_states
     from newmarket_env.train.expert.label import CHUNK, Teacher, label_states

@@ -3,12 +3,12 @@
 import numpy as np
 import pytest
 
-from newmarket_env.actions import NUM_ACTIONS
 from newmarket_env.agents.saved import save_policy
 from newmarket_env.eval.tournament import TournamentConfig, run_tournament
 from newmarket_env.eval.tournament.cli import main
+from newmarket_env.game.actions import NUM_ACTIONS
+from newmarket_env.game.rules import make_rules
 from newmarket_env.observation.layout import FLAT_SIZE
-from newmarket_env.rules import make_rules
 
 
 def write_agent(path, variant="newmarket"):

@@ -8,7 +8,7 @@ import pytest
 from newmarket_env.eval.tournament.entrants import Entrant
 from newmarket_env.eval.tournament.play import TablePlayer, TableSetup, block_deals
 from newmarket_env.eval.tournament.schedule import build_schedule, meetings, seatings
-from newmarket_env.rules import make_rules
+from newmarket_env.game.rules import make_rules
 
 
 def seat_counts(specs):

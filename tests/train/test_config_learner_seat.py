@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from newmarket_env.envs.learner_options import SEAT_MODES, LearnerSeat
-from newmarket_env.rules import VARIANTS
+from newmarket_env.game.rules import VARIANTS
 from newmarket_env.train.config import EnvSection, config_from_dict
 from newmarket_env.train.run import table_keywords
 

@@ -3,7 +3,7 @@
 import pytest
 
 from newmarket_env.agents import load_agent
-from newmarket_env.rules import make_rules
+from newmarket_env.game.rules import make_rules
 from newmarket_env.train.evaluate import deal_set, duplicate_eval
 
 

@@ -7,7 +7,7 @@ import pytest
 
 from newmarket_env import env, load_agent
 from newmarket_env.engine.choice import compiled_available
-from newmarket_env.rules import make_rules
+from newmarket_env.game.rules import make_rules
 from newmarket_env.train.cli import main
 
 pytestmark = pytest.mark.skipif(not compiled_available(), reason="expert iteration needs the compiled engine")

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from newmarket_env.engine.choice import compiled_available
-from newmarket_env.rules import make_rules
+from newmarket_env.game.rules import make_rules
 from newmarket_env.train.cli import main
 from tests.train.tiny_exit_run import PRIOR, QUIET, TINY_EXIT
 

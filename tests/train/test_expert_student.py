@@ -38,7 +38,7 @@ def test_regret_is_the_best_score_minus_the_chosen_one_worked_by_hand():
 def test_the_score_of_a_network_is_that_of_its_own_act_on_each_decision(run, capsys):
     """The command's agreement is recomputed here decision by decision with the saved agent's ``act``."""
     from newmarket_env.agents.saved import load_saved_agent
-    from newmarket_env.rules import make_rules
+    from newmarket_env.game.rules import make_rules
 
     start, second = run
     labels = second / "labels" / "iter_0000.npz"
@@ -57,7 +57,7 @@ def test_the_teacher_of_a_run_labels_as_the_run_did(run):
     back, seed by seed."""
     from newmarket_env.agents.saved import read_saved
     from newmarket_env.execution.seeds import derive_seed
-    from newmarket_env.rules import make_rules
+    from newmarket_env.game.rules import make_rules
     from newmarket_env.train.config import load_config
     from newmarket_env.train.expert.label import Teacher, label_states
     from newmarket_env.train.expert.loop import _LABEL_TAG, _metadata, teacher_of
@@ -109,7 +109,7 @@ def test_decision_kinds_agree_with_the_legal_actions():
     """Michigan asks three kinds of decision of a seat at 4 players; the legal actions tell them apart
     independently of the observation's decision piece: a bid offers PASS (54), the widow KEEP/EXCHANGE
     (52, 53), a lead only cards (0-51)."""
-    from newmarket_env.rules import make_rules
+    from newmarket_env.game.rules import make_rules
     from newmarket_env.train.expert.collect import collect_states
     from newmarket_env.train.expert.student import decision_kinds
 

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from newmarket_env.engine.choice import compiled_available
-from newmarket_env.rules import make_rules
+from newmarket_env.game.rules import make_rules
 from newmarket_env.train.cli import main as train
 from newmarket_env.train.leaderboard import main as leaderboard
 

@@ -171,7 +171,7 @@ def test_the_dummy_envs_play_the_configured_table(tmp_path):
 @needs_compiled
 def test_memory_agent_carries_the_saved_format_and_the_policy(tmp_path):
     from newmarket_env.agents.saved import read_saved
-    from newmarket_env.rules import make_rules
+    from newmarket_env.game.rules import make_rules
     from newmarket_env.train.export import export_agent, memory_agent, policy_layers
     from newmarket_env.train.run import build_model, build_vec_env
 

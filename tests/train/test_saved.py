@@ -4,8 +4,8 @@ import numpy as np
 import pytest
 
 from newmarket_env import env, load_agent, make_rules
-from newmarket_env.actions import NUM_ACTIONS
 from newmarket_env.agents.saved import read_saved, save_policy
+from newmarket_env.game.actions import NUM_ACTIONS
 from newmarket_env.observation.layout import FLAT_SIZE
 
 

@@ -12,8 +12,8 @@ import numpy as np
 import pytest
 
 from newmarket_env import make_rules
-from newmarket_env.actions import NUM_ACTIONS
 from newmarket_env.agents.saved import read_saved, save_policy
+from newmarket_env.game.actions import NUM_ACTIONS
 from newmarket_env.observation.layout import FLAT_SIZE
 
 BIG = 16 * 2**20  # float32 numbers: 64 MB uncompressed, a few kB compressed (zeros)

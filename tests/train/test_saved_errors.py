@@ -13,9 +13,9 @@ import numpy as np
 import pytest
 
 from newmarket_env import env, load_agent, make_rules
-from newmarket_env.actions import NUM_ACTIONS
 from newmarket_env.agents import saved as S
 from newmarket_env.agents.saved import load_saved_agent, read_saved, rules_mismatch, save_policy, shipped_agents
+from newmarket_env.game.actions import NUM_ACTIONS
 from newmarket_env.observation.layout import FLAT_SIZE
 
 RULES = make_rules("michigan", 4)

@@ -20,9 +20,9 @@ sb3 = pytest.importorskip("stable_baselines3")
 sb3_contrib = pytest.importorskip("sb3_contrib")
 
 from newmarket_env import env, load_agent  # noqa: E402
-from newmarket_env.actions import NUM_ACTIONS  # noqa: E402
 from newmarket_env.agents.sb3_zip import read_sb3_zip  # noqa: E402
 from newmarket_env.envs.single_agent import SingleAgentEnv  # noqa: E402
+from newmarket_env.game.actions import NUM_ACTIONS  # noqa: E402
 from newmarket_env.observation.layout import FLAT_SIZE  # noqa: E402
 
 NEWMARKET = Path(sys.executable).parent / "newmarket"

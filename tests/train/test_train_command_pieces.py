@@ -165,7 +165,7 @@ def _eval_rows(folder):
 @pytest.fixture
 def tiny(tmp_path):
     pytest.importorskip("sb3_contrib")
-    from newmarket_env.rules import make_rules
+    from newmarket_env.game.rules import make_rules
     from newmarket_env.train.config import config_from_dict
     from newmarket_env.train.run import build_model, build_vec_env
 

@@ -14,8 +14,8 @@ import warnings
 import numpy as np
 import pytest
 
-from newmarket_env.actions import NUM_ACTIONS
 from newmarket_env.engine.choice import FastGame
+from newmarket_env.game.actions import NUM_ACTIONS
 from newmarket_env.observation.layout import FLAT_SIZE
 
 pytestmark = pytest.mark.skipif(FastGame is None, reason="the compiled engine is not built (needs a C compiler)")
@@ -115,7 +115,7 @@ def test_masks_reach_maskable_ppo_in_one_piece():
 
 def test_attributes_methods_and_seeding(tmp_path):
     from newmarket_env.agents.saved import save_policy
-    from newmarket_env.rules import make_rules
+    from newmarket_env.game.rules import make_rules
 
     vec = adapter(num_envs=4, seed=2)
     assert vec.env_is_wrapped(object) == [False] * 4

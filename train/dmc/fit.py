@@ -12,7 +12,7 @@ from collections.abc import Sequence
 import numpy as np
 import torch
 
-from newmarket_env.actions import NUM_ACTIONS
+from newmarket_env.game.actions import NUM_ACTIONS
 from newmarket_env.observation.layout import FLAT_SIZE
 from newmarket_env.train.expert.network import mlp
 

@@ -27,7 +27,7 @@ import torch
 
 from newmarket_env.agents.saved import FORMAT, FORMAT_VERSION, Q_VALUE_OUTPUTS, SavedAgent, save_policy
 from newmarket_env.execution.seeds import derive_seed
-from newmarket_env.rules import Rules, make_rules
+from newmarket_env.game.rules import Rules, make_rules
 from newmarket_env.train.callbacks import EVAL_FIELDS, Every
 from newmarket_env.train.config import TrainConfig
 from newmarket_env.train.dmc.fit import fit_q, q_loss, q_network

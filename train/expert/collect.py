@@ -18,14 +18,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from newmarket_env.actions import NUM_ACTIONS
 from newmarket_env.agents.saved import SavedAgent
 from newmarket_env.engine._fast import FastGame  # the compiled engine: its encode_into fills our arrays
 from newmarket_env.engine._policies import CompiledPolicy
 from newmarket_env.execution.seeds import derive_seed
+from newmarket_env.game.actions import NUM_ACTIONS
+from newmarket_env.game.rules import Rules
 from newmarket_env.observation.encode import static_part
 from newmarket_env.observation.layout import FLAT_SIZE
-from newmarket_env.rules import Rules
 
 _GAME_TAG, _SEATS_TAG, _POLICY_TAG, _EXPLORE_TAG = 1, 2, 3, 4
 

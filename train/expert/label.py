@@ -20,15 +20,15 @@ from typing import Any
 
 import numpy as np
 
-from newmarket_env.actions import NUM_ACTIONS
 from newmarket_env.agents.guided_search import GuidedSearchAgent
 from newmarket_env.agents.saved import SavedAgent
 from newmarket_env.agents.search import SearchAgent
 from newmarket_env.agents.value_net import ValueNet
 from newmarket_env.engine.types import Decision
 from newmarket_env.execution.backends import map_on_ray
+from newmarket_env.game.actions import NUM_ACTIONS
+from newmarket_env.game.rules import Rules
 from newmarket_env.observation.view import decode
-from newmarket_env.rules import Rules
 
 #: Decisions per chunk (one task): large enough to outweigh a task's overhead, small enough to share out.
 CHUNK = 16

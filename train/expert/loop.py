@@ -26,7 +26,7 @@ import torch
 from newmarket_env.agents.saved import FORMAT, FORMAT_VERSION, SavedAgent, read_saved, save_policy
 from newmarket_env.agents.value_net import save_value
 from newmarket_env.execution.seeds import derive_seed
-from newmarket_env.rules import Rules, make_rules
+from newmarket_env.game.rules import Rules, make_rules
 from newmarket_env.train.callbacks import EVAL_FIELDS, Every
 from newmarket_env.train.config import TrainConfig
 from newmarket_env.train.evaluate import evaluation_rows, print_final_evaluation

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 import numpy as np
 import torch
 
-from newmarket_env.actions import NUM_ACTIONS
+from newmarket_env.game.actions import NUM_ACTIONS
 from newmarket_env.observation.layout import FLAT_SIZE
 
 _ACTIVATIONS = {"tanh": torch.nn.Tanh, "relu": torch.nn.ReLU}

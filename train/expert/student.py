@@ -31,8 +31,8 @@ import numpy as np
 
 from newmarket_env.agents.saved import SavedAgent, read_saved
 from newmarket_env.engine.types import DECISION_ORDER
+from newmarket_env.game.rules import rules_from_dict
 from newmarket_env.observation.layout import offsets
-from newmarket_env.rules import rules_from_dict
 from newmarket_env.train.config import load_config
 from newmarket_env.train.curve import checkpoint_steps, network_at
 from newmarket_env.train.expert.label import label_states

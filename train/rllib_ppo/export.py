@@ -16,7 +16,7 @@ import numpy as np
 import torch
 
 from newmarket_env.agents.saved import FORMAT, FORMAT_VERSION, SavedAgent
-from newmarket_env.rules import Rules
+from newmarket_env.game.rules import Rules
 
 #: The activation modules RLlib builds for each ``fcnet_activation`` the config allows.
 _ACTIVATION_MODULES = {"tanh": torch.nn.Tanh, "relu": torch.nn.ReLU}

@@ -33,6 +33,7 @@ from ray.rllib.utils.debug import update_global_seed_if_necessary
 
 from newmarket_env.agents.saved import save_policy
 from newmarket_env.execution.seeds import derive_seed
+from newmarket_env.game.rules import make_rules
 from newmarket_env.integrations.rllib import (
     CHECKED_METRIC,
     ILLEGAL_METRIC,
@@ -40,7 +41,6 @@ from newmarket_env.integrations.rllib import (
     SelfPlayMapping,
     self_play_config,
 )
-from newmarket_env.rules import make_rules
 from newmarket_env.train.callbacks import EVAL_FIELDS, Every
 from newmarket_env.train.config import TrainConfig
 from newmarket_env.train.evaluate import evaluation_rows, print_final_evaluation

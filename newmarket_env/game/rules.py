@@ -18,7 +18,7 @@ from enum import Enum
 from functools import cached_property
 from typing import Any
 
-from newmarket_env.cards import NUM_CARDS, card_from_text, card_text
+from newmarket_env.game.cards import NUM_CARDS, card_from_text, card_text
 
 
 class StakeMode(str, Enum):

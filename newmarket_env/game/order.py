@@ -3,14 +3,14 @@
 Card ids never change; only "which card comes next" and "which card is lowest"
 depend on ``ace_high``. Both are precomputed tables.
 
->>> from newmarket_env.cards import card_from_text as c, card_text
+>>> from newmarket_env.game.cards import card_from_text as c, card_text
 >>> next_card(c("KH"), ace_high=False) is None, card_text(next_card(c("KH"), ace_high=True))
 (True, 'AH')
 """
 
 from __future__ import annotations
 
-from newmarket_env.cards import ACE, KING, NUM_CARDS, NUM_RANKS, SUIT_MASKS
+from newmarket_env.game.cards import ACE, KING, NUM_CARDS, NUM_RANKS, SUIT_MASKS
 
 
 def _next_table(ace_high: bool) -> tuple[int | None, ...]:

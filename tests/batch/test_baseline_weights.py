@@ -1,6 +1,7 @@
-"""The baselines' weights are declared once (``newmarket_env/tuning.py``) and the compiled copies follow them.
+"""The baselines' weights are declared once and the compiled copies follow them.
 
-A fresh interpreter changes the weights in ``tuning`` before anything reads them, then plays the
+The weights live in ``newmarket_env/engine/baseline_weights.py``. A fresh interpreter changes them
+before anything reads them, then plays the
 differential sessions of ``test_compiled_policies``: the Python agents read the new weights when
 imported and the compiled baselines when their module is imported, so they still decide alike. A
 compiled module with weights of its own would part from the Python agents here (as they part when
@@ -51,10 +52,11 @@ SCRIPT = textwrap.dedent("""
     sys.path.insert(0, root)
     # tuning loaded by hand, so its weights change before the package (whose envs load the compiled
     # baselines) reads them
-    spec = importlib.util.spec_from_file_location("newmarket_env.tuning", root + "/newmarket_env/tuning.py")
+    name = "newmarket_env.engine.baseline_weights"
+    spec = importlib.util.spec_from_file_location(name, root + "/newmarket_env/engine/baseline_weights.py")
     tuning = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(tuning)
-    sys.modules["newmarket_env.tuning"] = tuning
+    sys.modules[name] = tuning
 
     def change():
         for name, value in changed.items():
@@ -66,7 +68,7 @@ SCRIPT = textwrap.dedent("""
     if mode == "between":
         change()
     from newmarket_env.agents import control, greedy, hand_value  # noqa: F401 (the Python ones now)
-    from newmarket_env.rules import make_rules
+    from newmarket_env.game.rules import make_rules
     from tests.batch.test_compiled_policies import play_compared
 
     outcome = {"alike": True, "error": "", "read": tuning.CONTROL}

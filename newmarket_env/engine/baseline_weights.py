@@ -1,4 +1,4 @@
-"""Numbers chosen, not given by the rules: the baselines' weights and the learner views' patience.
+"""Numbers chosen, not given by the rules: the weights of the rule-based baselines.
 
 Declared once for the Python code and the compiled code: the baseline agents
 (``agents/greedy.py``, ``agents/control.py``, ``agents/hand_value.py``) read them
@@ -43,8 +43,3 @@ STOP_VALUE = 1.0  # a run ending on a known stop: the lead comes back
 CARD_COST = 0.25  # per card, times per_card_payment: cards left when another goes out
 BOODLE_SHARE = 0.7  # a held boodle is usually, not always, played
 WIDOW_SAMPLES = 24  # dead hands drawn to value the widow
-
-# The learner views (SingleAgentEnv, VectorEnv, through envs.learner_options.check_empty_sessions) and
-# TableBatch: sessions in a row that end without a decision of the learner (or of any caller's seat)
-# before a table gives up with an error.
-MAX_EMPTY_SESSIONS = 100

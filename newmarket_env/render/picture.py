@@ -8,7 +8,7 @@ recorders need. Pillow is imported only when a picture is drawn (the ``render``
 or ``web`` extra: ``pip install "newmarket-env[render]"``).
 
 >>> from newmarket_env.engine.game import Game
->>> from newmarket_env.rules import make_rules
+>>> from newmarket_env.game.rules import make_rules
 >>> frame = table_picture(Game(make_rules("newmarket"), seed=1), viewer=0)
 >>> frame.shape, frame.dtype.name
 ((640, 960, 3), 'uint8')

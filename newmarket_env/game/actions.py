@@ -12,7 +12,7 @@
 
 from __future__ import annotations
 
-from newmarket_env.cards import NUM_CARDS, card_name, card_text
+from newmarket_env.game.cards import NUM_CARDS, card_name, card_text
 
 CARD_ACTIONS = range(0, NUM_CARDS)
 KEEP = 52

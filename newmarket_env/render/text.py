@@ -7,11 +7,11 @@ the env adds whose turn it is and the legal actions by their ids.
 
 from __future__ import annotations
 
-from newmarket_env import actions as A
 from newmarket_env.describe.table import table_lines
 from newmarket_env.describe.words import Names
 from newmarket_env.engine.game import NOBODY
 from newmarket_env.engine.protocol import EngineGame
+from newmarket_env.game import actions as A
 
 
 def render_table(game: EngineGame, viewer: int) -> str:
