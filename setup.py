@@ -1,10 +1,13 @@
 """The compiled modules, built with Cython; everything else about the package is in pyproject.toml.
 
-The engine (``engine/_table.pyx``: the state machine, the generator, the encoder, positions) with
-``FastGame`` (``engine/_fast.pyx``), the compiled baselines (``engine/_policies.pyx``) and
-``TableBatch`` (``engine/_batch.pyx``, which the envs wrap); the search's rollouts and race next to their
-Python reference (``agents/_search.pyx``, installed as ``newmarket_env.agents._search``). They share
-the engine's C structs through ``engine/_table.pxd``. Optional: where they cannot be built (no C
+Each sits in the layer of the Python package it belongs to and cimports only its own layer or those
+below. The engine: ``engine/_table.pyx`` (the state machine, the generator, the action mask,
+positions) with ``FastGame`` (``engine/_fast.pyx``), the baselines' decisions (``engine/_policies.pyx``),
+the observer interface (``engine/_observer.pyx``) and ``TableBatch`` (``engine/_batch.pyx``, which the
+envs wrap). The observation layer: the flat encoder and its decoder (``observation/_encode.pyx``). The
+agents: the baselines acting on observations (``agents/_baselines.pyx``) and the search's rollouts and
+race next to their Python reference (``agents/_search.pyx``), installed as ``newmarket_env.agents.*``.
+They share the engine's C structs through ``engine/_table.pxd``. Optional: where they cannot be built (no C
 compiler) the install still succeeds and the pure-Python engine is used.
 """
 
@@ -14,7 +17,10 @@ COMPILED = {
     "newmarket_env.engine._table": "newmarket_env/engine/_table.pyx",
     "newmarket_env.engine._fast": "newmarket_env/engine/_fast.pyx",
     "newmarket_env.engine._policies": "newmarket_env/engine/_policies.pyx",
+    "newmarket_env.engine._observer": "newmarket_env/engine/_observer.pyx",
     "newmarket_env.engine._batch": "newmarket_env/engine/_batch.pyx",
+    "newmarket_env.observation._encode": "newmarket_env/observation/_encode.pyx",
+    "newmarket_env.agents._baselines": "agents/_baselines.pyx",
     "newmarket_env.agents._search": "agents/_search.pyx",
 }
 

@@ -7,7 +7,6 @@ import numpy as np
 from numpy.typing import NDArray
 
 from newmarket_env.engine._batch import TableBatch
-from newmarket_env.engine._policies import CompiledPolicy
 from newmarket_env.engine.position import Position
 from newmarket_env.game.rules import Rules
 
@@ -15,7 +14,9 @@ class CompiledSearch:
     """The search agent's world sampling and rollouts in C."""
 
     @property
-    def rollout(self) -> CompiledPolicy: ...
+    def rollout(self) -> str: ...
+    @property
+    def rollout_code(self) -> int: ...
     @property
     def rules(self) -> Rules: ...
     @property

@@ -16,7 +16,12 @@ import numpy as np
 
 from newmarket_env.engine._table cimport *
 from newmarket_env.engine._batch cimport TableBatch
-from newmarket_env.engine._policies cimport CompiledPolicy, View, _cards_of, decide, view_of_table
+from newmarket_env.engine._policies cimport View, _cards_of, decide, view_of_table
+
+from newmarket_env.engine._policies import POLICY_CODES
+from newmarket_env.observation._encode import STACK_LIMIT
+
+cdef long STACK = STACK_LIMIT   # the largest chip stack an observation tells apart (as the batch's observer)
 
 
 cdef double play_out(Table *world, int action, int policy, const RuleCodes *r, Rng *rng, View *view) noexcept nogil:
@@ -27,7 +32,7 @@ cdef double play_out(Table *world, int action, int policy, const RuleCodes *r, R
     cdef int deal = game.deal_index
     apply_action(&game, action)
     while not game.over and game.deal_index == deal:
-        view_of_table(view, &game, game.to_act)   # observation/view.py's view_of_game: clipped, as decoded
+        view_of_table(view, &game, game.to_act, STACK)   # observation/view.py's view_of_game: clipped, as decoded
         apply_action(&game, decide(policy, view, r, rng))
     return <double>(game.balances[0] - start)
 
@@ -36,8 +41,8 @@ cdef class CompiledSearch:
     """The world sampling and rollouts of ``search`` (agents/search.py) in C, with the same draws.
 
     ``worlds`` mirrors the agent's ``random.Random(seed)`` for sampling worlds and
-    ``rollout`` its rollout policy (a :class:`CompiledPolicy` of the same seed), so
-    for the same seed the means of :meth:`evaluate` equal the Python agent's.
+    ``rollout_rng`` its rollout policy's (the baseline ``rollout``, drawing from a stream of the same
+    seed), so for the same seed the means of :meth:`evaluate` equal the Python agent's.
     """
 
     cdef RuleCodes r
@@ -46,20 +51,23 @@ cdef class CompiledSearch:
     cdef Inputs placeholder
     cdef GivenDeal placeholder_deal
     cdef View view
-    cdef readonly CompiledPolicy rollout
-    cdef readonly object rules, seed
+    cdef Rng rollout_rng
+    cdef readonly int rollout_code     # the rollout baseline's code (POLICY_CODES)
+    cdef readonly object rules, seed, rollout
 
     def __init__(self, rules, seed, rollout):
-        self.rules, self.seed = rules, seed
+        if rollout not in POLICY_CODES:
+            raise ValueError(f"policy {rollout!r} is unknown; allowed: {', '.join(POLICY_CODES)}")
+        self.rules, self.seed, self.rollout = rules, seed, rollout
+        self.rollout_code = POLICY_CODES[rollout]
         load_rules(&self.r, rules)
-        self.rollout = CompiledPolicy(rollout, rules, seed)
         self.placeholder.deals = &self.placeholder_deal
         self.restart()
 
     def restart(self):
         """Both streams from ``seed`` again (SearchAgent.reset)."""
         seed_rng(&self.worlds, self.seed if self.seed is not None else int.from_bytes(os.urandom(16), "little"))
-        self.rollout.restart()
+        seed_rng(&self.rollout_rng, self.seed if self.seed is not None else int.from_bytes(os.urandom(16), "little"))
 
     def evaluate(self, position, uint64_t hand, uint64_t unseen, uint64_t dead_known, card_counts, candidates,
                  int budget):
@@ -88,7 +96,7 @@ cdef class CompiledSearch:
         for w in range(budget):
             self._sample(w, position, hand, unseen, dead_known, counts)
             for c in range(n_cand):
-                chip[w, c] = play_out(&self.world, acts[c], self.rollout.code, &self.r, &self.rollout.rng,
+                chip[w, c] = play_out(&self.world, acts[c], self.rollout_code, &self.r, &self.rollout_rng,
                                       &self.view)
         return chips
 
@@ -126,8 +134,8 @@ cdef class CompiledSearch:
                 self._sample(w, position, hand, unseen, dead_known, counts)
                 for i in range(n_alive):
                     c = alive[i]
-                    chip[worlds + w, c] = play_out(&self.world, acts[c], self.rollout.code, &self.r,
-                                                   &self.rollout.rng, &self.view)
+                    chip[worlds + w, c] = play_out(&self.world, acts[c], self.rollout_code, &self.r,
+                                                   &self.rollout_rng, &self.view)
             worlds += size
             lead = 0
             for i in range(n_alive):

@@ -25,17 +25,18 @@ from newmarket_env.observation.layout import FLAT_SIZE
 from newmarket_env.observation.view import as_flat
 
 if TYPE_CHECKING:
-    from newmarket_env.engine import _policies
+    from newmarket_env.agents import _baselines
 
 # Empty and None where the compiled engine is not built (no C compiler at install time).
 POLICY_CODES: dict[str, int] = {}
-CompiledPolicy: type[_policies.CompiledPolicy] | None = None
+CompiledPolicy: type[_baselines.CompiledPolicy] | None = None
 try:
-    from newmarket_env.engine import _policies as _built
+    from newmarket_env.agents import _baselines as _built
+    from newmarket_env.engine import _policies as _decisions
 except ImportError:
     pass
 else:
-    POLICY_CODES, CompiledPolicy = _built.POLICY_CODES, _built.CompiledPolicy
+    POLICY_CODES, CompiledPolicy = _decisions.POLICY_CODES, _built.CompiledPolicy
 
 
 class CompiledPolicyAgent(Agent):

@@ -2,7 +2,9 @@
 
 The graph is read from the source with the standard library's ``ast``, so it holds every import
 the code can make: those at the top of a module and those made inside functions. Imports under
-``if TYPE_CHECKING:`` never run and are left out. The folders map to packages as pyproject's
+``if TYPE_CHECKING:`` never run and are left out. The compiled modules' sources (``.pyx`` and their
+``.pxd`` declarations, which ``ast`` cannot read) are read line by line for their ``import`` and
+``cimport`` statements, so a circle through C is seen too. The folders map to packages as pyproject's
 ``package-dir`` says (``agents/`` is ``newmarket_env.agents``, and so on). docs/architecture.md
 explains the layers this protects.
 """
@@ -10,6 +12,7 @@ explains the layers this protects.
 from __future__ import annotations
 
 import ast
+import re
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -55,14 +58,6 @@ OPTIONAL_LIBRARIES = frozenset(
     }
 )
 
-# The compiled modules (built from .pyx; absent where they were not built): optional like the libraries above.
-COMPILED_MODULES = (
-    "newmarket_env.engine._table",
-    "newmarket_env.engine._fast",
-    "newmarket_env.engine._policies",
-    "newmarket_env.engine._batch",
-    "newmarket_env.agents._search",
-)
 
 # Circles known when the test was written, each named by the sorted modules of its strongly
 # connected component. The list only shrinks: an entry is removed when its circle is broken.
@@ -90,16 +85,80 @@ def package_roots() -> dict[str, Path]:
     return roots
 
 
-def module_files() -> dict[str, Path]:
-    """Every module of the package, by its dotted name."""
-    modules: dict[str, Path] = {}
+def _files(suffix: str) -> dict[str, list[Path]]:
+    """The package's source files ending in ``suffix``, by the dotted name of the module they make."""
+    found: dict[str, list[Path]] = {}
     for package, folder in package_roots().items():
-        for path in sorted(folder.rglob("*.py")):
+        for path in sorted(folder.rglob(f"*{suffix}")):
             parts = list(path.relative_to(folder).with_suffix("").parts)
             if parts[-1] == "__init__":
                 parts = parts[:-1]
-            modules[".".join([package, *parts])] = path
-    return modules
+            found.setdefault(".".join([package, *parts]), []).append(path)
+    return found
+
+
+def module_files() -> dict[str, Path]:
+    """Every Python module of the package, by its dotted name."""
+    return {name: paths[0] for name, paths in _files(".py").items()}
+
+
+def compiled_files() -> dict[str, list[Path]]:
+    """Every compiled module of the package (a ``.pyx``), with its sources: the ``.pyx`` and its ``.pxd``."""
+    declarations = _files(".pxd")
+    return {name: paths + declarations.get(name, []) for name, paths in _files(".pyx").items()}
+
+
+# The compiled modules (built from .pyx; absent where they were not built): optional like the libraries above.
+COMPILED_MODULES = tuple(compiled_files())
+
+_CYTHON_IMPORT = re.compile(r"^(?:from\s+(?P<source>[\w.]+)\s+c?import\s+(?P<names>.+)|c?import\s+(?P<modules>.+))$")
+_BLOCK_OPENER = re.compile(
+    r"^(?:async\s+def|def|cdef|cpdef|class|if|elif|else|for|while|try|except|finally|with)\b.*:\s*(#.*)?$"
+)
+_FUNCTION_OPENER = re.compile(
+    r"^(?:async\s+def|def|cpdef|cdef\s+(?!class\b|struct\b|enum\b|extern\b|union\b)[^=]*\().*:\s*(#.*)?$"
+)
+
+
+def _logical_lines(text: str) -> Iterator[tuple[int, str]]:
+    """(first line number, the statement on one line) of a Cython source: continuations joined."""
+    pending, start, depth = "", 0, 0
+    for number, raw in enumerate(text.split("\n"), start=1):
+        line = raw.split("#", 1)[0].rstrip() if '"' not in raw and "'" not in raw else raw.rstrip()
+        if not pending:
+            start = number
+        pending = f"{pending} {line.strip()}" if pending else line
+        depth += line.count("(") - line.count(")")
+        if pending.endswith("\\"):
+            pending = pending[:-1]
+            continue
+        if depth > 0:
+            continue
+        yield start, pending
+        pending, depth = "", 0
+
+
+def cython_imports(path: Path) -> Iterator[tuple[str, list[str], int, bool]]:
+    """(source module or "", imported names, line, inside a function) for each ``import``/``cimport`` of a
+    ``.pyx`` or ``.pxd`` file; ``source`` is "" for a plain ``import a, b`` (then the names are modules)."""
+    blocks: list[tuple[int, bool]] = []  # (indent, is a function) of the blocks open at this line
+    for number, line in _logical_lines(path.read_text()):
+        stripped = line.strip()
+        if not stripped or stripped.startswith(("#", '"', "'")):
+            continue
+        indent = len(line) - len(line.lstrip())
+        while blocks and blocks[-1][0] >= indent:
+            blocks.pop()
+        in_function = any(function for _, function in blocks)
+        found = _CYTHON_IMPORT.match(stripped)
+        if found and found["source"]:
+            names = [name.split(" as ")[0].strip() for name in found["names"].strip("() ").split(",")]
+            yield found["source"], [name for name in names if name], number, in_function
+        elif found:
+            modules = [name.split(" as ")[0].strip() for name in found["modules"].split(",")]
+            yield "", modules, number, in_function
+        if _BLOCK_OPENER.match(stripped):
+            blocks.append((indent, bool(_FUNCTION_OPENER.match(stripped))))
 
 
 def _type_checking_block(node: ast.AST) -> bool:
@@ -151,6 +210,12 @@ def _known(name: str, modules: dict[str, Path]) -> str | None:
 
 def imported_names(module: str, path: Path, modules: dict[str, Path]) -> Iterator[tuple[str, int, bool]]:
     """(imported top-level name or house module, line, inside a function) for each import."""
+    if path.suffix in (".pyx", ".pxd"):
+        for source, names, line, in_function in cython_imports(path):
+            for name in names:
+                full = f"{source}.{name}" if source else name
+                yield _known(full, modules) or (source and _known(source, modules)) or full, line, in_function
+        return
     is_package = path.name == "__init__.py"
     for node, in_function in _imports(ast.parse(path.read_text(), str(path))):
         if isinstance(node, ast.Import):
@@ -164,13 +229,16 @@ def imported_names(module: str, path: Path, modules: dict[str, Path]) -> Iterato
 
 
 def import_graph() -> dict[str, set[str]]:
-    """House module -> the house modules it imports (anywhere in its body)."""
+    """House module -> the house modules it imports (anywhere in its body), compiled modules included."""
     modules = module_files()
-    graph: dict[str, set[str]] = {name: set() for name in modules}
-    for name, path in modules.items():
-        for target, _, _ in imported_names(name, path, modules):
-            if target in modules and target != name:
-                graph[name].add(target)
+    sources = {name: [path] for name, path in modules.items()} | compiled_files()
+    known = {name: paths[0] for name, paths in sources.items()}
+    graph: dict[str, set[str]] = {name: set() for name in sources}
+    for name, paths in sources.items():
+        for path in paths:
+            for target, _, _ in imported_names(name, path, known):
+                if target in known and target != name:
+                    graph[name].add(target)
     return graph
 
 
@@ -247,6 +315,10 @@ def describe(graph: dict[str, set[str]], component: frozenset[str]) -> str:
 def test_the_graph_sees_every_kind_of_import() -> None:
     """The reader finds top-level, relative, in-function and mapped-folder imports (known edges)."""
     graph = import_graph()
+    assert "newmarket_env.engine._table" in graph["newmarket_env.engine._fast"]  # a cimport, in the .pxd too
+    assert "newmarket_env.engine._observer" in graph["newmarket_env.observation._encode"]  # a compiled module's
+    assert "newmarket_env.game.rules" in graph["newmarket_env.engine._table"]  # a plain import in a .pyx
+    assert "newmarket_env.observation._encode" in graph["newmarket_env.agents._baselines"]  # agents/ mapped
     assert "newmarket_env.agents.base" in graph["newmarket_env.agents.random_agent"]  # agents/ mapped
     assert "newmarket_env.agents" in graph["newmarket_env"]  # made inside available_agents()
     assert "newmarket_env.game.actions" in graph["newmarket_env"]  # `from newmarket_env import actions`: a module
@@ -395,3 +467,28 @@ def test_each_import_inside_a_function_says_why() -> None:
             if not any("#" in line for line in own) and not above.startswith("#"):
                 silent.append(f"{path.relative_to(REPO)}:{node.lineno}")
     assert len(silent) <= SILENT_LATE_IMPORT_BUDGET, "imports inside functions without a comment:\n" + "\n".join(silent)
+
+
+def test_the_cython_reader_sees_cimports_continuations_and_imports_inside_functions(tmp_path: Path) -> None:
+    source = tmp_path / "example.pyx"
+    source.write_text(
+        "from libc.stdint cimport uint64_t\n"
+        "cimport newmarket_env.engine._table as table\n"
+        "from newmarket_env.game.rules import (\n    make_rules,\n    Rules,\n)\n"
+        "cdef struct Pair:\n    int a, b\n"
+        "cdef class Box:\n"
+        "    cdef int size\n"
+        "    def __init__(self):\n"
+        "        import numpy as np  # waits\n"
+        "    cdef void fill(self, int k) noexcept nogil:\n"
+        "        pass\n"
+        "if True:\n    import json\n"
+    )
+    found = [(source_, names, line, inside) for source_, names, line, inside in cython_imports(source)]
+    assert found == [
+        ("libc.stdint", ["uint64_t"], 1, False),
+        ("", ["newmarket_env.engine._table"], 2, False),
+        ("newmarket_env.game.rules", ["make_rules", "Rules"], 3, False),
+        ("", ["numpy"], 12, True),
+        ("", ["json"], 16, False),
+    ]

@@ -2,6 +2,7 @@
 
 from libc.stdint cimport uint32_t
 
+from newmarket_env.engine._observer cimport TableObserver
 from newmarket_env.engine._policies cimport View
 from newmarket_env.engine._table cimport Inputs, Rng, RuleCodes, Table
 
@@ -21,14 +22,15 @@ cdef class TableBatch:
     cdef readonly long sessions_started
     cdef public bint auto_restart
     cdef readonly object to_act, observations, action_masks, rewards, done, results, final_observations
-    cdef readonly object seat_policies, static, deal_index
+    cdef readonly object seat_policies, deal_index
+    cdef readonly TableObserver observer   # writes each seat's observation (the observation layer's)
+    cdef readonly int obs_size             # floats in one observation (observer.size)
     cdef int[::1] _to_act, _deal_index
     cdef float[:, ::1] _obs
     cdef float[:, :, ::1] _final
     cdef signed char[:, ::1] _mask, _policies
     cdef long long[:, ::1] _rewards, _results
     cdef unsigned char[::1] _done
-    cdef float[::1] _static
 
     cdef void _start(self, int i) except *
     cdef void _play_compiled(self, int i) noexcept

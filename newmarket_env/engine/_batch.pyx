@@ -12,12 +12,12 @@ import numpy as np
 
 from newmarket_env.game import actions as A
 from newmarket_env.engine._fast cimport FastGame, _copy_inputs, _game_around
+from newmarket_env.engine._observer cimport TableObserver
 from newmarket_env.engine._policies cimport NUM_POLICIES, View, decide, view_of_table
 from newmarket_env.engine._policies import POLICY_CODES
 from newmarket_env.engine._table cimport *
-from newmarket_env.observation.layout import FLAT_SIZE
+from newmarket_env.engine.observers import table_observer
 
-cdef int OBS_SIZE = FLAT_SIZE
 
 from newmarket_env.engine.limits import MAX_EMPTY_SESSIONS  # sessions in a row without a decision: a table gives up
 
@@ -70,7 +70,7 @@ cdef class TableBatch:
     :meth:`observe` writes any seat's observation of chosen tables.
     """
 
-    def __cinit__(self, rules, int num_tables, seed=0, seat_policies=None):
+    def __cinit__(self, rules, int num_tables, seed=0, seat_policies=None, observer=None):
         if num_tables < 1:
             raise ValueError(f"num_tables={num_tables} is out of range; allowed: 1 or more")
         self.tables = <Table *>calloc(num_tables, sizeof(Table))
@@ -83,19 +83,18 @@ cdef class TableBatch:
                 or self.marks == NULL):
             raise MemoryError()
 
-    def __init__(self, rules, int num_tables, seed=0, seat_policies=None):
-        from newmarket_env.observation.encode import static_part
-
+    def __init__(self, rules, int num_tables, seed=0, seat_policies=None, observer=None):
         self.rules, self.num_tables, self.n = rules, num_tables, rules.num_players
         self.auto_restart = True
         load_rules(&self.r, rules)
-        self.static = static_part(rules)
-        self._static = self.static
+        # What each seat's observation is: the observation layer's flat encoder unless one is given.
+        self.observer = table_observer(rules) if observer is None else observer
+        self.obs_size = self.observer.size
         self.to_act = np.zeros(num_tables, dtype=np.int32)
         self.deal_index = np.zeros(num_tables, dtype=np.int32)
         self._deal_index = self.deal_index
-        self.observations = np.zeros((num_tables, OBS_SIZE), dtype=np.float32)
-        self.final_observations = np.zeros((num_tables, self.n, OBS_SIZE), dtype=np.float32)
+        self.observations = np.zeros((num_tables, self.obs_size), dtype=np.float32)
+        self.final_observations = np.zeros((num_tables, self.n, self.obs_size), dtype=np.float32)
         self.action_masks = np.zeros((num_tables, NUM_ACTIONS), dtype=np.int8)
         self.rewards = np.zeros((num_tables, self.n), dtype=np.int64)
         self.results = np.zeros((num_tables, self.n), dtype=np.int64)
@@ -185,7 +184,7 @@ cdef class TableBatch:
             code = self._policies[i, t.to_act]
             if code < 0:
                 return
-            view_of_table(&self.view, t, t.to_act)
+            view_of_table(&self.view, t, t.to_act, self.observer.stack_limit)
             apply_action(t, decide(code, &self.view, &self.r, &self.policy_rngs[i]))
 
     cdef void _observe(self, int i) noexcept:
@@ -193,10 +192,10 @@ cdef class TableBatch:
         self._to_act[i] = t.to_act
         self._deal_index[i] = t.deal_index
         if t.over:
-            memset(&self._obs[i, 0], 0, OBS_SIZE * sizeof(float))
+            memset(&self._obs[i, 0], 0, self.obs_size * sizeof(float))
             memset(&self._mask[i, 0], 0, NUM_ACTIONS)
             return
-        encode_table(t, t.to_act, &self._obs[i, 0], &self._static[0])
+        self.observer.encode(t, t.to_act, &self._obs[i, 0])
         write_mask(t, &self._mask[i, 0])
 
     @property
@@ -274,16 +273,16 @@ cdef class TableBatch:
 
     def observe(self, int seat, tables=None):
         """``seat``'s flat observation at each of ``tables`` (every table when None), whoever is to act:
-        a new ``(len(tables), FLAT_SIZE)`` float32 array (FastGame.encode_into, table by table)."""
+        a new ``(len(tables), FLAT_SIZE)`` float32 array (the batch's observer, table by table)."""
         cdef long[::1] which = self._table_indices(tables) if tables is not None else None
         cdef int count = self.num_tables if which is None else which.shape[0]
         cdef int k
         if not 0 <= seat < self.n:
             raise ValueError(f"seat={seat} is not a seat; allowed: 0..{self.n - 1}")
-        out = np.empty((count, OBS_SIZE), dtype=np.float32)
+        out = np.empty((count, self.obs_size), dtype=np.float32)
         cdef float[:, ::1] rows = out
         for k in range(count):
-            encode_table(&self.tables[k if which is None else which[k]], seat, &rows[k, 0], &self._static[0])
+            self.observer.encode(&self.tables[k if which is None else which[k]], seat, &rows[k, 0])
         return out
 
     def random_actions(self):
@@ -352,7 +351,7 @@ cdef class TableBatch:
             return
         for s in range(self.n):
             self._results[i, s] = t.balances[s] - self.r.starting_chips
-            encode_table(t, s, &self._final[i, s, 0], &self._static[0])
+            self.observer.encode(t, s, &self._final[i, s, 0])
         if self.auto_restart:
             self._start(i)
         else:

@@ -22,9 +22,7 @@ from newmarket_env.game import actions as A
 from newmarket_env.game.cards import CARD_TEXTS, cards_to_text
 from newmarket_env.engine.dealing import DealtCards, parse_deal
 from newmarket_env.engine.types import DECISION_ORDER, PHASE_ORDER, IllegalActionError
-from newmarket_env.observation.layout import FLAT_SIZE
 
-cdef int OBS_SIZE = FLAT_SIZE
 
 
 cdef class FastGame:
@@ -290,15 +288,6 @@ cdef class FastGame:
         """Pickled as its inputs and the actions it took; unpickling replays them."""
         return (_rebuild, (self.rules, self._seed, list(self._given_deals), list(self._given_lots), self.taken,
                            self.present_forced, self.record_events))
-
-    # ------------------------------------------------------------------ observing
-    def encode_into(self, int viewer, float[::1] out, const float[::1] static):
-        """Write ``viewer``'s flat observation into ``out`` (what encode.encode_flat returns)."""
-        if out.shape[0] != OBS_SIZE or static.shape[0] != OBS_SIZE:
-            raise ValueError(f"encode_into needs float32 arrays of {OBS_SIZE}")
-        if not 0 <= viewer < self.n:
-            raise ValueError(f"viewer={viewer} is not a seat; allowed: 0..{self.n - 1}")
-        encode_table(&self.t, viewer, &out[0], &static[0])
 
     # ------------------------------------------------------------------ acting
     def apply(self, action):

@@ -1,4 +1,5 @@
-"""The compiled baselines' shared declarations (``engine/_batch.pyx`` and ``agents/_search.pyx`` play them)."""
+"""The compiled baselines' shared declarations (``engine/_batch.pyx``, ``agents/_baselines.pyx`` and
+``agents/_search.pyx`` play them)."""
 
 from libc.stdint cimport uint64_t
 
@@ -20,14 +21,6 @@ cdef struct View:
     int legal[MAX_LEGAL]           # ascending ids, as the action mask lists them
 
 
-cdef void view_of_table(View *v, const Table *t, int seat) noexcept nogil
+cdef void view_of_table(View *v, const Table *t, int seat, long limit) noexcept nogil
 cdef int decide(int policy, const View *v, const RuleCodes *r, Rng *rng) noexcept nogil
 cdef int _cards_of(uint64_t mask, int *out) noexcept nogil
-
-
-cdef class CompiledPolicy:
-    cdef RuleCodes r
-    cdef Rng rng
-    cdef View view
-    cdef readonly int code
-    cdef readonly object rules, seed

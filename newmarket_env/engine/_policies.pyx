@@ -1,32 +1,22 @@
 # cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True, initializedcheck=False
-"""The baseline policies, compiled: what the compiled seats of a ``TableBatch`` and the registered baselines run.
+"""The baseline policies' decisions, compiled: what the compiled seats of a ``TableBatch`` run.
 
-They sit with the engine rather than with ``agents/`` because a ``TableBatch`` plays them at its seats
-without ``newmarket_env.agents`` installed (the core runs alone: ``tests/test_core_isolation.py``).
+They decide from a ``View`` (what the deciding seat knows). They sit with the engine rather than with
+``agents/`` because a ``TableBatch`` plays them at its seats without ``newmarket_env.agents`` installed
+(the core runs alone: ``tests/test_core_isolation.py``). The registered baselines, which act on flat
+observations, wrap them in ``agents/_baselines.pyx`` (``CompiledPolicy``), decoding the observation with
+the observation layer's ``view_of_vector``.
 """
 
 from libc.stdint cimport uint64_t
 from libc.math cimport llround
 
-import os
-
 from newmarket_env.engine import baseline_weights as T
 from newmarket_env.engine._table cimport *
-from newmarket_env.observation import layout
-from newmarket_env.observation.layout import offsets
 from newmarket_env.game.rules import LeadRule
 
 cdef int LR_ANY_SUIT = rule_code(LeadRule.LOWEST_ANY_SUIT), LR_OTHER_SUIT = rule_code(LeadRule.LOWEST_OTHER_SUIT)
 cdef int LR_OPPOSITE = rule_code(LeadRule.LOWEST_OPPOSITE_COLOUR)
-
-# The observation layout (layout.py): where view_of_vector reads each piece.
-_SLOTS = offsets()
-cdef int AT_HAND = _SLOTS["hand"].start, AT_PLAYED_BY = _SLOTS["played_by"].start
-cdef int AT_KNOWN_DEAD = _SLOTS["known_dead"].start, AT_BOODLE_STACKS = _SLOTS["boodle_stacks"].start
-cdef int AT_DECISION = _SLOTS["decision"].start, AT_DEAD_COUNT = _SLOTS["dead_count"].start
-cdef int AT_OWN_PENDING = _SLOTS["own_pending"].start
-cdef int OBS_SIZE = layout.FLAT_SIZE
-cdef double CHIP_SCALE = layout.CHIP_SCALE, CHIP_CLIP = layout.CHIP_CLIP
 
 # ---------------------------------------------------------------------- the baseline policies, compiled
 # agents/lowest.py, agents/greedy.py, agents/control.py and agents/hand_value.py, decision by decision:
@@ -55,10 +45,10 @@ cdef int WIDOW_SAMPLES = T.WIDOW_SAMPLES
 cdef uint64_t FULL_DECK = (1ULL << NUM_CARDS) - 1
 
 
-cdef void view_of_table(View *v, const Table *t, int seat) noexcept nogil:
-    """The view ``seat`` decodes from its observation (chip stacks clipped as the encoding clips them)."""
+cdef void view_of_table(View *v, const Table *t, int seat, long limit) noexcept nogil:
+    """The view ``seat`` decodes from its observation: chip stacks clipped to ``limit``, the largest the
+    observation tells apart (the batch's observer says which: ``TableObserver.stack_limit``)."""
     cdef int b, i
-    cdef long limit = <long>(CHIP_SCALE * CHIP_CLIP)
     v.hand, v.played, v.known_dead = t.hands[seat], t.played, t.public_dead | t.known_dead[seat]
     for b in range(4):
         v.boodle_stacks[b] = limit if t.boodle_stacks[b] > limit else (
@@ -82,43 +72,6 @@ cdef void _sort_legal(View *v) noexcept nogil:
             v.legal[j + 1] = v.legal[j]
             j -= 1
         v.legal[j + 1] = a
-
-
-cdef inline long _round_chips(double x) noexcept nogil:
-    return <long>llround(x * CHIP_SCALE)
-
-
-cdef uint64_t _bits(const float *vec, int start) noexcept nogil:
-    cdef uint64_t mask = 0
-    cdef int card
-    for card in range(NUM_CARDS):
-        if vec[start + card] > 0.5:
-            mask |= 1ULL << card
-    return mask
-
-
-cdef void view_of_vector(View *v, const float *vec, const signed char *action_mask, int n) noexcept nogil:
-    """The same view decoded from a flat observation and its action mask (view.decode)."""
-    cdef int b, k, a
-    v.hand = _bits(vec, AT_HAND)
-    v.played = 0
-    for k in range(n):
-        v.played |= _bits(vec, AT_PLAYED_BY + 52 * k)
-    v.known_dead = _bits(vec, AT_KNOWN_DEAD)
-    for b in range(4):
-        v.boodle_stacks[b] = _round_chips(vec[AT_BOODLE_STACKS + b])
-    v.dead_count = <int>llround(vec[AT_DEAD_COUNT] * 13.0)
-    v.own_pending = <int>llround(vec[AT_OWN_PENDING] * 4.0)
-    v.decision = D_NONE
-    for k in range(6):
-        if vec[AT_DECISION + k] > 0.5:
-            v.decision = k
-            break
-    v.n_legal = 0
-    for a in range(NUM_ACTIONS):
-        if action_mask[a]:
-            v.legal[v.n_legal] = a
-            v.n_legal += 1
 
 
 # --------------------------------------------------------------- knowledge.py
@@ -434,33 +387,3 @@ cdef int decide(int policy, const View *v, const RuleCodes *r, Rng *rng) noexcep
     if policy == POLICY_GREEDY:
         return _greedy(v, r)
     return _control(v, r, rng)
-
-
-cdef class CompiledPolicy:
-    """One baseline deciding in C from an observation: what the registered agents run when built.
-
-    ``seed`` seeds its random stream as ``random.Random(seed)`` does (the Python
-    policies draw from one); :meth:`restart` starts that stream again.
-    """
-
-    def __init__(self, name, rules, seed=None):
-        if name not in POLICY_CODES:
-            raise ValueError(f"policy {name!r} is unknown; allowed: {', '.join(POLICY_CODES)}")
-        self.code, self.rules, self.seed = POLICY_CODES[name], rules, seed
-        load_rules(&self.r, rules)
-        self.restart()
-
-    def restart(self):
-        """Start the random stream again from ``seed`` (a fresh draw when the seed is None)."""
-        seed_rng(&self.rng, self.seed if self.seed is not None else int.from_bytes(os.urandom(16), "little"))
-
-    def act(self, const float[::1] observation, const signed char[::1] action_mask):
-        """The action for a flat observation (FLAT_SIZE float32) and its action mask (NUM_ACTIONS int8)."""
-        if observation.shape[0] != OBS_SIZE or action_mask.shape[0] != NUM_ACTIONS:
-            raise ValueError(f"act needs a float32 observation of {OBS_SIZE} and an int8 mask of {NUM_ACTIONS}")
-        view_of_vector(&self.view, &observation[0], &action_mask[0], self.r.n)
-        if self.view.n_legal == 0:
-            raise ValueError("act() was given an observation whose action_mask has no legal action")
-        return decide(self.code, &self.view, &self.r, &self.rng)
-
-

@@ -38,14 +38,15 @@ cdef enum:
     MAX_LEGAL = 80
     MT_N = 624
     MT_M = 397
-    # action ids (actions.py; docs/contract.md)
+    # action ids (game/actions.py; docs/contract.md); _table.pyx's shared_constants holds every
+    # constant here equal to its Python declaration at import
     KEEP = 52
     EXCHANGE = 53
     PASS = 54
     BID_BASE = 55
     STAKE_BASE = 75
     NUM_ACTIONS = 79
-    # indices into PHASE_ORDER and DECISION_ORDER (types.py); checked at import below
+    # indices into PHASE_ORDER and DECISION_ORDER (types.py)
     PH_STAKE = 0
     PH_DISCARD = 1
     PH_WIDOW = 2
@@ -207,8 +208,7 @@ cdef void apply_action(Table *t, int action) noexcept nogil
 cdef int lowest_of_suit(uint64_t mask, int suit, bint ace_high) noexcept nogil
 cdef int lowest_per_suit(int *out, uint64_t mask, int skip_a, int skip_b, bint ace_high) noexcept nogil
 
-# observing
-cdef void encode_table(const Table *t, int viewer, float *vec, const float *static) noexcept nogil
+# the action mask
 cdef void write_mask(const Table *t, signed char *mask) noexcept nogil
 
 # positions

@@ -2,8 +2,9 @@
 """The compiled engine: the state machine of :mod:`newmarket_env.engine.game`, on C integers.
 
 One session is one ``Table`` struct (declared in ``_table.pxd``) and every step a C function of it:
-the rules turned to codes, a copy of Python's random generator, the state machine, the encoder of
-observations and masks, and a table rebuilt at a position. ``FastGame`` (``_fast.pyx``) wraps one
+the rules turned to codes, a copy of Python's random generator, the state machine, the action mask,
+and a table rebuilt at a position. The observation of a table is the observation layer's
+(``observation/_encode.pyx``): the engine imports nothing above it. ``FastGame`` (``_fast.pyx``) wraps one
 table for Python; ``TableBatch`` (``engine/_batch.pyx``) steps many; the compiled baselines
 (``_policies.pyx``) and the search (``agents/_search.pyx``) play on copies of them.
 
@@ -18,7 +19,7 @@ of Python objects. A table may keep its own record: each event as a few integers
 """
 
 from libc.stdlib cimport abort, calloc, free, malloc, realloc
-from libc.math cimport llround, sqrt
+
 from libc.string cimport memcpy, memset
 
 from newmarket_env.engine._table cimport *
@@ -26,17 +27,46 @@ from newmarket_env.engine._table cimport *
 import random
 
 from newmarket_env.engine.dealing import DEAD_SLOT, dealing_order, sorted_deck
-from newmarket_env.engine.types import DECISION_ORDER, PHASE_ORDER
-from newmarket_env.observation import layout
-from newmarket_env.observation.layout import FLAT_SIZE, offsets
+from newmarket_env.engine.types import DECISION_ORDER, PHASE_ORDER, Decision, Phase
+from newmarket_env.game import actions, cards
 from newmarket_env.game.order import next_table, order_key
 from newmarket_env.game.rules import (
-    DeadHand, FirstLead, LeadRule, Leftover, StakeMode, Widow,
+    MAX_PLAYERS, DeadHand, FirstLead, LeadRule, Leftover, StakeMode, Widow,
 )
 
-if [p.value for p in PHASE_ORDER] != ["stake", "discard", "widow", "auction", "play", "over"] or \
-        [d.value for d in DECISION_ORDER] != ["stake", "discard", "widow", "buy", "bid", "lead"]:
-    raise ImportError("engine/types.py changed its phases or decisions: update _table.pxd to match")
+
+def shared_constants():
+    """Each constant ``_table.pxd`` declares for C, with the value its Python declaration gives.
+
+    The Python modules (``game/actions.py``, ``game/cards.py``, ``game/rules.py``, ``engine/types.py``)
+    declare them; C needs them at compile time, so the ``.pxd`` repeats them, and this table is how the
+    import holds the two equal: ``name -> (C value, Python value)``.
+    """
+    return {
+        "KEEP": (KEEP, actions.KEEP), "EXCHANGE": (EXCHANGE, actions.EXCHANGE), "PASS": (PASS, actions.PASS),
+        "BID_BASE": (BID_BASE, actions.BID_BASE), "STAKE_BASE": (STAKE_BASE, actions.STAKE_BASE),
+        "NUM_ACTIONS": (NUM_ACTIONS, actions.NUM_ACTIONS),
+        "NUM_CARDS": (NUM_CARDS, cards.NUM_CARDS), "NUM_RANKS": (NUM_RANKS, cards.NUM_RANKS),
+        "SUIT_MASK": (SUIT_MASK, cards.SUIT_MASKS[0]), "RED_MASK": (RED_MASK, cards.RED_MASK),
+        "BLACK_MASK": (BLACK_MASK, cards.BLACK_MASK), "MAX_SEATS": (MAX_SEATS, MAX_PLAYERS),
+        "PH_STAKE": (PH_STAKE, PHASE_ORDER.index(Phase.STAKE)),
+        "PH_DISCARD": (PH_DISCARD, PHASE_ORDER.index(Phase.DISCARD)),
+        "PH_WIDOW": (PH_WIDOW, PHASE_ORDER.index(Phase.WIDOW)),
+        "PH_AUCTION": (PH_AUCTION, PHASE_ORDER.index(Phase.AUCTION)),
+        "PH_PLAY": (PH_PLAY, PHASE_ORDER.index(Phase.PLAY)), "PH_OVER": (PH_OVER, PHASE_ORDER.index(Phase.OVER)),
+        "D_STAKE": (D_STAKE, DECISION_ORDER.index(Decision.STAKE)),
+        "D_DISCARD": (D_DISCARD, DECISION_ORDER.index(Decision.DISCARD)),
+        "D_WIDOW": (D_WIDOW, DECISION_ORDER.index(Decision.WIDOW)),
+        "D_BUY": (D_BUY, DECISION_ORDER.index(Decision.BUY)), "D_BID": (D_BID, DECISION_ORDER.index(Decision.BID)),
+        "D_LEAD": (D_LEAD, DECISION_ORDER.index(Decision.LEAD)),
+        "phases": (PH_OVER + 1, len(PHASE_ORDER)), "decisions": (D_LEAD + 1, len(DECISION_ORDER)),
+    }
+
+
+_differ = [f"{name} is {c} in _table.pxd but {py} in Python" for name, (c, py) in shared_constants().items() if c != py]
+if _differ:  # a changed id in actions.py (or a phase in types.py) fails the import, naming what to change
+    raise ImportError("the compiled engine's constants differ from their Python declarations: "
+                      + "; ".join(_differ) + "; update engine/_table.pxd and rebuild")
 
 cdef int SM_CHOOSE = rule_code(StakeMode.CHOOSE), SM_EACH = rule_code(StakeMode.EACH), SM_HOUSE = rule_code(StakeMode.HOUSE)
 cdef int DH_DISCARD = rule_code(DeadHand.DISCARD)
@@ -47,25 +77,6 @@ cdef int LR_OPPOSITE = rule_code(LeadRule.LOWEST_OPPOSITE_COLOUR)
 cdef int LO_LOT = rule_code(Leftover.LOT)
 
 _RULE_CODES = {}   # Rules -> its RuleCodes as bytes
-
-# The observation layout (layout.py) as plain offsets, read once.
-_SLOTS = offsets()
-cdef int AT_HAND = _SLOTS["hand"].start, AT_PLAYED_BY = _SLOTS["played_by"].start
-cdef int AT_KNOWN_DEAD = _SLOTS["known_dead"].start, AT_LAST_CARD = _SLOTS["last_card"].start
-cdef int AT_BOODLE_VALUE = _SLOTS["boodle_value"].start, AT_BOODLE_STACKS = _SLOTS["boodle_stacks"].start
-cdef int AT_POT = _SLOTS["pot"].start, AT_CARD_COUNTS = _SLOTS["card_counts"].start
-cdef int AT_BALANCES = _SLOTS["balances"].start, AT_DEALER = _SLOTS["dealer"].start
-cdef int AT_PHASE = _SLOTS["phase"].start, AT_DECISION = _SLOTS["decision"].start
-cdef int AT_STANDING_BID = _SLOTS["standing_bid"].start, AT_HIGH_BIDDER = _SLOTS["high_bidder"].start
-cdef int AT_IN_AUCTION = _SLOTS["in_auction"].start, AT_WIDOW_TAKER = _SLOTS["widow_taker"].start
-cdef int AT_DEAD_COUNT = _SLOTS["dead_count"].start, AT_OWN_PENDING = _SLOTS["own_pending"].start
-cdef int AT_DEALS_LEFT = _SLOTS["deals_left"].start
-
-cdef int OBS_SIZE = FLAT_SIZE
-cdef double CHIP_SCALE = layout.CHIP_SCALE, CHIP_CLIP = layout.CHIP_CLIP
-
-
-
 
 cdef void load_rules(RuleCodes *r, rules) except *:
     """The rules as C ints, computed once per distinct rules (envs make a game per reset)."""
@@ -844,64 +855,7 @@ cdef void _settle_leftovers(Table *t) noexcept nogil:
     t.pot = 0
 
 
-# ---------------------------------------------------------------------- observing
-cdef inline double _chips(long value) noexcept nogil:
-    cdef double scaled = value / CHIP_SCALE
-    return CHIP_CLIP if scaled > CHIP_CLIP else (-CHIP_CLIP if scaled < -CHIP_CLIP else scaled)
-
-
-cdef inline int _rel(int seat, int viewer, int n) noexcept nogil:
-    """``seat`` relative to ``viewer`` (0 = the viewer); both in 0..n-1, so no division."""
-    return seat - viewer if seat >= viewer else seat - viewer + n
-
-
-cdef inline void _set_cards(float *plane, uint64_t mask) noexcept nogil:
-    """``plane[card] = 1.0`` for every card of ``mask`` (the plane was zero: a few cards, not 52 writes)."""
-    while mask:
-        plane[nm_lowest(mask)] = 1.0
-        mask &= mask - 1
-
-
-cdef void encode_table(const Table *t, int viewer, float *vec, const float *static) noexcept nogil:
-    """``viewer``'s flat observation (what encode.encode_flat returns) into ``vec``.
-
-    ``static`` (the pieces fixed by the rules) is copied in whole, then only what
-    is set is written: a few cards per plane, a few scalars.
-    """
-    cdef int n = t.n, k, seat, b
-    memcpy(vec, static, OBS_SIZE * sizeof(float))
-    _set_cards(vec + AT_HAND, t.hands[viewer])
-    for k in range(n):
-        _set_cards(vec + AT_PLAYED_BY + 52 * k, t.played_by_seat[viewer + k if viewer + k < n else viewer + k - n])
-    _set_cards(vec + AT_KNOWN_DEAD, t.public_dead | t.known_dead[viewer])
-    if t.played and t.last_played >= 0:
-        vec[AT_LAST_CARD + t.last_played] = 1.0
-    for b in range(4):
-        vec[AT_BOODLE_VALUE + t.r.boodle_cards[b]] = _chips(t.boodle_stacks[b])
-        vec[AT_BOODLE_STACKS + b] = _chips(t.boodle_stacks[b])
-    vec[AT_POT] = _chips(t.pot)
-    for k in range(n):
-        seat = viewer + k if viewer + k < n else viewer + k - n
-        vec[AT_CARD_COUNTS + k] = nm_popcount(t.hands[seat]) / 13.0
-        vec[AT_BALANCES + k] = _chips(t.balances[seat])
-    vec[AT_DEALER + _rel(t.dealer, viewer, n)] = 1.0
-    vec[AT_PHASE + t.phase] = 1.0
-    if t.decision >= 0 and t.to_act == viewer:
-        vec[AT_DECISION + t.decision] = 1.0
-    vec[AT_STANDING_BID] = t.high_bid / 20.0
-    if t.high_bidder != NOBODY:
-        vec[AT_HIGH_BIDDER + _rel(t.high_bidder, viewer, n)] = 1.0
-    if t.widow_taker != NOBODY:
-        vec[AT_WIDOW_TAKER + _rel(t.widow_taker, viewer, n)] = 1.0
-    if t.auction_open:
-        for k in range(n):
-            vec[AT_IN_AUCTION + k] = t.in_auction[(viewer + k) % n]
-    vec[AT_DEAD_COUNT] = nm_popcount(t.dead) / 13.0
-    vec[AT_OWN_PENDING] = (t.stakes.left[viewer] + t.discards.left[viewer]) / 4.0
-    k = t.r.num_deals - t.deal_index - 1
-    vec[AT_DEALS_LEFT] = (k if k > 0 else 0) / <double>t.r.num_deals
-
-
+# ---------------------------------------------------------------------- the action mask
 cdef void write_mask(const Table *t, signed char *mask) noexcept nogil:
     """The legal actions of the pending decision as 0/1 over every action id."""
     cdef int i

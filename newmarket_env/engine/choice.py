@@ -33,7 +33,7 @@ TableBatch: type[_batch.TableBatch] | None = None
 try:
     from newmarket_env.engine import _batch as _built_batch
     from newmarket_env.engine import _fast as _built
-except ImportError:
+except ModuleNotFoundError:  # not built; a build that does not match the source raises (engine/_table.pyx)
     pass
 else:
     FastGame, TableBatch = _built.FastGame, _built_batch.TableBatch

@@ -3,7 +3,7 @@
 :mod:`newmarket_env.engine.choice` picks the game class (the compiled ``FastGame`` when it is
 built, else the reference ``Game``); this module pairs it with its encoder: the reference
 :func:`~newmarket_env.observation.encode.encode_flat` for ``Game``, the compiled
-``FastGame.encode_into`` for ``FastGame`` (the same vector, written in C;
+``encode_game`` of ``observation/_encode.pyx`` for ``FastGame`` (the same vector, written in C;
 ``tests/engine/test_fast.py`` checks the two agree at every step). It sits in ``observation``,
 above the engine, so that the engine never imports its observers.
 
@@ -13,6 +13,7 @@ above the engine, so that the engine never imports its observers.
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, cast
@@ -29,6 +30,9 @@ from newmarket_env.observation.layout import FLAT_SIZE
 if TYPE_CHECKING:
     from newmarket_env.engine import _fast
 
+with contextlib.suppress(ImportError):  # not built: choose_engine then never pairs a compiled game with this encoder
+    from newmarket_env.observation._encode import encode_game
+
 # ``viewer``'s flat observation of a game (float32, FLAT_SIZE long, a fresh array), given the rules'
 # static part (observation.encode.static_part).
 Encoder = Callable[[EngineGame, int, NDArray[np.float32]], NDArray[np.float32]]
@@ -44,10 +48,10 @@ class Engine:
 
 
 def encode_compiled(game: EngineGame, viewer: int, static: NDArray[np.float32]) -> NDArray[np.float32]:
-    """``FastGame.encode_into`` as an :data:`Encoder` (the same vector as ``encode_flat``, written in C)."""
+    """The compiled encoder as an :data:`Encoder` (the same vector as ``encode_flat``, written in C)."""
     out = np.empty(FLAT_SIZE, dtype=np.float32)
     # Only the compiled engine's own games reach this encoder: choose_engine hands them out together.
-    cast("_fast.FastGame", game).encode_into(viewer, out, static)
+    encode_game(cast("_fast.FastGame", game), viewer, out, static)
     return out
 
 

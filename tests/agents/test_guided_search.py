@@ -1,6 +1,8 @@
 """guided_search: network rollouts equal search's with the same rollout policy; legal, deterministic play;
 the value cut-off; saved value networks; one-line errors."""
 
+import contextlib
+
 import numpy as np
 import pytest
 
@@ -10,6 +12,9 @@ from newmarket_env.game.actions import NUM_ACTIONS
 from newmarket_env.game.rules import make_rules
 from newmarket_env.observation.layout import FLAT_SIZE
 from newmarket_env.observation.view import decode
+
+with contextlib.suppress(ImportError):  # not built: the tests that need it skip
+    from newmarket_env.observation._encode import encode_game
 
 pytestmark = pytest.mark.skipif(not compiled_available(), reason="guided_search needs the compiled engine")
 
@@ -83,7 +88,7 @@ def reference_evaluate(agent, view, candidates):
         obs = np.zeros((len(live), FLAT_SIZE), dtype=np.float32)
         masks = np.zeros((len(live), NUM_ACTIONS), dtype=bool)
         for row, i in enumerate(live):
-            games[i].encode_into(games[i].to_act, obs[row], static)
+            encode_game(games[i], games[i].to_act, obs[row], static)
             masks[row, games[i].legal] = True
         for i, action in zip(live, agent.policy.act_batch(obs, masks), strict=True):
             games[i].apply(int(action))
@@ -93,7 +98,7 @@ def reference_evaluate(agent, view, candidates):
     if live:
         obs = np.zeros((len(live), FLAT_SIZE), dtype=np.float32)
         for row, i in enumerate(live):
-            games[i].encode_into(VIEWER, obs[row], static)
+            encode_game(games[i], VIEWER, obs[row], static)
         chips[live] += agent.value.chips(obs)
     return chips.reshape(agent.budget, len(candidates)).mean(axis=0)
 
@@ -158,9 +163,9 @@ def mimic(tmp_path_factory):
     """A small network fitted to ``control``'s decisions, saved as a saved-agent file, and a value file."""
     import torch
 
+    from newmarket_env.agents._baselines import CompiledPolicy
     from newmarket_env.agents.saved import save_policy
     from newmarket_env.agents.value_net import save_value
-    from newmarket_env.engine._policies import CompiledPolicy
     from newmarket_env.train.expert.collect import collect_states
     from newmarket_env.train.expert.fit import fit
     from newmarket_env.train.expert.network import PolicyValueNet, layers_of

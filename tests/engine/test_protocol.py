@@ -35,6 +35,8 @@ COMPILED = (
     "newmarket_env.engine._fast",
     "newmarket_env.engine._batch",
     "newmarket_env.engine._policies",
+    "newmarket_env.observation._encode",
+    "newmarket_env.agents._baselines",
     "newmarket_env.agents._search",
 )
 
@@ -42,7 +44,11 @@ COMPILED = (
 def _stub_path(module: str) -> Path:
     """The stub of a compiled module, in the repository (agents/ installs as newmarket_env.agents)."""
     package, name = module.rsplit(".", 1)
-    folders = {"newmarket_env.engine": STUB.parent, "newmarket_env.envs": STUB.parents[1] / "envs"}
+    folders = {
+        "newmarket_env.engine": STUB.parent,
+        "newmarket_env.envs": STUB.parents[1] / "envs",
+        "newmarket_env.observation": STUB.parents[1] / "observation",
+    }
     return folders.get(package, STUB.parents[2] / "agents") / f"{name}.pyi"
 
 
@@ -123,7 +129,8 @@ def test_each_stub_declares_only_what_its_compiled_module_has_and_the_whole_cont
     classes = {module: _stub_classes(path) for module, path in stubs.items()}
     assert {"FastGame"} <= set(classes["newmarket_env.engine._fast"])
     assert {"TableBatch"} <= set(classes["newmarket_env.engine._batch"])
-    assert {"CompiledPolicy"} <= set(classes["newmarket_env.engine._policies"])
+    assert {"CompiledPolicy"} <= set(classes["newmarket_env.agents._baselines"])
+    assert {"FlatObserver"} <= set(classes["newmarket_env.observation._encode"])
     assert {"CompiledSearch"} <= set(classes["newmarket_env.agents._search"])
     for module, declared_classes in classes.items():
         built = importlib.import_module(module)

@@ -18,12 +18,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from newmarket_env.agents._baselines import CompiledPolicy
 from newmarket_env.agents.saved import SavedAgent
-from newmarket_env.engine._fast import FastGame  # the compiled engine: its encode_into fills our arrays
-from newmarket_env.engine._policies import CompiledPolicy
+from newmarket_env.engine._fast import FastGame
 from newmarket_env.execution.seeds import derive_seed
 from newmarket_env.game.actions import NUM_ACTIONS
 from newmarket_env.game.rules import Rules
+from newmarket_env.observation._encode import encode_game  # the compiled encoder fills our arrays
 from newmarket_env.observation.encode import static_part
 from newmarket_env.observation.layout import FLAT_SIZE
 
@@ -99,7 +100,7 @@ def collect_states(
             game = table.game
             seat = game.to_act
             obs = np.empty(FLAT_SIZE, dtype=np.float32)
-            game.encode_into(seat, obs, static)
+            encode_game(game, seat, obs, static)
             mask = np.zeros(NUM_ACTIONS, dtype=bool)
             mask[game.legal] = True
             views.append((table, seat, obs, mask))
