@@ -10,7 +10,7 @@
 #   NAMES="a b" scripts/mutation.sh M   only these mutants of module M (to check survivors again)
 #
 # Modules: agents (agents/ without saved.py), saved (agents/saved.py), train (train/),
-# tournament (eval/tournament/), replay (newmarket_env/play/replay.py); guided
+# tournament (eval/tournament/), replay (newmarket_env/records/); guided
 # (agents/guided_search.py alone, also part of agents) only when named.
 #
 # Why a copy: mutmut rewrites the sources it mutates, and the working tree is shared, so every
@@ -54,8 +54,8 @@ ONLY[tournament]="newmarket_env/eval/tournament/*.py"
 TESTS[tournament]="tests/tournament tests/cli/test_command_help.py tests/ray/test_tournament_on_ray.py tests/ray/test_backend_input.py tests/ray/test_ray_task_errors.py newmarket_env/eval/tournament"
 ONLY[guided]="newmarket_env/agents/guided_search.py"  # part of agents, alone: its racing and prior weight
 TESTS[guided]="tests/agents newmarket_env/agents/guided_search.py"
-ONLY[replay]="newmarket_env/play/replay.py"
-TESTS[replay]="tests/cli/test_replay*.py newmarket_env/play/replay.py"
+ONLY[replay]="newmarket_env/records"
+TESTS[replay]="tests/cli/test_replay*.py newmarket_env/records"
 
 modules=("$@")
 [ ${#modules[@]} -gt 0 ] || modules=(agents saved train tournament replay)

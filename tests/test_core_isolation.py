@@ -48,7 +48,7 @@ CORE_ONLY = textwrap.dedent('''
 
     # Every module of the core imports (play/ is the terminal front end, built on the envs).
     import importlib, pkgutil
-    core = ("engine", "observation", "describe", "envs", "play")
+    core = ("game", "engine", "observation", "describe", "records", "render", "envs", "play")
     for package in core:
         root = importlib.import_module(f"newmarket_env.{package}")
         for module in pkgutil.walk_packages(root.__path__, prefix=f"newmarket_env.{package}."):
@@ -158,7 +158,7 @@ def test_the_core_plays_every_view_without_agents_train_or_eval(core_only):
         "newmarket_env.observation.encode",
         "newmarket_env.envs.vector",
         "newmarket_env.play.arguments",
-        "newmarket_env.play.replay",
+        "newmarket_env.records.paging",
     } <= set(out["core_modules"])
     assert out["aec_steps"] > 4  # a session of 4 players has more moves than its 4 final turns
     assert out["single_decisions"] > 0 and out["single_return_is_chips"]

@@ -13,8 +13,7 @@ import os
 
 from newmarket_env.agents.saved import save_policy
 from newmarket_env.agents.sb3_zip import read_sb3_zip
-from newmarket_env.game.rules import VARIANTS, make_rules
-from newmarket_env.play.options import parse_settings
+from newmarket_env.game.rules import VARIANTS, make_rules, parse_settings
 from newmarket_env.util.cli_common import EXIT_OK, command_parser, fail
 
 PROG = "python -m newmarket_env.train.export_command"

@@ -4,7 +4,6 @@ records.jsonl.gz (every session's record, for ``newmarket replay FILE --game K``
 from __future__ import annotations
 
 import csv
-import gzip
 import json
 import os
 from typing import Any
@@ -20,6 +19,7 @@ from newmarket_env.eval.tournament.leaderboard import (
     pairwise_matrix,
     small_run_note,
 )
+from newmarket_env.records import write_lines
 
 RESULTS_FORMAT = "newmarket-tournament/1"
 #: How every session's deals are rebuilt from its game seed, for whoever reproduces a run.
@@ -119,17 +119,17 @@ def write_games_csv(result: TournamentResult, path: str) -> None:
 
 def write_records(result: TournamentResult, path: str) -> None:
     """Every session's record as gzipped JSON lines, in games.csv order: ``{"title", "block", "lineup",
-    "seating", "seats", "game_seed", "record"}``; written under a temporary name, then renamed."""
+    "seating", "seats", "game_seed", "record"}`` (written atomically: :func:`newmarket_env.records.write_lines`)."""
     labels = result.plan.labels
-    temporary = f"{path}.part"
-    with gzip.open(temporary, "wt", encoding="utf-8") as fh:
+
+    def entries():
         for number, game in enumerate(result.games, start=1):
             s = game.spec
             seats = [labels[e] for e in s.seats]
             title = f"session {number}: block {s.block}, line-up {s.lineup}, seating {s.seating} -- " + ", ".join(
                 f"player_{k} {name}" for k, name in enumerate(seats)
             )
-            entry = {
+            yield {
                 "title": title,
                 "block": s.block,
                 "lineup": s.lineup,
@@ -138,8 +138,8 @@ def write_records(result: TournamentResult, path: str) -> None:
                 "game_seed": s.game_seed,
                 "record": game.record,
             }
-            fh.write(json.dumps(entry, separators=(",", ":")) + "\n")
-    os.replace(temporary, path)
+
+    write_lines(entries(), path)
 
 
 def leaderboard_markdown(result: TournamentResult, command: str | None = None) -> str:

@@ -56,11 +56,6 @@ def replay_steps(record: Mapping[str, Any]) -> Iterator[Game]:
         yield game
 
 
-def save_record(record: Mapping[str, Any], path) -> None:
-    with open(path, "w", encoding="utf-8") as fh:
-        json.dump(record, fh, indent=1)
-
-
 def load_record(path) -> dict[str, Any]:
     with open(path, encoding="utf-8") as fh:
         return json.load(fh)

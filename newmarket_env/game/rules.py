@@ -428,3 +428,45 @@ def rules_from_dict(data: Mapping[str, Any], allowed_players: tuple[int, int] = 
         raise ValueError(f"unknown rules parameter {unknown[0]!r}; allowed parameters: {', '.join(PARAMETER_NAMES)}")
     values = {name: _normalise(name, value) for name, value in data.items()}
     return Rules(allowed_players=allowed_players, **values)
+
+
+# ---------------------------------------------------------------------- rules overrides as text
+CARD_LISTS = ("boodles", "removed_cards")
+_TRUE, _FALSE = ("true", "yes", "on"), ("false", "no", "off")
+
+
+def parse_setting(text: str) -> tuple[str, object]:
+    """``KEY=VALUE`` as a rules override; ints, booleans and card lists are converted.
+
+    >>> parse_setting("num_deals=1"), parse_setting("boodles=AS,KS,QS,JS")
+    (('num_deals', 1), ('boodles', ('AS', 'KS', 'QS', 'JS')))
+    >>> parse_setting("ace_high=yes"), parse_setting("widow=dealer_buy"), parse_setting("removed_cards=")
+    (('ace_high', True), ('widow', 'dealer_buy'), ('removed_cards', ()))
+    """
+    key, sep, raw = text.partition("=")
+    key, raw = key.strip(), raw.strip()
+    if not sep or not key:
+        raise ValueError(f"--set {text!r} is not KEY=VALUE, e.g. --set num_deals=1")
+    if key == "num_players":
+        raise ValueError("--set num_players: give the number of players with --players instead")
+    if key not in PARAMETER_NAMES:
+        raise ValueError(f"--set {key}: unknown rules parameter; allowed: {', '.join(PARAMETER_NAMES)}")
+    if key in CARD_LISTS:
+        return key, tuple(card.strip() for card in raw.split(",") if card.strip())
+    if raw.lower() in _TRUE + _FALSE:
+        return key, raw.lower() in _TRUE
+    try:
+        return key, int(raw)
+    except ValueError:
+        return key, raw
+
+
+def parse_settings(texts: list[str] | None) -> dict[str, object]:
+    """All ``--set`` options; a key given twice is an error rather than a silent overwrite."""
+    out: dict[str, object] = {}
+    for text in texts or []:
+        key, value = parse_setting(text)
+        if key in out:
+            raise ValueError(f"--set {key} is given twice")
+        out[key] = value
+    return out

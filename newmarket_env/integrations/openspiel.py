@@ -48,11 +48,10 @@ from newmarket_env.engine.record import session_record
 from newmarket_env.envs.aec import raw_env
 from newmarket_env.game import actions as A
 from newmarket_env.game.cards import card_from_text, cards_to_text
-from newmarket_env.game.rules import Leftover, Rules, make_rules
+from newmarket_env.game.rules import Leftover, Rules, make_rules, parse_settings
 from newmarket_env.observation.encode import encode_flat, static_part
 from newmarket_env.observation.layout import FLAT_SIZE
 from newmarket_env.observation.view import view_of_game
-from newmarket_env.play.options import parse_settings
 
 GAME_NAME = "python_newmarket"
 MIN_PLAYERS, MAX_PLAYERS = 3, 8

@@ -11,12 +11,12 @@ import os
 import textwrap
 
 from newmarket_env import available_agents
-from newmarket_env.game.rules import PARAMETER_NAMES, VARIANTS
+from newmarket_env.game.rules import PARAMETER_NAMES, VARIANTS, parse_settings
 from newmarket_env.play.animation import write_gif
-from newmarket_env.play.options import parse_agents, parse_settings
-from newmarket_env.play.replay import count_decisions, first_difference, load_session, show_record
+from newmarket_env.play.options import parse_agents
 from newmarket_env.play.session import PlayOptions, play, prepare
 from newmarket_env.play.watch import WatchOptions, WatchTable, watch
+from newmarket_env.records import count_decisions, first_difference, load_session, show_record
 from newmarket_env.util.cli_common import Subcommand, fail
 
 PLAY_EPILOG = """\
@@ -137,7 +137,7 @@ def add_replay_arguments(parser: argparse.ArgumentParser) -> None:
     _describe(
         parser,
         "Show a saved session record (from 'newmarket play --save FILE' or\n"
-        "newmarket_env.engine.record.save_record) deal by deal: every hand as dealt, the dead hand,\n"
+        "newmarket_env.records.save_record) deal by deal: every hand as dealt, the dead hand,\n"
         "every event in words and the chips after each deal. Press Enter for the next deal.",
         REPLAY_EPILOG,
     )

@@ -22,15 +22,14 @@ from newmarket_env.describe.questions import question_text
 from newmarket_env.describe.table import table_lines
 from newmarket_env.describe.thoughts import decisions_so_far, explain_and_act, thought_entry
 from newmarket_env.describe.words import Names, count_text, seat_labels
-from newmarket_env.engine.record import save_record
 from newmarket_env.envs import env as make_env
 from newmarket_env.game.cards import iter_cards
 from newmarket_env.play.prompt import QUIT_WORDS, QuitSession, ask
+from newmarket_env.records import PERSON, save_record
 from newmarket_env.util.cli_common import check_output_file
 
 Write = Callable[[str], None]
 Read = Callable[[str], str]
-PERSON = "person"  # the name of a person's seat in a record's ``agents``
 
 
 @dataclass

@@ -22,9 +22,9 @@ from newmarket_env.describe.feed import RecordFeed
 from newmarket_env.describe.table import table_lines
 from newmarket_env.describe.thoughts import decisions_so_far, explain_and_act, thought_entry, thought_lines
 from newmarket_env.describe.words import Names, seat_labels
-from newmarket_env.engine.record import save_record
 from newmarket_env.envs import env as make_env
 from newmarket_env.play.session import check_save_path, write_final
+from newmarket_env.records import save_record
 
 Write = Callable[[str], None]
 MAX_DELAY = 60.0  # seconds after each decision: reading speed is a few; more is a typo (or inf)

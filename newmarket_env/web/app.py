@@ -32,7 +32,7 @@ from starlette.exceptions import HTTPException
 
 from newmarket_env.agents import available_agents
 from newmarket_env.game.rules import PARAMETER_NAMES, VARIANTS
-from newmarket_env.play.replay import RecordTooLarge, pick_record
+from newmarket_env.records import RecordTooLarge, pick_record
 from newmarket_env.web.guard import DEFAULT_ALLOWED_HOSTS, Guard
 from newmarket_env.web.tables import MODES, BadInput, GameStore, ReplayGame, TableGame
 

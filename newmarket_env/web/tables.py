@@ -27,8 +27,7 @@ from newmarket_env.engine.record import replay_steps
 from newmarket_env.engine.types import IllegalActionError
 from newmarket_env.envs import env as make_env
 from newmarket_env.game.rules import PARAMETER_NAMES, Rules
-from newmarket_env.play.replay import check_record, count_decisions
-from newmarket_env.play.session import PERSON
+from newmarket_env.records import PERSON, check_record, count_decisions
 
 MODES = ("play", "watch")
 MAX_GAMES = 64  # tables and replays kept in memory; the oldest goes first

@@ -9,7 +9,7 @@ import sys
 import pytest
 
 from newmarket_env import cli, env
-from newmarket_env.engine.record import save_record
+from newmarket_env.records import save_record
 
 DEALS = 3
 

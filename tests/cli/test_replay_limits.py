@@ -17,7 +17,7 @@ import zlib
 import pytest
 
 from newmarket_env import env
-from newmarket_env.play.replay import MAX_RECORD_TEXT, load_session
+from newmarket_env.records import MAX_RECORD_TEXT, load_session
 
 pytestmark = pytest.mark.skipif(not os.path.exists("/proc/self/status"), reason="reads the peak from /proc (Linux)")
 

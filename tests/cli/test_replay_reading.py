@@ -16,16 +16,9 @@ import pytest
 
 from newmarket_env import env
 from newmarket_env.game.rules import rules_from_dict
-from newmarket_env.play.replay import (
-    _first_difference,
-    _Pager,
-    check_record,
-    deal_lines,
-    first_difference,
-    load_session,
-    read_records,
-    show_record,
-)
+from newmarket_env.records.paging import _Pager, deal_lines, show_record
+from newmarket_env.records.reading import check_record, load_session, read_records
+from newmarket_env.records.verifying import _first_difference, first_difference
 
 
 def _session(variant: str, seed: int, deals: int = 2, **overrides):

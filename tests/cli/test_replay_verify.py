@@ -14,7 +14,7 @@ import random
 import pytest
 
 from newmarket_env import cli, env
-from newmarket_env.play.replay import first_difference, verify
+from newmarket_env.records import first_difference, verify
 
 PLAYERS = 4
 

@@ -14,7 +14,7 @@ from newmarket_env import cli
 from newmarket_env.eval.tournament.api import plan_tournament
 from newmarket_env.eval.tournament.cli import main
 from newmarket_env.eval.tournament.config import TournamentConfig
-from newmarket_env.play.replay import verify
+from newmarket_env.records import verify
 
 
 def test_every_session_is_saved_and_replays(tmp_path, capsys):

@@ -16,7 +16,7 @@ from fastapi.testclient import TestClient
 
 from newmarket_env import env, load_agent
 from newmarket_env.engine.record import replay_steps
-from newmarket_env.play.replay import verify
+from newmarket_env.records import verify
 from newmarket_env.web import create_app
 from newmarket_env.web.tables import GameStore
 from tests.web.records import random_record
