@@ -11,6 +11,7 @@ They share the engine's C structs through ``engine/_table.pxd``. Optional: where
 compiler) the install still succeeds and the pure-Python engine is used.
 """
 
+import numpy
 from setuptools import Extension, setup
 
 COMPILED = {
@@ -24,4 +25,7 @@ COMPILED = {
     "newmarket_env.agents._search": "agents/_search.pyx",
 }
 
-setup(ext_modules=[Extension(name, [source], optional=True) for name, source in COMPILED.items()])
+# numpy's C API: the observation layer makes its arrays in C (observation/_encode.pyx)
+NUMPY_API = {"include_dirs": [numpy.get_include()], "define_macros": [("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION")]}
+
+setup(ext_modules=[Extension(name, [source], optional=True, **NUMPY_API) for name, source in COMPILED.items()])

@@ -95,8 +95,14 @@ class TablePlayer:
         start = self.env.rules.starting_chips
         chips = [balance - start for balance in game.balances]
         record = self.env.record()
-        # who sat where, for every view of the record (docs/contract.md, "The record of a session")
-        record["agents"] = [self.setup.entrants[e].label for e in spec.seats]
+        # who sat where, for every view of the record, and how to load each seat's agent again, so that
+        # `newmarket replay --verify` can check its decisions (docs/contract.md, "The record of a session")
+        entrants = [self.setup.entrants[e] for e in spec.seats]
+        record["agents"] = [entrant.label for entrant in entrants]
+        record["seat_agents"] = [
+            {"label": entrant.label, "spec": entrant.spec, "options": dict(entrant.options), "seed": seed}
+            for entrant, seed in zip(entrants, spec.agent_seeds, strict=True)
+        ]
         parts, outs = chip_parts(record)
         check_parts(parts, chips)
         return GameResult(

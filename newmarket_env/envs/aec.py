@@ -224,10 +224,7 @@ class raw_env(AECEnv):
         if held != NOBODY and held != acting:
             infos[agents[held]] = {"action_mask": np.zeros(A.NUM_ACTIONS, dtype=np.int8)}
         if acting != NOBODY:
-            mask = np.zeros(A.NUM_ACTIONS, dtype=np.int8)
-            for action in game.legal:  # a handful of actions: item by item beats fancy indexing here
-                mask[action] = 1
-            infos[agents[acting]] = {"action_mask": mask}
+            infos[agents[acting]] = {"action_mask": self.engine.mask(game)}
         self._masked_seat = acting
 
     # ------------------------------------------------------------------ observing

@@ -3,7 +3,22 @@
 /* BEGIN: Cython Metadata
 {
     "distutils": {
-        "depends": [],
+        "define_macros": [
+            [
+                "NPY_NO_DEPRECATED_API",
+                "NPY_1_7_API_VERSION"
+            ]
+        ],
+        "depends": [
+            "/work/main/.venv/lib/python3.11/site-packages/numpy/_core/include/numpy/arrayobject.h",
+            "/work/main/.venv/lib/python3.11/site-packages/numpy/_core/include/numpy/arrayscalars.h",
+            "/work/main/.venv/lib/python3.11/site-packages/numpy/_core/include/numpy/ndarrayobject.h",
+            "/work/main/.venv/lib/python3.11/site-packages/numpy/_core/include/numpy/ndarraytypes.h",
+            "/work/main/.venv/lib/python3.11/site-packages/numpy/_core/include/numpy/ufuncobject.h"
+        ],
+        "include_dirs": [
+            "/work/main/.venv/lib/python3.11/site-packages/numpy/_core/include"
+        ],
         "name": "newmarket_env.observation._encode",
         "sources": [
             "newmarket_env/observation/_encode.pyx"
@@ -1282,6 +1297,15 @@ static int __Pyx_init_tpflags_variables(void) {
     
 #include <math.h>
 #include <string.h>
+#include <stdio.h>
+
+    /* Using NumPy API declarations from "numpy/__init__.cython-30.pxd" */
+    
+#include "numpy/arrayobject.h"
+#include "numpy/ndarrayobject.h"
+#include "numpy/ndarraytypes.h"
+#include "numpy/arrayscalars.h"
+#include "numpy/ufuncobject.h"
 #include "pythread.h"
 
     typedef int (*__pyx_memoryview_to_dtype_func_type)(char*, PyObject*);
@@ -1501,12 +1525,42 @@ static PyObject *__pyx_m = NULL;
 #endif
 static const char * const __pyx_cfilenm = __FILE__;
 
+/* Header.proto */
+#if !defined(CYTHON_CCOMPLEX)
+  #if defined(__cplusplus)
+    #define CYTHON_CCOMPLEX 1
+  #elif defined(_MSC_VER)
+    #define CYTHON_CCOMPLEX 0
+  #elif (defined(__ANDROID_MIN_SDK_VERSION__) && __ANDROID_MIN_SDK_VERSION__ < 26) || (defined(__ANDROID_API__) && __ANDROID_API__ < 26)
+    #define CYTHON_CCOMPLEX 0
+  #elif defined(__STDC_NO_COMPLEX__)
+    #define CYTHON_CCOMPLEX 0
+  #elif defined(_Complex_I) || (defined (__STDC_VERSION__) && __STDC_VERSION__ >= 201112L && !defined(__STDC_NO_COMPLEX__))
+    #define CYTHON_CCOMPLEX 1
+  #else
+    #define CYTHON_CCOMPLEX 0
+  #endif
+#endif
+#if CYTHON_CCOMPLEX
+  #ifdef __cplusplus
+    #include <complex>
+  #else
+    #include <complex.h>
+  #endif
+#endif
+#if CYTHON_CCOMPLEX && !defined(__cplusplus) && defined(__sun__) && defined(__GNUC__)
+  #undef _Complex_I
+  #define _Complex_I 1.0fj
+#endif
+
 /* #### Code section: filename_table ### */
 
 static const char* const __pyx_f[] = {
   "newmarket_env/observation/_encode.pyx",
   "View.MemoryView",
   "newmarket_env/engine/_table.pxd",
+  ".venv/lib/python3.11/site-packages/numpy/__init__.cython-30.pxd",
+  ".venv/lib/python3.11/site-packages/Cython/Includes/cpython/type.pxd",
   "newmarket_env/engine/_fast.pxd",
 };
 /* #### Code section: utility_code_proto_before_types ### */
@@ -1758,7 +1812,196 @@ typedef struct {
 #endif
 
 /* #### Code section: numeric_typedefs ### */
+
+/* "numpy/__init__.cython-30.pxd":744
+ * # in Cython to enable them only on the right systems.
+ * 
+ * ctypedef npy_int8       int8_t             # <<<<<<<<<<<<<<
+ * ctypedef npy_int16      int16_t
+ * ctypedef npy_int32      int32_t
+*/
+typedef npy_int8 __pyx_t_5numpy_int8_t;
+
+/* "numpy/__init__.cython-30.pxd":745
+ * 
+ * ctypedef npy_int8       int8_t
+ * ctypedef npy_int16      int16_t             # <<<<<<<<<<<<<<
+ * ctypedef npy_int32      int32_t
+ * ctypedef npy_int64      int64_t
+*/
+typedef npy_int16 __pyx_t_5numpy_int16_t;
+
+/* "numpy/__init__.cython-30.pxd":746
+ * ctypedef npy_int8       int8_t
+ * ctypedef npy_int16      int16_t
+ * ctypedef npy_int32      int32_t             # <<<<<<<<<<<<<<
+ * ctypedef npy_int64      int64_t
+ * 
+*/
+typedef npy_int32 __pyx_t_5numpy_int32_t;
+
+/* "numpy/__init__.cython-30.pxd":747
+ * ctypedef npy_int16      int16_t
+ * ctypedef npy_int32      int32_t
+ * ctypedef npy_int64      int64_t             # <<<<<<<<<<<<<<
+ * 
+ * ctypedef npy_uint8      uint8_t
+*/
+typedef npy_int64 __pyx_t_5numpy_int64_t;
+
+/* "numpy/__init__.cython-30.pxd":749
+ * ctypedef npy_int64      int64_t
+ * 
+ * ctypedef npy_uint8      uint8_t             # <<<<<<<<<<<<<<
+ * ctypedef npy_uint16     uint16_t
+ * ctypedef npy_uint32     uint32_t
+*/
+typedef npy_uint8 __pyx_t_5numpy_uint8_t;
+
+/* "numpy/__init__.cython-30.pxd":750
+ * 
+ * ctypedef npy_uint8      uint8_t
+ * ctypedef npy_uint16     uint16_t             # <<<<<<<<<<<<<<
+ * ctypedef npy_uint32     uint32_t
+ * ctypedef npy_uint64     uint64_t
+*/
+typedef npy_uint16 __pyx_t_5numpy_uint16_t;
+
+/* "numpy/__init__.cython-30.pxd":751
+ * ctypedef npy_uint8      uint8_t
+ * ctypedef npy_uint16     uint16_t
+ * ctypedef npy_uint32     uint32_t             # <<<<<<<<<<<<<<
+ * ctypedef npy_uint64     uint64_t
+ * 
+*/
+typedef npy_uint32 __pyx_t_5numpy_uint32_t;
+
+/* "numpy/__init__.cython-30.pxd":752
+ * ctypedef npy_uint16     uint16_t
+ * ctypedef npy_uint32     uint32_t
+ * ctypedef npy_uint64     uint64_t             # <<<<<<<<<<<<<<
+ * 
+ * ctypedef npy_float32    float32_t
+*/
+typedef npy_uint64 __pyx_t_5numpy_uint64_t;
+
+/* "numpy/__init__.cython-30.pxd":754
+ * ctypedef npy_uint64     uint64_t
+ * 
+ * ctypedef npy_float32    float32_t             # <<<<<<<<<<<<<<
+ * ctypedef npy_float64    float64_t
+ * #ctypedef npy_float80    float80_t
+*/
+typedef npy_float32 __pyx_t_5numpy_float32_t;
+
+/* "numpy/__init__.cython-30.pxd":755
+ * 
+ * ctypedef npy_float32    float32_t
+ * ctypedef npy_float64    float64_t             # <<<<<<<<<<<<<<
+ * #ctypedef npy_float80    float80_t
+ * #ctypedef npy_float128   float128_t
+*/
+typedef npy_float64 __pyx_t_5numpy_float64_t;
+
+/* "numpy/__init__.cython-30.pxd":762
+ * ctypedef double complex complex128_t
+ * 
+ * ctypedef npy_longlong   longlong_t             # <<<<<<<<<<<<<<
+ * ctypedef npy_ulonglong  ulonglong_t
+ * 
+*/
+typedef npy_longlong __pyx_t_5numpy_longlong_t;
+
+/* "numpy/__init__.cython-30.pxd":763
+ * 
+ * ctypedef npy_longlong   longlong_t
+ * ctypedef npy_ulonglong  ulonglong_t             # <<<<<<<<<<<<<<
+ * 
+ * ctypedef npy_intp       intp_t
+*/
+typedef npy_ulonglong __pyx_t_5numpy_ulonglong_t;
+
+/* "numpy/__init__.cython-30.pxd":765
+ * ctypedef npy_ulonglong  ulonglong_t
+ * 
+ * ctypedef npy_intp       intp_t             # <<<<<<<<<<<<<<
+ * ctypedef npy_uintp      uintp_t
+ * 
+*/
+typedef npy_intp __pyx_t_5numpy_intp_t;
+
+/* "numpy/__init__.cython-30.pxd":766
+ * 
+ * ctypedef npy_intp       intp_t
+ * ctypedef npy_uintp      uintp_t             # <<<<<<<<<<<<<<
+ * 
+ * ctypedef npy_double     float_t
+*/
+typedef npy_uintp __pyx_t_5numpy_uintp_t;
+
+/* "numpy/__init__.cython-30.pxd":768
+ * ctypedef npy_uintp      uintp_t
+ * 
+ * ctypedef npy_double     float_t             # <<<<<<<<<<<<<<
+ * ctypedef npy_double     double_t
+ * ctypedef npy_longdouble longdouble_t
+*/
+typedef npy_double __pyx_t_5numpy_float_t;
+
+/* "numpy/__init__.cython-30.pxd":769
+ * 
+ * ctypedef npy_double     float_t
+ * ctypedef npy_double     double_t             # <<<<<<<<<<<<<<
+ * ctypedef npy_longdouble longdouble_t
+ * 
+*/
+typedef npy_double __pyx_t_5numpy_double_t;
+
+/* "numpy/__init__.cython-30.pxd":770
+ * ctypedef npy_double     float_t
+ * ctypedef npy_double     double_t
+ * ctypedef npy_longdouble longdouble_t             # <<<<<<<<<<<<<<
+ * 
+ * ctypedef float complex       cfloat_t
+*/
+typedef npy_longdouble __pyx_t_5numpy_longdouble_t;
 /* #### Code section: complex_type_declarations ### */
+/* Declarations.proto */
+#if CYTHON_CCOMPLEX && (1) && (!0 || __cplusplus)
+  #ifdef __cplusplus
+    typedef ::std::complex< float > __pyx_t_float_complex;
+  #else
+    typedef float _Complex __pyx_t_float_complex;
+  #endif
+#else
+    typedef struct { float real, imag; } __pyx_t_float_complex;
+#endif
+static CYTHON_INLINE __pyx_t_float_complex __pyx_t_float_complex_from_parts(float, float);
+
+/* Declarations.proto */
+#if CYTHON_CCOMPLEX && (1) && (!0 || __cplusplus)
+  #ifdef __cplusplus
+    typedef ::std::complex< double > __pyx_t_double_complex;
+  #else
+    typedef double _Complex __pyx_t_double_complex;
+  #endif
+#else
+    typedef struct { double real, imag; } __pyx_t_double_complex;
+#endif
+static CYTHON_INLINE __pyx_t_double_complex __pyx_t_double_complex_from_parts(double, double);
+
+/* Declarations.proto */
+#if CYTHON_CCOMPLEX && (1) && (!0 || __cplusplus)
+  #ifdef __cplusplus
+    typedef ::std::complex< long double > __pyx_t_long_double_complex;
+  #else
+    typedef long double _Complex __pyx_t_long_double_complex;
+  #endif
+#else
+    typedef struct { long double real, imag; } __pyx_t_long_double_complex;
+#endif
+static CYTHON_INLINE __pyx_t_long_double_complex __pyx_t_long_double_complex_from_parts(long double, long double);
+
 /* #### Code section: type_declarations ### */
 
 /*--- Type declarations ---*/
@@ -2252,7 +2495,7 @@ struct __pyx_vtabstruct_13newmarket_env_6engine_5_fast_FastGame {
 static struct __pyx_vtabstruct_13newmarket_env_6engine_5_fast_FastGame *__pyx_vtabptr_13newmarket_env_6engine_5_fast_FastGame;
 
 
-/* "newmarket_env/observation/_encode.pyx":118
+/* "newmarket_env/observation/_encode.pyx":152
  * 
  * 
  * cdef class FlatObserver(TableObserver):             # <<<<<<<<<<<<<<
@@ -3155,6 +3398,12 @@ static void __Pyx_RaiseUnboundLocalError(const char *varname);
 /* DivInt[long].proto */
 static CYTHON_INLINE long __Pyx_div_long(long, long, int b_is_constant);
 
+/* PyException_Check.proto */
+#define __Pyx_PyExc_Exception_Check(obj)  __Pyx_TypeCheck(obj, PyExc_Exception)
+
+/* PyImportError_Check.proto */
+#define __Pyx_PyExc_ImportError_Check(obj)  __Pyx_TypeCheck(obj, PyExc_ImportError)
+
 /* CIntToPyUnicode.proto */
 #define __Pyx_PyUnicode_From_long(value, width, padding_char, format_char) (\
     ((format_char) == ('c')) ?\
@@ -3290,6 +3539,9 @@ int __Pyx_ApplySequenceOrMappingFlag(PyTypeObject *tp, int is_sequence);
 #else
 #define __Pyx_ApplySequenceOrMappingFlag(tp, is_sequence) (0)
 #endif
+
+/* FunctionImport.proto */
+static int __Pyx_ImportFunction_3_3_1(PyObject *module, const char *funcname, void (**f)(void), const char *sig);
 
 /* ImportFrom.export */
 static PyObject* __Pyx_ImportFrom(PyObject* module, PyObject* name);
@@ -3586,6 +3838,142 @@ static void __Pyx_RaiseUnpickleChecksumError(long checksum, long checksum1, long
 /* ObjectToMemviewSlice.proto */
 static CYTHON_INLINE __Pyx_memviewslice __Pyx_PyObject_to_MemoryviewSlice_dc_float__const__(PyObject *, int writable_flag);
 
+/* RealImag.proto */
+#if CYTHON_CCOMPLEX
+  #ifdef __cplusplus
+    #define __Pyx_CREAL(z) ((z).real())
+    #define __Pyx_CIMAG(z) ((z).imag())
+  #else
+    #define __Pyx_CREAL(z) (__real__(z))
+    #define __Pyx_CIMAG(z) (__imag__(z))
+  #endif
+#else
+    #define __Pyx_CREAL(z) ((z).real)
+    #define __Pyx_CIMAG(z) ((z).imag)
+#endif
+#if defined(__cplusplus) && CYTHON_CCOMPLEX\
+        && (defined(_WIN32) || defined(__clang__) || (defined(__GNUC__) && (__GNUC__ >= 5 || __GNUC__ == 4 && __GNUC_MINOR__ >= 4 )) || __cplusplus >= 201103)
+    #define __Pyx_SET_CREAL(z,x) ((z).real(x))
+    #define __Pyx_SET_CIMAG(z,y) ((z).imag(y))
+#else
+    #define __Pyx_SET_CREAL(z,x) __Pyx_CREAL(z) = (x)
+    #define __Pyx_SET_CIMAG(z,y) __Pyx_CIMAG(z) = (y)
+#endif
+
+/* Arithmetic.proto */
+#if CYTHON_CCOMPLEX && (1) && (!0 || __cplusplus)
+    #define __Pyx_c_eq_float(a, b)   ((a)==(b))
+    #define __Pyx_c_sum_float(a, b)  ((a)+(b))
+    #define __Pyx_c_diff_float(a, b) ((a)-(b))
+    #define __Pyx_c_prod_float(a, b) ((a)*(b))
+    #define __Pyx_c_quot_float(a, b) ((a)/(b))
+    #define __Pyx_c_neg_float(a)     (-(a))
+  #ifdef __cplusplus
+    #define __Pyx_c_is_zero_float(z) ((z)==(float)0)
+    #define __Pyx_c_conj_float(z)    (::std::conj(z))
+    #if 1
+        #define __Pyx_c_abs_float(z)     (::std::abs(z))
+        #define __Pyx_c_pow_float(a, b)  (::std::pow(a, b))
+    #endif
+  #else
+    #define __Pyx_c_is_zero_float(z) ((z)==0)
+    #define __Pyx_c_conj_float(z)    (conjf(z))
+    #if 1
+        #define __Pyx_c_abs_float(z)     (cabsf(z))
+        #define __Pyx_c_pow_float(a, b)  (cpowf(a, b))
+    #endif
+ #endif
+#else
+    static CYTHON_INLINE int __Pyx_c_eq_float(__pyx_t_float_complex, __pyx_t_float_complex);
+    static CYTHON_INLINE __pyx_t_float_complex __Pyx_c_sum_float(__pyx_t_float_complex, __pyx_t_float_complex);
+    static CYTHON_INLINE __pyx_t_float_complex __Pyx_c_diff_float(__pyx_t_float_complex, __pyx_t_float_complex);
+    static CYTHON_INLINE __pyx_t_float_complex __Pyx_c_prod_float(__pyx_t_float_complex, __pyx_t_float_complex);
+    static CYTHON_INLINE __pyx_t_float_complex __Pyx_c_quot_float(__pyx_t_float_complex, __pyx_t_float_complex);
+    static CYTHON_INLINE __pyx_t_float_complex __Pyx_c_neg_float(__pyx_t_float_complex);
+    static CYTHON_INLINE int __Pyx_c_is_zero_float(__pyx_t_float_complex);
+    static CYTHON_INLINE __pyx_t_float_complex __Pyx_c_conj_float(__pyx_t_float_complex);
+    #if 1
+        static CYTHON_INLINE float __Pyx_c_abs_float(__pyx_t_float_complex);
+        static CYTHON_INLINE __pyx_t_float_complex __Pyx_c_pow_float(__pyx_t_float_complex, __pyx_t_float_complex);
+    #endif
+#endif
+
+/* Arithmetic.proto */
+#if CYTHON_CCOMPLEX && (1) && (!0 || __cplusplus)
+    #define __Pyx_c_eq_double(a, b)   ((a)==(b))
+    #define __Pyx_c_sum_double(a, b)  ((a)+(b))
+    #define __Pyx_c_diff_double(a, b) ((a)-(b))
+    #define __Pyx_c_prod_double(a, b) ((a)*(b))
+    #define __Pyx_c_quot_double(a, b) ((a)/(b))
+    #define __Pyx_c_neg_double(a)     (-(a))
+  #ifdef __cplusplus
+    #define __Pyx_c_is_zero_double(z) ((z)==(double)0)
+    #define __Pyx_c_conj_double(z)    (::std::conj(z))
+    #if 1
+        #define __Pyx_c_abs_double(z)     (::std::abs(z))
+        #define __Pyx_c_pow_double(a, b)  (::std::pow(a, b))
+    #endif
+  #else
+    #define __Pyx_c_is_zero_double(z) ((z)==0)
+    #define __Pyx_c_conj_double(z)    (conj(z))
+    #if 1
+        #define __Pyx_c_abs_double(z)     (cabs(z))
+        #define __Pyx_c_pow_double(a, b)  (cpow(a, b))
+    #endif
+ #endif
+#else
+    static CYTHON_INLINE int __Pyx_c_eq_double(__pyx_t_double_complex, __pyx_t_double_complex);
+    static CYTHON_INLINE __pyx_t_double_complex __Pyx_c_sum_double(__pyx_t_double_complex, __pyx_t_double_complex);
+    static CYTHON_INLINE __pyx_t_double_complex __Pyx_c_diff_double(__pyx_t_double_complex, __pyx_t_double_complex);
+    static CYTHON_INLINE __pyx_t_double_complex __Pyx_c_prod_double(__pyx_t_double_complex, __pyx_t_double_complex);
+    static CYTHON_INLINE __pyx_t_double_complex __Pyx_c_quot_double(__pyx_t_double_complex, __pyx_t_double_complex);
+    static CYTHON_INLINE __pyx_t_double_complex __Pyx_c_neg_double(__pyx_t_double_complex);
+    static CYTHON_INLINE int __Pyx_c_is_zero_double(__pyx_t_double_complex);
+    static CYTHON_INLINE __pyx_t_double_complex __Pyx_c_conj_double(__pyx_t_double_complex);
+    #if 1
+        static CYTHON_INLINE double __Pyx_c_abs_double(__pyx_t_double_complex);
+        static CYTHON_INLINE __pyx_t_double_complex __Pyx_c_pow_double(__pyx_t_double_complex, __pyx_t_double_complex);
+    #endif
+#endif
+
+/* Arithmetic.proto */
+#if CYTHON_CCOMPLEX && (1) && (!0 || __cplusplus)
+    #define __Pyx_c_eq_long__double(a, b)   ((a)==(b))
+    #define __Pyx_c_sum_long__double(a, b)  ((a)+(b))
+    #define __Pyx_c_diff_long__double(a, b) ((a)-(b))
+    #define __Pyx_c_prod_long__double(a, b) ((a)*(b))
+    #define __Pyx_c_quot_long__double(a, b) ((a)/(b))
+    #define __Pyx_c_neg_long__double(a)     (-(a))
+  #ifdef __cplusplus
+    #define __Pyx_c_is_zero_long__double(z) ((z)==(long double)0)
+    #define __Pyx_c_conj_long__double(z)    (::std::conj(z))
+    #if 1
+        #define __Pyx_c_abs_long__double(z)     (::std::abs(z))
+        #define __Pyx_c_pow_long__double(a, b)  (::std::pow(a, b))
+    #endif
+  #else
+    #define __Pyx_c_is_zero_long__double(z) ((z)==0)
+    #define __Pyx_c_conj_long__double(z)    (conjl(z))
+    #if 1
+        #define __Pyx_c_abs_long__double(z)     (cabsl(z))
+        #define __Pyx_c_pow_long__double(a, b)  (cpowl(a, b))
+    #endif
+ #endif
+#else
+    static CYTHON_INLINE int __Pyx_c_eq_long__double(__pyx_t_long_double_complex, __pyx_t_long_double_complex);
+    static CYTHON_INLINE __pyx_t_long_double_complex __Pyx_c_sum_long__double(__pyx_t_long_double_complex, __pyx_t_long_double_complex);
+    static CYTHON_INLINE __pyx_t_long_double_complex __Pyx_c_diff_long__double(__pyx_t_long_double_complex, __pyx_t_long_double_complex);
+    static CYTHON_INLINE __pyx_t_long_double_complex __Pyx_c_prod_long__double(__pyx_t_long_double_complex, __pyx_t_long_double_complex);
+    static CYTHON_INLINE __pyx_t_long_double_complex __Pyx_c_quot_long__double(__pyx_t_long_double_complex, __pyx_t_long_double_complex);
+    static CYTHON_INLINE __pyx_t_long_double_complex __Pyx_c_neg_long__double(__pyx_t_long_double_complex);
+    static CYTHON_INLINE int __Pyx_c_is_zero_long__double(__pyx_t_long_double_complex);
+    static CYTHON_INLINE __pyx_t_long_double_complex __Pyx_c_conj_long__double(__pyx_t_long_double_complex);
+    #if 1
+        static CYTHON_INLINE long double __Pyx_c_abs_long__double(__pyx_t_long_double_complex);
+        static CYTHON_INLINE __pyx_t_long_double_complex __Pyx_c_pow_long__double(__pyx_t_long_double_complex, __pyx_t_long_double_complex);
+    #endif
+#endif
+
 /* MemviewSliceCopy.proto */
 static __Pyx_memviewslice
 __pyx_memoryview_copy_new_contig(const __Pyx_memviewslice *from_mvs,
@@ -3621,6 +4009,9 @@ static CYTHON_INLINE PyObject* __Pyx_PyLong_From_long(long value);
 
 /* CIntFromPy.proto */
 static CYTHON_INLINE long __Pyx_PyLong_As_long(PyObject *);
+
+/* CIntFromPy.proto */
+static CYTHON_INLINE npy_intp __Pyx_PyLong_As_npy_intp(PyObject *);
 
 /* CIntToPy.proto */
 static CYTHON_INLINE PyObject* __Pyx_PyLong_From_uint64_t(uint64_t value);
@@ -3740,11 +4131,31 @@ static PyObject *__pyx_memoryview__get_base(struct __pyx_memoryview_obj *__pyx_v
 static PyObject *__pyx_memoryviewslice_convert_item_to_object(struct __pyx_memoryviewslice_obj *__pyx_v_self, char *__pyx_v_itemp); /* proto*/
 static PyObject *__pyx_memoryviewslice_assign_item_from_object(struct __pyx_memoryviewslice_obj *__pyx_v_self, char *__pyx_v_itemp, PyObject *__pyx_v_value); /* proto*/
 static PyObject *__pyx_memoryviewslice__get_base(struct __pyx_memoryviewslice_obj *__pyx_v_self); /* proto*/
+static CYTHON_INLINE npy_intp __pyx_f_5numpy_5dtype_8itemsize___get__(PyArray_Descr *__pyx_v_self); /* proto*/
+static CYTHON_INLINE npy_intp __pyx_f_5numpy_5dtype_9alignment___get__(PyArray_Descr *__pyx_v_self); /* proto*/
+static CYTHON_INLINE PyObject *__pyx_f_5numpy_5dtype_6fields___get__(PyArray_Descr *__pyx_v_self); /* proto*/
+static CYTHON_INLINE PyObject *__pyx_f_5numpy_5dtype_5names___get__(PyArray_Descr *__pyx_v_self); /* proto*/
+static CYTHON_INLINE PyArray_ArrayDescr *__pyx_f_5numpy_5dtype_8subarray___get__(PyArray_Descr *__pyx_v_self); /* proto*/
+static CYTHON_INLINE npy_uint64 __pyx_f_5numpy_5dtype_5flags___get__(PyArray_Descr *__pyx_v_self); /* proto*/
+static CYTHON_INLINE int __pyx_f_5numpy_9broadcast_7numiter___get__(PyArrayMultiIterObject *__pyx_v_self); /* proto*/
+static CYTHON_INLINE npy_intp __pyx_f_5numpy_9broadcast_4size___get__(PyArrayMultiIterObject *__pyx_v_self); /* proto*/
+static CYTHON_INLINE npy_intp __pyx_f_5numpy_9broadcast_5index___get__(PyArrayMultiIterObject *__pyx_v_self); /* proto*/
+static CYTHON_INLINE int __pyx_f_5numpy_9broadcast_2nd___get__(PyArrayMultiIterObject *__pyx_v_self); /* proto*/
+static CYTHON_INLINE npy_intp *__pyx_f_5numpy_9broadcast_10dimensions___get__(PyArrayMultiIterObject *__pyx_v_self); /* proto*/
+static CYTHON_INLINE void **__pyx_f_5numpy_9broadcast_5iters___get__(PyArrayMultiIterObject *__pyx_v_self); /* proto*/
+static CYTHON_INLINE PyObject *__pyx_f_5numpy_7ndarray_4base___get__(PyArrayObject *__pyx_v_self); /* proto*/
+static CYTHON_INLINE PyArray_Descr *__pyx_f_5numpy_7ndarray_5descr___get__(PyArrayObject *__pyx_v_self); /* proto*/
+static CYTHON_INLINE int __pyx_f_5numpy_7ndarray_4ndim___get__(PyArrayObject *__pyx_v_self); /* proto*/
+static CYTHON_INLINE npy_intp *__pyx_f_5numpy_7ndarray_5shape___get__(PyArrayObject *__pyx_v_self); /* proto*/
+static CYTHON_INLINE npy_intp *__pyx_f_5numpy_7ndarray_7strides___get__(PyArrayObject *__pyx_v_self); /* proto*/
+static CYTHON_INLINE npy_intp __pyx_f_5numpy_7ndarray_4size___get__(PyArrayObject *__pyx_v_self); /* proto*/
+static CYTHON_INLINE char *__pyx_f_5numpy_7ndarray_4data___get__(PyArrayObject *__pyx_v_self); /* proto*/
 static void __pyx_f_13newmarket_env_11observation_7_encode_12FlatObserver_encode(struct __pyx_obj_13newmarket_env_11observation_7_encode_FlatObserver *__pyx_v_self, struct __pyx_t_13newmarket_env_6engine_6_table_Table const *__pyx_v_t, int __pyx_v_viewer, float *__pyx_v_out); /* proto*/
 
 /* Module declarations from "libc.stdint" */
 
 /* Module declarations from "newmarket_env.engine._table" */
+static void (*__pyx_f_13newmarket_env_6engine_6_table_write_mask)(struct __pyx_t_13newmarket_env_6engine_6_table_Table const *, signed char *); /*proto*/
 
 /* Module declarations from "newmarket_env.engine._observer" */
 
@@ -3753,6 +4164,23 @@ static void __pyx_f_13newmarket_env_11observation_7_encode_12FlatObserver_encode
 /* Module declarations from "libc.math" */
 
 /* Module declarations from "libc.string" */
+
+/* Module declarations from "libc.stdio" */
+
+/* Module declarations from "__builtin__" */
+
+/* Module declarations from "cpython.type" */
+
+/* Module declarations from "cpython" */
+
+/* Module declarations from "cpython.object" */
+
+/* Module declarations from "cpython.ref" */
+
+/* Module declarations from "numpy" */
+
+/* Module declarations from "numpy" */
+static CYTHON_INLINE int __pyx_f_5numpy_import_array(void); /*proto*/
 
 /* Module declarations from "newmarket_env.engine._fast" */
 
@@ -3779,6 +4207,8 @@ static int __pyx_v_13newmarket_env_11observation_7_encode_AT_DEALS_LEFT;
 static int __pyx_v_13newmarket_env_11observation_7_encode_OBS_SIZE;
 static double __pyx_v_13newmarket_env_11observation_7_encode_CHIP_SCALE;
 static double __pyx_v_13newmarket_env_11observation_7_encode_CHIP_CLIP;
+static npy_intp __pyx_v_13newmarket_env_11observation_7_encode_OBS_DIMS[1];
+static npy_intp __pyx_v_13newmarket_env_11observation_7_encode_MASK_DIMS[1];
 static PyObject *__pyx_collections_abc_Sequence = 0;
 static PyObject *generic = 0;
 static PyObject *strided = 0;
@@ -3905,12 +4335,14 @@ static void __pyx_memoryviewslice___pyx_pf_15View_dot_MemoryView_16_memoryviewsl
 static PyObject *__pyx_pf___pyx_memoryviewslice___reduce_cython__(CYTHON_UNUSED struct __pyx_memoryviewslice_obj *__pyx_v_self); /* proto */
 static PyObject *__pyx_pf___pyx_memoryviewslice_2__setstate_cython__(CYTHON_UNUSED struct __pyx_memoryviewslice_obj *__pyx_v_self, CYTHON_UNUSED PyObject *__pyx_v___pyx_state); /* proto */
 static PyObject *__pyx_pf_15View_dot_MemoryView___pyx_unpickle_Enum(CYTHON_UNUSED PyObject *__pyx_self, PyObject *__pyx_v___pyx_type, long __pyx_v___pyx_checksum, PyObject *__pyx_v___pyx_state); /* proto */
-static PyObject *__pyx_pf_13newmarket_env_11observation_7_encode_encode_game(CYTHON_UNUSED PyObject *__pyx_self, struct __pyx_obj_13newmarket_env_6engine_5_fast_FastGame *__pyx_v_game, int __pyx_v_viewer, __Pyx_memviewslice __pyx_v_out, __Pyx_memviewslice __pyx_v_static); /* proto */
+static PyObject *__pyx_pf_13newmarket_env_11observation_7_encode_observe_game(CYTHON_UNUSED PyObject *__pyx_self, struct __pyx_obj_13newmarket_env_6engine_5_fast_FastGame *__pyx_v_game, int __pyx_v_viewer, PyArrayObject *__pyx_v_static); /* proto */
+static PyObject *__pyx_pf_13newmarket_env_11observation_7_encode_2legal_mask(CYTHON_UNUSED PyObject *__pyx_self, struct __pyx_obj_13newmarket_env_6engine_5_fast_FastGame *__pyx_v_game); /* proto */
+static PyObject *__pyx_pf_13newmarket_env_11observation_7_encode_4encode_game(CYTHON_UNUSED PyObject *__pyx_self, struct __pyx_obj_13newmarket_env_6engine_5_fast_FastGame *__pyx_v_game, int __pyx_v_viewer, __Pyx_memviewslice __pyx_v_out, __Pyx_memviewslice __pyx_v_static); /* proto */
 static int __pyx_pf_13newmarket_env_11observation_7_encode_12FlatObserver___init__(struct __pyx_obj_13newmarket_env_11observation_7_encode_FlatObserver *__pyx_v_self, PyObject *__pyx_v_rules); /* proto */
 static PyObject *__pyx_pf_13newmarket_env_11observation_7_encode_12FlatObserver_6static___get__(struct __pyx_obj_13newmarket_env_11observation_7_encode_FlatObserver *__pyx_v_self); /* proto */
 static PyObject *__pyx_pf_13newmarket_env_11observation_7_encode_12FlatObserver_2__reduce_cython__(struct __pyx_obj_13newmarket_env_11observation_7_encode_FlatObserver *__pyx_v_self); /* proto */
 static PyObject *__pyx_pf_13newmarket_env_11observation_7_encode_12FlatObserver_4__setstate_cython__(struct __pyx_obj_13newmarket_env_11observation_7_encode_FlatObserver *__pyx_v_self, PyObject *__pyx_v___pyx_state); /* proto */
-static PyObject *__pyx_pf_13newmarket_env_11observation_7_encode_2__pyx_unpickle_FlatObserver(CYTHON_UNUSED PyObject *__pyx_self, PyObject *__pyx_v___pyx_type, long __pyx_v___pyx_checksum, PyObject *__pyx_v___pyx_state); /* proto */
+static PyObject *__pyx_pf_13newmarket_env_11observation_7_encode_6__pyx_unpickle_FlatObserver(CYTHON_UNUSED PyObject *__pyx_self, PyObject *__pyx_v___pyx_type, long __pyx_v___pyx_checksum, PyObject *__pyx_v___pyx_state); /* proto */
 static PyObject *__pyx_tp_new__initialisation_13newmarket_env_11observation_7_encode_FlatObserver(PyObject *o, PyObject *a, PyObject *k); /*proto*/
 static PyObject *__pyx_tp_new_13newmarket_env_11observation_7_encode_FlatObserver(PyTypeObject *t, PyObject *a, PyObject *k); /*proto*/
 static PyObject *__pyx_tp_new__initialisation_array(PyObject *o, 
@@ -4035,6 +4467,22 @@ namespace {
     PyObject *__pyx_empty_bytes;
     PyObject *__pyx_empty_unicode;
     PyTypeObject *__pyx_ptype_13newmarket_env_6engine_9_observer_TableObserver;
+    PyTypeObject *__pyx_ptype_7cpython_4type_type;
+    PyTypeObject *__pyx_ptype_5numpy_dtype;
+    PyTypeObject *__pyx_ptype_5numpy_flatiter;
+    PyTypeObject *__pyx_ptype_5numpy_broadcast;
+    PyTypeObject *__pyx_ptype_5numpy_ndarray;
+    PyTypeObject *__pyx_ptype_5numpy_generic;
+    PyTypeObject *__pyx_ptype_5numpy_number;
+    PyTypeObject *__pyx_ptype_5numpy_integer;
+    PyTypeObject *__pyx_ptype_5numpy_signedinteger;
+    PyTypeObject *__pyx_ptype_5numpy_unsignedinteger;
+    PyTypeObject *__pyx_ptype_5numpy_inexact;
+    PyTypeObject *__pyx_ptype_5numpy_floating;
+    PyTypeObject *__pyx_ptype_5numpy_complexfloating;
+    PyTypeObject *__pyx_ptype_5numpy_flexible;
+    PyTypeObject *__pyx_ptype_5numpy_character;
+    PyTypeObject *__pyx_ptype_5numpy_ufunc;
     PyTypeObject *__pyx_ptype_13newmarket_env_6engine_5_fast_FastGame;
     PyObject *__pyx_type_13newmarket_env_11observation_7_encode_FlatObserver;
     PyObject *__pyx_type___pyx_array;
@@ -4051,8 +4499,8 @@ namespace {
     __Pyx_CachedCFunction __pyx_umethod_PyDict_Type_values;
     PyObject *__pyx_slice[1];
     PyObject *__pyx_tuple[2];
-    PyObject *__pyx_codeobj_tab[4];
-    PyObject *__pyx_string_tab[150];
+    PyObject *__pyx_codeobj_tab[6];
+    PyObject *__pyx_string_tab[161];
     PyObject *__pyx_number_tab[4];
 /* #### Code section: module_state_contents ### */
 /* PyFrozenDict.module_state_decls */
@@ -4129,129 +4577,140 @@ static __pyx_mstatetype * const __pyx_mstate_global = &__pyx_mstate_global_stati
 #define __pyx_kp_u_isenabled __pyx_string_tab[24]
 #define __pyx_kp_u_newmarket_env_observation__encod_2 __pyx_string_tab[25]
 #define __pyx_kp_u_no_default___reduce___due_to_non __pyx_string_tab[26]
-#define __pyx_kp_u_unable_to_allocate_array_data __pyx_string_tab[27]
-#define __pyx_kp_u_unable_to_allocate_shape_and_str __pyx_string_tab[28]
-#define __pyx_kp_u_viewer_2 __pyx_string_tab[29]
-#define __pyx_n_u_ASCII __pyx_string_tab[30]
-#define __pyx_n_u_CHIP_CLIP __pyx_string_tab[31]
-#define __pyx_n_u_CHIP_SCALE __pyx_string_tab[32]
-#define __pyx_n_u_Ellipsis __pyx_string_tab[33]
-#define __pyx_n_u_FLAT_SIZE __pyx_string_tab[34]
-#define __pyx_n_u_FlatObserver __pyx_string_tab[35]
-#define __pyx_n_u_FlatObserver___reduce_cython __pyx_string_tab[36]
-#define __pyx_n_u_FlatObserver___setstate_cython __pyx_string_tab[37]
-#define __pyx_n_u_STACK_LIMIT __pyx_string_tab[38]
-#define __pyx_n_u_Sequence __pyx_string_tab[39]
-#define __pyx_n_u_View_MemoryView __pyx_string_tab[40]
-#define __pyx_n_u_SLOTS __pyx_string_tab[41]
-#define __pyx_n_u_Pyx_PyDict_NextRef __pyx_string_tab[42]
-#define __pyx_n_u_annotate __pyx_string_tab[43]
-#define __pyx_n_u_class __pyx_string_tab[44]
-#define __pyx_n_u_class_getitem __pyx_string_tab[45]
-#define __pyx_n_u_dict __pyx_string_tab[46]
-#define __pyx_n_u_func __pyx_string_tab[47]
-#define __pyx_n_u_getstate __pyx_string_tab[48]
-#define __pyx_n_u_import __pyx_string_tab[49]
-#define __pyx_n_u_main __pyx_string_tab[50]
-#define __pyx_n_u_module __pyx_string_tab[51]
-#define __pyx_n_u_name_2 __pyx_string_tab[52]
-#define __pyx_n_u_new __pyx_string_tab[53]
-#define __pyx_n_u_pyx_capi __pyx_string_tab[54]
-#define __pyx_n_u_pyx_checksum __pyx_string_tab[55]
-#define __pyx_n_u_pyx_result __pyx_string_tab[56]
-#define __pyx_n_u_pyx_state __pyx_string_tab[57]
-#define __pyx_n_u_pyx_type __pyx_string_tab[58]
-#define __pyx_n_u_pyx_unpickle_Enum __pyx_string_tab[59]
-#define __pyx_n_u_pyx_unpickle_FlatObserver __pyx_string_tab[60]
-#define __pyx_n_u_pyx_vtable __pyx_string_tab[61]
-#define __pyx_n_u_qualname __pyx_string_tab[62]
-#define __pyx_n_u_reduce __pyx_string_tab[63]
-#define __pyx_n_u_reduce_cython __pyx_string_tab[64]
-#define __pyx_n_u_reduce_ex __pyx_string_tab[65]
-#define __pyx_n_u_set_name __pyx_string_tab[66]
-#define __pyx_n_u_setstate __pyx_string_tab[67]
-#define __pyx_n_u_setstate_cython __pyx_string_tab[68]
-#define __pyx_n_u_test __pyx_string_tab[69]
-#define __pyx_n_u_dict_2 __pyx_string_tab[70]
-#define __pyx_n_u_is_coroutine __pyx_string_tab[71]
-#define __pyx_n_u_abc __pyx_string_tab[72]
-#define __pyx_n_u_allocate_buffer __pyx_string_tab[73]
-#define __pyx_n_u_asyncio_coroutines __pyx_string_tab[74]
-#define __pyx_n_u_balances __pyx_string_tab[75]
-#define __pyx_n_u_base __pyx_string_tab[76]
-#define __pyx_n_u_boodle_stacks __pyx_string_tab[77]
-#define __pyx_n_u_boodle_value __pyx_string_tab[78]
-#define __pyx_n_u_c __pyx_string_tab[79]
-#define __pyx_n_u_card_counts __pyx_string_tab[80]
-#define __pyx_n_u_cline_in_traceback __pyx_string_tab[81]
-#define __pyx_n_u_count __pyx_string_tab[82]
-#define __pyx_n_u_dead_count __pyx_string_tab[83]
-#define __pyx_n_u_dealer __pyx_string_tab[84]
-#define __pyx_n_u_deals_left __pyx_string_tab[85]
-#define __pyx_n_u_decision __pyx_string_tab[86]
-#define __pyx_n_u_dtype_is_object __pyx_string_tab[87]
-#define __pyx_n_u_encode __pyx_string_tab[88]
-#define __pyx_n_u_encode_game __pyx_string_tab[89]
-#define __pyx_n_u_enumerate __pyx_string_tab[90]
-#define __pyx_n_u_error __pyx_string_tab[91]
-#define __pyx_n_u_flags __pyx_string_tab[92]
-#define __pyx_n_u_format __pyx_string_tab[93]
-#define __pyx_n_u_fortran __pyx_string_tab[94]
-#define __pyx_n_u_game __pyx_string_tab[95]
-#define __pyx_n_u_hand __pyx_string_tab[96]
-#define __pyx_n_u_high_bidder __pyx_string_tab[97]
-#define __pyx_n_u_id __pyx_string_tab[98]
-#define __pyx_n_u_in_auction __pyx_string_tab[99]
-#define __pyx_n_u_index __pyx_string_tab[100]
-#define __pyx_n_u_items __pyx_string_tab[101]
-#define __pyx_n_u_itemsize __pyx_string_tab[102]
-#define __pyx_n_u_known_dead __pyx_string_tab[103]
-#define __pyx_n_u_last_card __pyx_string_tab[104]
-#define __pyx_n_u_layout __pyx_string_tab[105]
-#define __pyx_n_u_memview __pyx_string_tab[106]
-#define __pyx_n_u_mode __pyx_string_tab[107]
-#define __pyx_n_u_name __pyx_string_tab[108]
-#define __pyx_n_u_ndim __pyx_string_tab[109]
-#define __pyx_n_u_newmarket_env_observation __pyx_string_tab[110]
-#define __pyx_n_u_newmarket_env_observation__encod __pyx_string_tab[111]
-#define __pyx_n_u_newmarket_env_observation_encode __pyx_string_tab[112]
-#define __pyx_n_u_newmarket_env_observation_layout __pyx_string_tab[113]
-#define __pyx_n_u_obj __pyx_string_tab[114]
-#define __pyx_n_u_offsets __pyx_string_tab[115]
-#define __pyx_n_u_out __pyx_string_tab[116]
-#define __pyx_n_u_own_pending __pyx_string_tab[117]
-#define __pyx_n_u_pack __pyx_string_tab[118]
-#define __pyx_n_u_phase __pyx_string_tab[119]
-#define __pyx_n_u_played_by __pyx_string_tab[120]
-#define __pyx_n_u_pop __pyx_string_tab[121]
-#define __pyx_n_u_pot __pyx_string_tab[122]
-#define __pyx_n_u_register __pyx_string_tab[123]
-#define __pyx_n_u_rules __pyx_string_tab[124]
-#define __pyx_n_u_self __pyx_string_tab[125]
-#define __pyx_n_u_setdefault __pyx_string_tab[126]
-#define __pyx_n_u_shape __pyx_string_tab[127]
-#define __pyx_n_u_size __pyx_string_tab[128]
-#define __pyx_n_u_standing_bid __pyx_string_tab[129]
-#define __pyx_n_u_start __pyx_string_tab[130]
-#define __pyx_n_u_state __pyx_string_tab[131]
-#define __pyx_n_u_static __pyx_string_tab[132]
-#define __pyx_n_u_static_part __pyx_string_tab[133]
-#define __pyx_n_u_step __pyx_string_tab[134]
-#define __pyx_n_u_stop __pyx_string_tab[135]
-#define __pyx_n_u_struct __pyx_string_tab[136]
-#define __pyx_n_u_unpack __pyx_string_tab[137]
-#define __pyx_n_u_update __pyx_string_tab[138]
-#define __pyx_n_u_use_setstate __pyx_string_tab[139]
-#define __pyx_n_u_values __pyx_string_tab[140]
-#define __pyx_n_u_viewer __pyx_string_tab[141]
-#define __pyx_n_u_widow_taker __pyx_string_tab[142]
-#define __pyx_n_u_x __pyx_string_tab[143]
-#define __pyx_n_b_O __pyx_string_tab[144]
-#define __pyx_kp_b_void_struct___pyx_t_13newmarket __pyx_string_tab[145]
-#define __pyx_kp_b_iso88591_6 __pyx_string_tab[146]
-#define __pyx_kp_b_iso88591_q_0_kQR_xq_7_a_nA_1 __pyx_string_tab[147]
-#define __pyx_kp_b_iso88591_Zt7_nD_q_l_vWE_Q_q_t87_q_T_G1_T __pyx_string_tab[148]
-#define __pyx_kp_b_iso88591_s_Cy_6_q_3a_j_q_t2S_Q_j_Fat3bPQ __pyx_string_tab[149]
+#define __pyx_kp_u_numpy__core_multiarray_failed_to __pyx_string_tab[27]
+#define __pyx_kp_u_numpy__core_umath_failed_to_impo __pyx_string_tab[28]
+#define __pyx_kp_u_observe_game_needs_the_rules_sta __pyx_string_tab[29]
+#define __pyx_kp_u_unable_to_allocate_array_data __pyx_string_tab[30]
+#define __pyx_kp_u_unable_to_allocate_shape_and_str __pyx_string_tab[31]
+#define __pyx_kp_u_viewer_2 __pyx_string_tab[32]
+#define __pyx_n_u_ASCII __pyx_string_tab[33]
+#define __pyx_n_u_CHIP_CLIP __pyx_string_tab[34]
+#define __pyx_n_u_CHIP_SCALE __pyx_string_tab[35]
+#define __pyx_n_u_Ellipsis __pyx_string_tab[36]
+#define __pyx_n_u_FLAT_SIZE __pyx_string_tab[37]
+#define __pyx_n_u_FlatObserver __pyx_string_tab[38]
+#define __pyx_n_u_FlatObserver___reduce_cython __pyx_string_tab[39]
+#define __pyx_n_u_FlatObserver___setstate_cython __pyx_string_tab[40]
+#define __pyx_n_u_STACK_LIMIT __pyx_string_tab[41]
+#define __pyx_n_u_Sequence __pyx_string_tab[42]
+#define __pyx_n_u_View_MemoryView __pyx_string_tab[43]
+#define __pyx_n_u_SLOTS __pyx_string_tab[44]
+#define __pyx_n_u_Pyx_PyDict_NextRef __pyx_string_tab[45]
+#define __pyx_n_u_annotate __pyx_string_tab[46]
+#define __pyx_n_u_class __pyx_string_tab[47]
+#define __pyx_n_u_class_getitem __pyx_string_tab[48]
+#define __pyx_n_u_dict __pyx_string_tab[49]
+#define __pyx_n_u_func __pyx_string_tab[50]
+#define __pyx_n_u_getstate __pyx_string_tab[51]
+#define __pyx_n_u_import __pyx_string_tab[52]
+#define __pyx_n_u_main __pyx_string_tab[53]
+#define __pyx_n_u_module __pyx_string_tab[54]
+#define __pyx_n_u_name_2 __pyx_string_tab[55]
+#define __pyx_n_u_new __pyx_string_tab[56]
+#define __pyx_n_u_pyx_capi __pyx_string_tab[57]
+#define __pyx_n_u_pyx_checksum __pyx_string_tab[58]
+#define __pyx_n_u_pyx_result __pyx_string_tab[59]
+#define __pyx_n_u_pyx_state __pyx_string_tab[60]
+#define __pyx_n_u_pyx_type __pyx_string_tab[61]
+#define __pyx_n_u_pyx_unpickle_Enum __pyx_string_tab[62]
+#define __pyx_n_u_pyx_unpickle_FlatObserver __pyx_string_tab[63]
+#define __pyx_n_u_pyx_vtable __pyx_string_tab[64]
+#define __pyx_n_u_qualname __pyx_string_tab[65]
+#define __pyx_n_u_reduce __pyx_string_tab[66]
+#define __pyx_n_u_reduce_cython __pyx_string_tab[67]
+#define __pyx_n_u_reduce_ex __pyx_string_tab[68]
+#define __pyx_n_u_set_name __pyx_string_tab[69]
+#define __pyx_n_u_setstate __pyx_string_tab[70]
+#define __pyx_n_u_setstate_cython __pyx_string_tab[71]
+#define __pyx_n_u_test __pyx_string_tab[72]
+#define __pyx_n_u_dict_2 __pyx_string_tab[73]
+#define __pyx_n_u_is_coroutine __pyx_string_tab[74]
+#define __pyx_n_u_abc __pyx_string_tab[75]
+#define __pyx_n_u_allocate_buffer __pyx_string_tab[76]
+#define __pyx_n_u_asyncio_coroutines __pyx_string_tab[77]
+#define __pyx_n_u_balances __pyx_string_tab[78]
+#define __pyx_n_u_base __pyx_string_tab[79]
+#define __pyx_n_u_boodle_stacks __pyx_string_tab[80]
+#define __pyx_n_u_boodle_value __pyx_string_tab[81]
+#define __pyx_n_u_c __pyx_string_tab[82]
+#define __pyx_n_u_card_counts __pyx_string_tab[83]
+#define __pyx_n_u_cline_in_traceback __pyx_string_tab[84]
+#define __pyx_n_u_count __pyx_string_tab[85]
+#define __pyx_n_u_dead_count __pyx_string_tab[86]
+#define __pyx_n_u_dealer __pyx_string_tab[87]
+#define __pyx_n_u_deals_left __pyx_string_tab[88]
+#define __pyx_n_u_decision __pyx_string_tab[89]
+#define __pyx_n_u_dtype_is_object __pyx_string_tab[90]
+#define __pyx_n_u_encode __pyx_string_tab[91]
+#define __pyx_n_u_encode_game __pyx_string_tab[92]
+#define __pyx_n_u_enumerate __pyx_string_tab[93]
+#define __pyx_n_u_error __pyx_string_tab[94]
+#define __pyx_n_u_flags __pyx_string_tab[95]
+#define __pyx_n_u_format __pyx_string_tab[96]
+#define __pyx_n_u_fortran __pyx_string_tab[97]
+#define __pyx_n_u_game __pyx_string_tab[98]
+#define __pyx_n_u_hand __pyx_string_tab[99]
+#define __pyx_n_u_high_bidder __pyx_string_tab[100]
+#define __pyx_n_u_id __pyx_string_tab[101]
+#define __pyx_n_u_in_auction __pyx_string_tab[102]
+#define __pyx_n_u_index __pyx_string_tab[103]
+#define __pyx_n_u_items __pyx_string_tab[104]
+#define __pyx_n_u_itemsize __pyx_string_tab[105]
+#define __pyx_n_u_known_dead __pyx_string_tab[106]
+#define __pyx_n_u_last_card __pyx_string_tab[107]
+#define __pyx_n_u_layout __pyx_string_tab[108]
+#define __pyx_n_u_legal_mask __pyx_string_tab[109]
+#define __pyx_n_u_mask __pyx_string_tab[110]
+#define __pyx_n_u_memview __pyx_string_tab[111]
+#define __pyx_n_u_mode __pyx_string_tab[112]
+#define __pyx_n_u_name __pyx_string_tab[113]
+#define __pyx_n_u_ndim __pyx_string_tab[114]
+#define __pyx_n_u_newmarket_env_observation __pyx_string_tab[115]
+#define __pyx_n_u_newmarket_env_observation__encod __pyx_string_tab[116]
+#define __pyx_n_u_newmarket_env_observation_encode __pyx_string_tab[117]
+#define __pyx_n_u_newmarket_env_observation_layout __pyx_string_tab[118]
+#define __pyx_n_u_np __pyx_string_tab[119]
+#define __pyx_n_u_numpy __pyx_string_tab[120]
+#define __pyx_n_u_obj __pyx_string_tab[121]
+#define __pyx_n_u_observe_game __pyx_string_tab[122]
+#define __pyx_n_u_offsets __pyx_string_tab[123]
+#define __pyx_n_u_out __pyx_string_tab[124]
+#define __pyx_n_u_own_pending __pyx_string_tab[125]
+#define __pyx_n_u_pack __pyx_string_tab[126]
+#define __pyx_n_u_phase __pyx_string_tab[127]
+#define __pyx_n_u_played_by __pyx_string_tab[128]
+#define __pyx_n_u_pop __pyx_string_tab[129]
+#define __pyx_n_u_pot __pyx_string_tab[130]
+#define __pyx_n_u_register __pyx_string_tab[131]
+#define __pyx_n_u_rules __pyx_string_tab[132]
+#define __pyx_n_u_self __pyx_string_tab[133]
+#define __pyx_n_u_setdefault __pyx_string_tab[134]
+#define __pyx_n_u_shape __pyx_string_tab[135]
+#define __pyx_n_u_size __pyx_string_tab[136]
+#define __pyx_n_u_standing_bid __pyx_string_tab[137]
+#define __pyx_n_u_start __pyx_string_tab[138]
+#define __pyx_n_u_state __pyx_string_tab[139]
+#define __pyx_n_u_static __pyx_string_tab[140]
+#define __pyx_n_u_static_part __pyx_string_tab[141]
+#define __pyx_n_u_step __pyx_string_tab[142]
+#define __pyx_n_u_stop __pyx_string_tab[143]
+#define __pyx_n_u_struct __pyx_string_tab[144]
+#define __pyx_n_u_unpack __pyx_string_tab[145]
+#define __pyx_n_u_update __pyx_string_tab[146]
+#define __pyx_n_u_use_setstate __pyx_string_tab[147]
+#define __pyx_n_u_values __pyx_string_tab[148]
+#define __pyx_n_u_viewer __pyx_string_tab[149]
+#define __pyx_n_u_widow_taker __pyx_string_tab[150]
+#define __pyx_n_u_x __pyx_string_tab[151]
+#define __pyx_n_b_O __pyx_string_tab[152]
+#define __pyx_kp_b_void_struct___pyx_t_13newmarket __pyx_string_tab[153]
+#define __pyx_kp_b_void_struct___pyx_t_13newmarket_2 __pyx_string_tab[154]
+#define __pyx_kp_b_iso88591_6 __pyx_string_tab[155]
+#define __pyx_kp_b_iso88591_q_0_kQR_xq_7_a_nA_1 __pyx_string_tab[156]
+#define __pyx_kp_b_iso88591_Qc_aq_D_q_1 __pyx_string_tab[157]
+#define __pyx_kp_b_iso88591_Zt7_nD_q_l_vWE_Q_q_t87_q_T_G1_T __pyx_string_tab[158]
+#define __pyx_kp_b_iso88591_s_Cy_6_q_3a_j_q_t2S_Q_j_Fat3bPQ __pyx_string_tab[159]
+#define __pyx_kp_b_iso88591_t2S_Q_j_Fat3bPQ_F_q_PSST_w_aq_j __pyx_string_tab[160]
 #define __pyx_int_0 __pyx_number_tab[0]
 #define __pyx_int_neg_1 __pyx_number_tab[1]
 #define __pyx_int_1540809 __pyx_number_tab[2]
@@ -4271,6 +4730,22 @@ static CYTHON_SMALL_CODE int __pyx_m_clear(PyObject *m) {
   __Pyx_State_RemoveModule(NULL);
   #endif
   Py_CLEAR(clear_module_state->__pyx_ptype_13newmarket_env_6engine_9_observer_TableObserver);
+  Py_CLEAR(clear_module_state->__pyx_ptype_7cpython_4type_type);
+  Py_CLEAR(clear_module_state->__pyx_ptype_5numpy_dtype);
+  Py_CLEAR(clear_module_state->__pyx_ptype_5numpy_flatiter);
+  Py_CLEAR(clear_module_state->__pyx_ptype_5numpy_broadcast);
+  Py_CLEAR(clear_module_state->__pyx_ptype_5numpy_ndarray);
+  Py_CLEAR(clear_module_state->__pyx_ptype_5numpy_generic);
+  Py_CLEAR(clear_module_state->__pyx_ptype_5numpy_number);
+  Py_CLEAR(clear_module_state->__pyx_ptype_5numpy_integer);
+  Py_CLEAR(clear_module_state->__pyx_ptype_5numpy_signedinteger);
+  Py_CLEAR(clear_module_state->__pyx_ptype_5numpy_unsignedinteger);
+  Py_CLEAR(clear_module_state->__pyx_ptype_5numpy_inexact);
+  Py_CLEAR(clear_module_state->__pyx_ptype_5numpy_floating);
+  Py_CLEAR(clear_module_state->__pyx_ptype_5numpy_complexfloating);
+  Py_CLEAR(clear_module_state->__pyx_ptype_5numpy_flexible);
+  Py_CLEAR(clear_module_state->__pyx_ptype_5numpy_character);
+  Py_CLEAR(clear_module_state->__pyx_ptype_5numpy_ufunc);
   Py_CLEAR(clear_module_state->__pyx_ptype_13newmarket_env_6engine_5_fast_FastGame);
   Py_CLEAR(clear_module_state->__pyx_ptype_13newmarket_env_11observation_7_encode_FlatObserver);
   Py_CLEAR(clear_module_state->__pyx_type_13newmarket_env_11observation_7_encode_FlatObserver);
@@ -4287,8 +4762,8 @@ static CYTHON_SMALL_CODE int __pyx_m_clear(PyObject *m) {
   Py_CLEAR(clear_module_state->__pyx_umethod_PyDict_Type_values.method);
   for (int i=0; i<1; ++i) { Py_CLEAR(clear_module_state->__pyx_slice[i]); }
   for (int i=0; i<2; ++i) { Py_CLEAR(clear_module_state->__pyx_tuple[i]); }
-  for (int i=0; i<4; ++i) { Py_CLEAR(clear_module_state->__pyx_codeobj_tab[i]); }
-  for (int i=0; i<150; ++i) { Py_CLEAR(clear_module_state->__pyx_string_tab[i]); }
+  for (int i=0; i<6; ++i) { Py_CLEAR(clear_module_state->__pyx_codeobj_tab[i]); }
+  for (int i=0; i<161; ++i) { Py_CLEAR(clear_module_state->__pyx_string_tab[i]); }
   for (int i=0; i<4; ++i) { Py_CLEAR(clear_module_state->__pyx_number_tab[i]); }
 /* #### Code section: module_state_clear_contents ### */
 /* CommonTypesMetaclass.module_state_clear */
@@ -4313,6 +4788,22 @@ static CYTHON_SMALL_CODE int __pyx_m_traverse(PyObject *m, visitproc visit, void
   __Pyx_VISIT_CONST(traverse_module_state->__pyx_empty_bytes);
   __Pyx_VISIT_CONST(traverse_module_state->__pyx_empty_unicode);
   Py_VISIT(traverse_module_state->__pyx_ptype_13newmarket_env_6engine_9_observer_TableObserver);
+  Py_VISIT(traverse_module_state->__pyx_ptype_7cpython_4type_type);
+  Py_VISIT(traverse_module_state->__pyx_ptype_5numpy_dtype);
+  Py_VISIT(traverse_module_state->__pyx_ptype_5numpy_flatiter);
+  Py_VISIT(traverse_module_state->__pyx_ptype_5numpy_broadcast);
+  Py_VISIT(traverse_module_state->__pyx_ptype_5numpy_ndarray);
+  Py_VISIT(traverse_module_state->__pyx_ptype_5numpy_generic);
+  Py_VISIT(traverse_module_state->__pyx_ptype_5numpy_number);
+  Py_VISIT(traverse_module_state->__pyx_ptype_5numpy_integer);
+  Py_VISIT(traverse_module_state->__pyx_ptype_5numpy_signedinteger);
+  Py_VISIT(traverse_module_state->__pyx_ptype_5numpy_unsignedinteger);
+  Py_VISIT(traverse_module_state->__pyx_ptype_5numpy_inexact);
+  Py_VISIT(traverse_module_state->__pyx_ptype_5numpy_floating);
+  Py_VISIT(traverse_module_state->__pyx_ptype_5numpy_complexfloating);
+  Py_VISIT(traverse_module_state->__pyx_ptype_5numpy_flexible);
+  Py_VISIT(traverse_module_state->__pyx_ptype_5numpy_character);
+  Py_VISIT(traverse_module_state->__pyx_ptype_5numpy_ufunc);
   Py_VISIT(traverse_module_state->__pyx_ptype_13newmarket_env_6engine_5_fast_FastGame);
   Py_VISIT(traverse_module_state->__pyx_ptype_13newmarket_env_11observation_7_encode_FlatObserver);
   Py_VISIT(traverse_module_state->__pyx_type_13newmarket_env_11observation_7_encode_FlatObserver);
@@ -4329,8 +4820,8 @@ static CYTHON_SMALL_CODE int __pyx_m_traverse(PyObject *m, visitproc visit, void
   Py_VISIT(traverse_module_state->__pyx_umethod_PyDict_Type_values.method);
   for (int i=0; i<1; ++i) { __Pyx_VISIT_CONST(traverse_module_state->__pyx_slice[i]); }
   for (int i=0; i<2; ++i) { __Pyx_VISIT_CONST(traverse_module_state->__pyx_tuple[i]); }
-  for (int i=0; i<4; ++i) { __Pyx_VISIT_CONST(traverse_module_state->__pyx_codeobj_tab[i]); }
-  for (int i=0; i<150; ++i) { __Pyx_VISIT_CONST(traverse_module_state->__pyx_string_tab[i]); }
+  for (int i=0; i<6; ++i) { __Pyx_VISIT_CONST(traverse_module_state->__pyx_codeobj_tab[i]); }
+  for (int i=0; i<161; ++i) { __Pyx_VISIT_CONST(traverse_module_state->__pyx_string_tab[i]); }
   for (int i=0; i<4; ++i) { __Pyx_VISIT_CONST(traverse_module_state->__pyx_number_tab[i]); }
 /* #### Code section: module_state_traverse_contents ### */
 /* CommonTypesMetaclass.module_state_traverse */
@@ -18586,7 +19077,1885 @@ static CYTHON_INLINE int __pyx_f_13newmarket_env_6engine_6_table_rule_code(PyObj
   return __pyx_r;
 }
 
-/* "newmarket_env/observation/_encode.pyx":48
+/* "numpy/__init__.cython-30.pxd":243
+ *         cdef int type_num
+ * 
+ *         @property             # <<<<<<<<<<<<<<
+ *         cdef inline npy_intp itemsize(self) noexcept nogil:
+ *             return PyDataType_ELSIZE(self)
+*/
+
+static CYTHON_INLINE npy_intp __pyx_f_5numpy_5dtype_8itemsize___get__(PyArray_Descr *__pyx_v_self) {
+  npy_intp __pyx_r;
+
+  /* "numpy/__init__.cython-30.pxd":245
+ *         @property
+ *         cdef inline npy_intp itemsize(self) noexcept nogil:
+ *             return PyDataType_ELSIZE(self)             # <<<<<<<<<<<<<<
+ * 
+ *         @property
+*/
+  {
+
+    __pyx_r = PyDataType_ELSIZE(__pyx_v_self);
+  }
+  goto __pyx_L0;
+
+  /* "numpy/__init__.cython-30.pxd":243
+ *         cdef int type_num
+ * 
+ *         @property             # <<<<<<<<<<<<<<
+ *         cdef inline npy_intp itemsize(self) noexcept nogil:
+ *             return PyDataType_ELSIZE(self)
+*/
+
+  /* function exit code */
+  __pyx_L0:;
+  return __pyx_r;
+}
+
+/* "numpy/__init__.cython-30.pxd":247
+ *             return PyDataType_ELSIZE(self)
+ * 
+ *         @property             # <<<<<<<<<<<<<<
+ *         cdef inline npy_intp alignment(self) noexcept nogil:
+ *             return PyDataType_ALIGNMENT(self)
+*/
+
+static CYTHON_INLINE npy_intp __pyx_f_5numpy_5dtype_9alignment___get__(PyArray_Descr *__pyx_v_self) {
+  npy_intp __pyx_r;
+
+  /* "numpy/__init__.cython-30.pxd":249
+ *         @property
+ *         cdef inline npy_intp alignment(self) noexcept nogil:
+ *             return PyDataType_ALIGNMENT(self)             # <<<<<<<<<<<<<<
+ * 
+ *         # Use fields/names with care as they may be NULL.  You must check
+*/
+  {
+
+    __pyx_r = PyDataType_ALIGNMENT(__pyx_v_self);
+  }
+  goto __pyx_L0;
+
+  /* "numpy/__init__.cython-30.pxd":247
+ *             return PyDataType_ELSIZE(self)
+ * 
+ *         @property             # <<<<<<<<<<<<<<
+ *         cdef inline npy_intp alignment(self) noexcept nogil:
+ *             return PyDataType_ALIGNMENT(self)
+*/
+
+  /* function exit code */
+  __pyx_L0:;
+  return __pyx_r;
+}
+
+/* "numpy/__init__.cython-30.pxd":253
+ *         # Use fields/names with care as they may be NULL.  You must check
+ *         # for this using PyDataType_HASFIELDS.
+ *         @property             # <<<<<<<<<<<<<<
+ *         cdef inline object fields(self):
+ *             return <object>PyDataType_FIELDS(self)
+*/
+
+static CYTHON_INLINE PyObject *__pyx_f_5numpy_5dtype_6fields___get__(PyArray_Descr *__pyx_v_self) {
+  PyObject *__pyx_r = NULL;
+  __Pyx_RefNannyDeclarations
+  PyObject *__pyx_t_1;
+  __Pyx_RefNannySetupContext("__get__", 0);
+
+  /* "numpy/__init__.cython-30.pxd":255
+ *         @property
+ *         cdef inline object fields(self):
+ *             return <object>PyDataType_FIELDS(self)             # <<<<<<<<<<<<<<
+ * 
+ *         @property
+*/
+  __pyx_t_1 = PyDataType_FIELDS(__pyx_v_self);
+
+  {
+    PyObject *__pyx_temp;
+    {
+      __pyx_temp = __pyx_r;
+      __Pyx_INCREF(((PyObject *)__pyx_t_1));
+      __pyx_r = ((PyObject *)__pyx_t_1);
+    }
+    __Pyx_XDECREF(__pyx_temp);
+  }
+
+  goto __pyx_L0;
+
+  /* "numpy/__init__.cython-30.pxd":253
+ *         # Use fields/names with care as they may be NULL.  You must check
+ *         # for this using PyDataType_HASFIELDS.
+ *         @property             # <<<<<<<<<<<<<<
+ *         cdef inline object fields(self):
+ *             return <object>PyDataType_FIELDS(self)
+*/
+
+  /* function exit code */
+  __pyx_L0:;
+  __Pyx_XGIVEREF(__pyx_r);
+  __Pyx_RefNannyFinishContext();
+  return __pyx_r;
+}
+
+/* "numpy/__init__.cython-30.pxd":257
+ *             return <object>PyDataType_FIELDS(self)
+ * 
+ *         @property             # <<<<<<<<<<<<<<
+ *         cdef inline tuple names(self):
+ *             return <tuple>PyDataType_NAMES(self)
+*/
+
+static CYTHON_INLINE PyObject *__pyx_f_5numpy_5dtype_5names___get__(PyArray_Descr *__pyx_v_self) {
+  PyObject *__pyx_r = NULL;
+  __Pyx_RefNannyDeclarations
+  PyObject *__pyx_t_1;
+  __Pyx_RefNannySetupContext("__get__", 0);
+
+  /* "numpy/__init__.cython-30.pxd":259
+ *         @property
+ *         cdef inline tuple names(self):
+ *             return <tuple>PyDataType_NAMES(self)             # <<<<<<<<<<<<<<
+ * 
+ *         # Use PyDataType_HASSUBARRAY to test whether this field is
+*/
+  __pyx_t_1 = PyDataType_NAMES(__pyx_v_self);
+
+  {
+    PyObject *__pyx_temp;
+    {
+      __pyx_temp = __pyx_r;
+      __Pyx_INCREF(((PyObject*)__pyx_t_1));
+      __pyx_r = ((PyObject*)__pyx_t_1);
+    }
+    __Pyx_XDECREF(__pyx_temp);
+  }
+
+  goto __pyx_L0;
+
+  /* "numpy/__init__.cython-30.pxd":257
+ *             return <object>PyDataType_FIELDS(self)
+ * 
+ *         @property             # <<<<<<<<<<<<<<
+ *         cdef inline tuple names(self):
+ *             return <tuple>PyDataType_NAMES(self)
+*/
+
+  /* function exit code */
+  __pyx_L0:;
+  __Pyx_XGIVEREF(__pyx_r);
+  __Pyx_RefNannyFinishContext();
+  return __pyx_r;
+}
+
+/* "numpy/__init__.cython-30.pxd":264
+ *         # valid (the pointer can be NULL). Most users should access
+ *         # this field via the inline helper method PyDataType_SHAPE.
+ *         @property             # <<<<<<<<<<<<<<
+ *         cdef inline PyArray_ArrayDescr* subarray(self) noexcept nogil:
+ *             return PyDataType_SUBARRAY(self)
+*/
+
+static CYTHON_INLINE PyArray_ArrayDescr *__pyx_f_5numpy_5dtype_8subarray___get__(PyArray_Descr *__pyx_v_self) {
+  PyArray_ArrayDescr *__pyx_r;
+
+  /* "numpy/__init__.cython-30.pxd":266
+ *         @property
+ *         cdef inline PyArray_ArrayDescr* subarray(self) noexcept nogil:
+ *             return PyDataType_SUBARRAY(self)             # <<<<<<<<<<<<<<
+ * 
+ *         @property
+*/
+  {
+
+    __pyx_r = PyDataType_SUBARRAY(__pyx_v_self);
+  }
+  goto __pyx_L0;
+
+  /* "numpy/__init__.cython-30.pxd":264
+ *         # valid (the pointer can be NULL). Most users should access
+ *         # this field via the inline helper method PyDataType_SHAPE.
+ *         @property             # <<<<<<<<<<<<<<
+ *         cdef inline PyArray_ArrayDescr* subarray(self) noexcept nogil:
+ *             return PyDataType_SUBARRAY(self)
+*/
+
+  /* function exit code */
+  __pyx_L0:;
+  return __pyx_r;
+}
+
+/* "numpy/__init__.cython-30.pxd":268
+ *             return PyDataType_SUBARRAY(self)
+ * 
+ *         @property             # <<<<<<<<<<<<<<
+ *         cdef inline npy_uint64 flags(self) noexcept nogil:
+ *             """The data types flags."""
+*/
+
+static CYTHON_INLINE npy_uint64 __pyx_f_5numpy_5dtype_5flags___get__(PyArray_Descr *__pyx_v_self) {
+  npy_uint64 __pyx_r;
+
+  /* "numpy/__init__.cython-30.pxd":271
+ *         cdef inline npy_uint64 flags(self) noexcept nogil:
+ *             """The data types flags."""
+ *             return PyDataType_FLAGS(self)             # <<<<<<<<<<<<<<
+ * 
+ * 
+*/
+  {
+
+    __pyx_r = PyDataType_FLAGS(__pyx_v_self);
+  }
+  goto __pyx_L0;
+
+  /* "numpy/__init__.cython-30.pxd":268
+ *             return PyDataType_SUBARRAY(self)
+ * 
+ *         @property             # <<<<<<<<<<<<<<
+ *         cdef inline npy_uint64 flags(self) noexcept nogil:
+ *             """The data types flags."""
+*/
+
+  /* function exit code */
+  __pyx_L0:;
+  return __pyx_r;
+}
+
+/* "numpy/__init__.cython-30.pxd":280
+ *     ctypedef class numpy.broadcast [object PyArrayMultiIterObject, check_size ignore]:
+ * 
+ *         @property             # <<<<<<<<<<<<<<
+ *         cdef inline int numiter(self) noexcept nogil:
+ *             """The number of arrays that need to be broadcast to the same shape."""
+*/
+
+static CYTHON_INLINE int __pyx_f_5numpy_9broadcast_7numiter___get__(PyArrayMultiIterObject *__pyx_v_self) {
+  int __pyx_r;
+
+  /* "numpy/__init__.cython-30.pxd":283
+ *         cdef inline int numiter(self) noexcept nogil:
+ *             """The number of arrays that need to be broadcast to the same shape."""
+ *             return PyArray_MultiIter_NUMITER(self)             # <<<<<<<<<<<<<<
+ * 
+ *         @property
+*/
+  {
+
+    __pyx_r = PyArray_MultiIter_NUMITER(__pyx_v_self);
+  }
+  goto __pyx_L0;
+
+  /* "numpy/__init__.cython-30.pxd":280
+ *     ctypedef class numpy.broadcast [object PyArrayMultiIterObject, check_size ignore]:
+ * 
+ *         @property             # <<<<<<<<<<<<<<
+ *         cdef inline int numiter(self) noexcept nogil:
+ *             """The number of arrays that need to be broadcast to the same shape."""
+*/
+
+  /* function exit code */
+  __pyx_L0:;
+  return __pyx_r;
+}
+
+/* "numpy/__init__.cython-30.pxd":285
+ *             return PyArray_MultiIter_NUMITER(self)
+ * 
+ *         @property             # <<<<<<<<<<<<<<
+ *         cdef inline npy_intp size(self) noexcept nogil:
+ *             """The total broadcasted size."""
+*/
+
+static CYTHON_INLINE npy_intp __pyx_f_5numpy_9broadcast_4size___get__(PyArrayMultiIterObject *__pyx_v_self) {
+  npy_intp __pyx_r;
+
+  /* "numpy/__init__.cython-30.pxd":288
+ *         cdef inline npy_intp size(self) noexcept nogil:
+ *             """The total broadcasted size."""
+ *             return PyArray_MultiIter_SIZE(self)             # <<<<<<<<<<<<<<
+ * 
+ *         @property
+*/
+  {
+
+    __pyx_r = PyArray_MultiIter_SIZE(__pyx_v_self);
+  }
+  goto __pyx_L0;
+
+  /* "numpy/__init__.cython-30.pxd":285
+ *             return PyArray_MultiIter_NUMITER(self)
+ * 
+ *         @property             # <<<<<<<<<<<<<<
+ *         cdef inline npy_intp size(self) noexcept nogil:
+ *             """The total broadcasted size."""
+*/
+
+  /* function exit code */
+  __pyx_L0:;
+  return __pyx_r;
+}
+
+/* "numpy/__init__.cython-30.pxd":290
+ *             return PyArray_MultiIter_SIZE(self)
+ * 
+ *         @property             # <<<<<<<<<<<<<<
+ *         cdef inline npy_intp index(self) noexcept nogil:
+ *             """The current (1-d) index into the broadcasted result."""
+*/
+
+static CYTHON_INLINE npy_intp __pyx_f_5numpy_9broadcast_5index___get__(PyArrayMultiIterObject *__pyx_v_self) {
+  npy_intp __pyx_r;
+
+  /* "numpy/__init__.cython-30.pxd":293
+ *         cdef inline npy_intp index(self) noexcept nogil:
+ *             """The current (1-d) index into the broadcasted result."""
+ *             return PyArray_MultiIter_INDEX(self)             # <<<<<<<<<<<<<<
+ * 
+ *         @property
+*/
+  {
+
+    __pyx_r = PyArray_MultiIter_INDEX(__pyx_v_self);
+  }
+  goto __pyx_L0;
+
+  /* "numpy/__init__.cython-30.pxd":290
+ *             return PyArray_MultiIter_SIZE(self)
+ * 
+ *         @property             # <<<<<<<<<<<<<<
+ *         cdef inline npy_intp index(self) noexcept nogil:
+ *             """The current (1-d) index into the broadcasted result."""
+*/
+
+  /* function exit code */
+  __pyx_L0:;
+  return __pyx_r;
+}
+
+/* "numpy/__init__.cython-30.pxd":295
+ *             return PyArray_MultiIter_INDEX(self)
+ * 
+ *         @property             # <<<<<<<<<<<<<<
+ *         cdef inline int nd(self) noexcept nogil:
+ *             """The number of dimensions in the broadcasted result."""
+*/
+
+static CYTHON_INLINE int __pyx_f_5numpy_9broadcast_2nd___get__(PyArrayMultiIterObject *__pyx_v_self) {
+  int __pyx_r;
+
+  /* "numpy/__init__.cython-30.pxd":298
+ *         cdef inline int nd(self) noexcept nogil:
+ *             """The number of dimensions in the broadcasted result."""
+ *             return PyArray_MultiIter_NDIM(self)             # <<<<<<<<<<<<<<
+ * 
+ *         @property
+*/
+  {
+
+    __pyx_r = PyArray_MultiIter_NDIM(__pyx_v_self);
+  }
+  goto __pyx_L0;
+
+  /* "numpy/__init__.cython-30.pxd":295
+ *             return PyArray_MultiIter_INDEX(self)
+ * 
+ *         @property             # <<<<<<<<<<<<<<
+ *         cdef inline int nd(self) noexcept nogil:
+ *             """The number of dimensions in the broadcasted result."""
+*/
+
+  /* function exit code */
+  __pyx_L0:;
+  return __pyx_r;
+}
+
+/* "numpy/__init__.cython-30.pxd":300
+ *             return PyArray_MultiIter_NDIM(self)
+ * 
+ *         @property             # <<<<<<<<<<<<<<
+ *         cdef inline npy_intp* dimensions(self) noexcept nogil:
+ *             """The shape of the broadcasted result."""
+*/
+
+static CYTHON_INLINE npy_intp *__pyx_f_5numpy_9broadcast_10dimensions___get__(PyArrayMultiIterObject *__pyx_v_self) {
+  npy_intp *__pyx_r;
+
+  /* "numpy/__init__.cython-30.pxd":303
+ *         cdef inline npy_intp* dimensions(self) noexcept nogil:
+ *             """The shape of the broadcasted result."""
+ *             return PyArray_MultiIter_DIMS(self)             # <<<<<<<<<<<<<<
+ * 
+ *         @property
+*/
+  {
+
+    __pyx_r = PyArray_MultiIter_DIMS(__pyx_v_self);
+  }
+  goto __pyx_L0;
+
+  /* "numpy/__init__.cython-30.pxd":300
+ *             return PyArray_MultiIter_NDIM(self)
+ * 
+ *         @property             # <<<<<<<<<<<<<<
+ *         cdef inline npy_intp* dimensions(self) noexcept nogil:
+ *             """The shape of the broadcasted result."""
+*/
+
+  /* function exit code */
+  __pyx_L0:;
+  return __pyx_r;
+}
+
+/* "numpy/__init__.cython-30.pxd":305
+ *             return PyArray_MultiIter_DIMS(self)
+ * 
+ *         @property             # <<<<<<<<<<<<<<
+ *         cdef inline void** iters(self) noexcept nogil:
+ *             """An array of iterator objects that holds the iterators for the arrays to be broadcast together.
+*/
+
+static CYTHON_INLINE void **__pyx_f_5numpy_9broadcast_5iters___get__(PyArrayMultiIterObject *__pyx_v_self) {
+  void **__pyx_r;
+
+  /* "numpy/__init__.cython-30.pxd":309
+ *             """An array of iterator objects that holds the iterators for the arrays to be broadcast together.
+ *             On return, the iterators are adjusted for broadcasting."""
+ *             return PyArray_MultiIter_ITERS(self)             # <<<<<<<<<<<<<<
+ * 
+ * 
+*/
+  {
+
+    __pyx_r = PyArray_MultiIter_ITERS(__pyx_v_self);
+  }
+  goto __pyx_L0;
+
+  /* "numpy/__init__.cython-30.pxd":305
+ *             return PyArray_MultiIter_DIMS(self)
+ * 
+ *         @property             # <<<<<<<<<<<<<<
+ *         cdef inline void** iters(self) noexcept nogil:
+ *             """An array of iterator objects that holds the iterators for the arrays to be broadcast together.
+*/
+
+  /* function exit code */
+  __pyx_L0:;
+  return __pyx_r;
+}
+
+/* "numpy/__init__.cython-30.pxd":323
+ *         # Instead, we use properties that map to the corresponding C-API functions.
+ * 
+ *         @property             # <<<<<<<<<<<<<<
+ *         cdef inline PyObject* base(self) noexcept nogil:
+ *             """Returns a borrowed reference to the object owning the data/memory.
+*/
+
+static CYTHON_INLINE PyObject *__pyx_f_5numpy_7ndarray_4base___get__(PyArrayObject *__pyx_v_self) {
+  PyObject *__pyx_r;
+
+  /* "numpy/__init__.cython-30.pxd":327
+ *             """Returns a borrowed reference to the object owning the data/memory.
+ *             """
+ *             return PyArray_BASE(self)             # <<<<<<<<<<<<<<
+ * 
+ *         @property
+*/
+  {
+
+    __pyx_r = PyArray_BASE(__pyx_v_self);
+  }
+  goto __pyx_L0;
+
+  /* "numpy/__init__.cython-30.pxd":323
+ *         # Instead, we use properties that map to the corresponding C-API functions.
+ * 
+ *         @property             # <<<<<<<<<<<<<<
+ *         cdef inline PyObject* base(self) noexcept nogil:
+ *             """Returns a borrowed reference to the object owning the data/memory.
+*/
+
+  /* function exit code */
+  __pyx_L0:;
+  return __pyx_r;
+}
+
+/* "numpy/__init__.cython-30.pxd":329
+ *             return PyArray_BASE(self)
+ * 
+ *         @property             # <<<<<<<<<<<<<<
+ *         cdef inline dtype descr(self):
+ *             """Returns an owned reference to the dtype of the array.
+*/
+
+static CYTHON_INLINE PyArray_Descr *__pyx_f_5numpy_7ndarray_5descr___get__(PyArrayObject *__pyx_v_self) {
+  PyArray_Descr *__pyx_r = NULL;
+  __Pyx_RefNannyDeclarations
+  PyArray_Descr *__pyx_t_1;
+  __Pyx_RefNannySetupContext("__get__", 0);
+
+  /* "numpy/__init__.cython-30.pxd":333
+ *             """Returns an owned reference to the dtype of the array.
+ *             """
+ *             return <dtype>PyArray_DESCR(self)             # <<<<<<<<<<<<<<
+ * 
+ *         @property
+*/
+  __pyx_t_1 = PyArray_DESCR(__pyx_v_self);
+
+  {
+    PyArray_Descr *__pyx_temp;
+    {
+      __pyx_temp = __pyx_r;
+      __Pyx_INCREF((PyObject *)((PyArray_Descr *)__pyx_t_1));
+      __pyx_r = ((PyArray_Descr *)__pyx_t_1);
+    }
+    __Pyx_XDECREF((PyObject *)__pyx_temp);
+  }
+
+  goto __pyx_L0;
+
+  /* "numpy/__init__.cython-30.pxd":329
+ *             return PyArray_BASE(self)
+ * 
+ *         @property             # <<<<<<<<<<<<<<
+ *         cdef inline dtype descr(self):
+ *             """Returns an owned reference to the dtype of the array.
+*/
+
+  /* function exit code */
+  __pyx_L0:;
+  __Pyx_XGIVEREF((PyObject *)__pyx_r);
+  __Pyx_RefNannyFinishContext();
+  return __pyx_r;
+}
+
+/* "numpy/__init__.cython-30.pxd":335
+ *             return <dtype>PyArray_DESCR(self)
+ * 
+ *         @property             # <<<<<<<<<<<<<<
+ *         cdef inline int ndim(self) noexcept nogil:
+ *             """Returns the number of dimensions in the array.
+*/
+
+static CYTHON_INLINE int __pyx_f_5numpy_7ndarray_4ndim___get__(PyArrayObject *__pyx_v_self) {
+  int __pyx_r;
+
+  /* "numpy/__init__.cython-30.pxd":339
+ *             """Returns the number of dimensions in the array.
+ *             """
+ *             return PyArray_NDIM(self)             # <<<<<<<<<<<<<<
+ * 
+ *         @property
+*/
+  {
+
+    __pyx_r = PyArray_NDIM(__pyx_v_self);
+  }
+  goto __pyx_L0;
+
+  /* "numpy/__init__.cython-30.pxd":335
+ *             return <dtype>PyArray_DESCR(self)
+ * 
+ *         @property             # <<<<<<<<<<<<<<
+ *         cdef inline int ndim(self) noexcept nogil:
+ *             """Returns the number of dimensions in the array.
+*/
+
+  /* function exit code */
+  __pyx_L0:;
+  return __pyx_r;
+}
+
+/* "numpy/__init__.cython-30.pxd":341
+ *             return PyArray_NDIM(self)
+ * 
+ *         @property             # <<<<<<<<<<<<<<
+ *         cdef inline npy_intp *shape(self) noexcept nogil:
+ *             """Returns a pointer to the dimensions/shape of the array.
+*/
+
+static CYTHON_INLINE npy_intp *__pyx_f_5numpy_7ndarray_5shape___get__(PyArrayObject *__pyx_v_self) {
+  npy_intp *__pyx_r;
+
+  /* "numpy/__init__.cython-30.pxd":347
+ *             Can return NULL for 0-dimensional arrays.
+ *             """
+ *             return PyArray_DIMS(self)             # <<<<<<<<<<<<<<
+ * 
+ *         @property
+*/
+  {
+
+    __pyx_r = PyArray_DIMS(__pyx_v_self);
+  }
+  goto __pyx_L0;
+
+  /* "numpy/__init__.cython-30.pxd":341
+ *             return PyArray_NDIM(self)
+ * 
+ *         @property             # <<<<<<<<<<<<<<
+ *         cdef inline npy_intp *shape(self) noexcept nogil:
+ *             """Returns a pointer to the dimensions/shape of the array.
+*/
+
+  /* function exit code */
+  __pyx_L0:;
+  return __pyx_r;
+}
+
+/* "numpy/__init__.cython-30.pxd":349
+ *             return PyArray_DIMS(self)
+ * 
+ *         @property             # <<<<<<<<<<<<<<
+ *         cdef inline npy_intp *strides(self) noexcept nogil:
+ *             """Returns a pointer to the strides of the array.
+*/
+
+static CYTHON_INLINE npy_intp *__pyx_f_5numpy_7ndarray_7strides___get__(PyArrayObject *__pyx_v_self) {
+  npy_intp *__pyx_r;
+
+  /* "numpy/__init__.cython-30.pxd":354
+ *             The number of elements matches the number of dimensions of the array (ndim).
+ *             """
+ *             return PyArray_STRIDES(self)             # <<<<<<<<<<<<<<
+ * 
+ *         @property
+*/
+  {
+
+    __pyx_r = PyArray_STRIDES(__pyx_v_self);
+  }
+  goto __pyx_L0;
+
+  /* "numpy/__init__.cython-30.pxd":349
+ *             return PyArray_DIMS(self)
+ * 
+ *         @property             # <<<<<<<<<<<<<<
+ *         cdef inline npy_intp *strides(self) noexcept nogil:
+ *             """Returns a pointer to the strides of the array.
+*/
+
+  /* function exit code */
+  __pyx_L0:;
+  return __pyx_r;
+}
+
+/* "numpy/__init__.cython-30.pxd":356
+ *             return PyArray_STRIDES(self)
+ * 
+ *         @property             # <<<<<<<<<<<<<<
+ *         cdef inline npy_intp size(self) noexcept nogil:
+ *             """Returns the total size (in number of elements) of the array.
+*/
+
+static CYTHON_INLINE npy_intp __pyx_f_5numpy_7ndarray_4size___get__(PyArrayObject *__pyx_v_self) {
+  npy_intp __pyx_r;
+
+  /* "numpy/__init__.cython-30.pxd":360
+ *             """Returns the total size (in number of elements) of the array.
+ *             """
+ *             return PyArray_SIZE(self)             # <<<<<<<<<<<<<<
+ * 
+ *         @property
+*/
+  {
+
+    __pyx_r = PyArray_SIZE(__pyx_v_self);
+  }
+  goto __pyx_L0;
+
+  /* "numpy/__init__.cython-30.pxd":356
+ *             return PyArray_STRIDES(self)
+ * 
+ *         @property             # <<<<<<<<<<<<<<
+ *         cdef inline npy_intp size(self) noexcept nogil:
+ *             """Returns the total size (in number of elements) of the array.
+*/
+
+  /* function exit code */
+  __pyx_L0:;
+  return __pyx_r;
+}
+
+/* "numpy/__init__.cython-30.pxd":362
+ *             return PyArray_SIZE(self)
+ * 
+ *         @property             # <<<<<<<<<<<<<<
+ *         cdef inline char* data(self) noexcept nogil:
+ *             """The pointer to the data buffer as a char*.
+*/
+
+static CYTHON_INLINE char *__pyx_f_5numpy_7ndarray_4data___get__(PyArrayObject *__pyx_v_self) {
+  char *__pyx_r;
+
+  /* "numpy/__init__.cython-30.pxd":369
+ *             of `PyArray_DATA()` instead, which returns a 'void*'.
+ *             """
+ *             return PyArray_BYTES(self)             # <<<<<<<<<<<<<<
+ * 
+ * 
+*/
+  {
+
+    __pyx_r = PyArray_BYTES(__pyx_v_self);
+  }
+  goto __pyx_L0;
+
+  /* "numpy/__init__.cython-30.pxd":362
+ *             return PyArray_SIZE(self)
+ * 
+ *         @property             # <<<<<<<<<<<<<<
+ *         cdef inline char* data(self) noexcept nogil:
+ *             """The pointer to the data buffer as a char*.
+*/
+
+  /* function exit code */
+  __pyx_L0:;
+  return __pyx_r;
+}
+
+/* "numpy/__init__.cython-30.pxd":777
+ * ctypedef long double complex clongdouble_t
+ * 
+ * cdef inline object PyArray_MultiIterNew1(a):             # <<<<<<<<<<<<<<
+ *     return PyArray_MultiIterNew(1, <void*>a)
+ * 
+*/
+
+static CYTHON_INLINE PyObject *__pyx_f_5numpy_PyArray_MultiIterNew1(PyObject *__pyx_v_a) {
+  PyObject *__pyx_r = NULL;
+  __Pyx_RefNannyDeclarations
+  PyObject *__pyx_t_1 = NULL;
+  int __pyx_lineno = 0;
+  const char *__pyx_filename = NULL;
+  int __pyx_clineno = 0;
+  __Pyx_RefNannySetupContext("PyArray_MultiIterNew1", 0);
+
+  /* "numpy/__init__.cython-30.pxd":778
+ * 
+ * cdef inline object PyArray_MultiIterNew1(a):
+ *     return PyArray_MultiIterNew(1, <void*>a)             # <<<<<<<<<<<<<<
+ * 
+ * cdef inline object PyArray_MultiIterNew2(a, b):
+*/
+  __pyx_t_1 = PyArray_MultiIterNew(1, ((void *)__pyx_v_a)); if (unlikely(!__pyx_t_1)) __PYX_ERR(3, 778, __pyx_L1_error)
+  __Pyx_GOTREF(__pyx_t_1);
+  {
+    PyObject *__pyx_temp;
+    {
+      __pyx_temp = __pyx_r;
+      __pyx_r = __pyx_t_1;
+    }
+    __Pyx_XDECREF(__pyx_temp);
+  }
+  __pyx_t_1 = 0;
+  goto __pyx_L0;
+
+  /* "numpy/__init__.cython-30.pxd":777
+ * ctypedef long double complex clongdouble_t
+ * 
+ * cdef inline object PyArray_MultiIterNew1(a):             # <<<<<<<<<<<<<<
+ *     return PyArray_MultiIterNew(1, <void*>a)
+ * 
+*/
+
+  /* function exit code */
+  __pyx_L1_error:;
+  __Pyx_XDECREF(__pyx_t_1);
+  __Pyx_AddTraceback("numpy.PyArray_MultiIterNew1", __pyx_clineno, __pyx_lineno, __pyx_filename);
+  __pyx_r = 0;
+  __pyx_L0:;
+  __Pyx_XGIVEREF(__pyx_r);
+  __Pyx_RefNannyFinishContext();
+  return __pyx_r;
+}
+
+/* "numpy/__init__.cython-30.pxd":780
+ *     return PyArray_MultiIterNew(1, <void*>a)
+ * 
+ * cdef inline object PyArray_MultiIterNew2(a, b):             # <<<<<<<<<<<<<<
+ *     return PyArray_MultiIterNew(2, <void*>a, <void*>b)
+ * 
+*/
+
+static CYTHON_INLINE PyObject *__pyx_f_5numpy_PyArray_MultiIterNew2(PyObject *__pyx_v_a, PyObject *__pyx_v_b) {
+  PyObject *__pyx_r = NULL;
+  __Pyx_RefNannyDeclarations
+  PyObject *__pyx_t_1 = NULL;
+  int __pyx_lineno = 0;
+  const char *__pyx_filename = NULL;
+  int __pyx_clineno = 0;
+  __Pyx_RefNannySetupContext("PyArray_MultiIterNew2", 0);
+
+  /* "numpy/__init__.cython-30.pxd":781
+ * 
+ * cdef inline object PyArray_MultiIterNew2(a, b):
+ *     return PyArray_MultiIterNew(2, <void*>a, <void*>b)             # <<<<<<<<<<<<<<
+ * 
+ * cdef inline object PyArray_MultiIterNew3(a, b, c):
+*/
+  __pyx_t_1 = PyArray_MultiIterNew(2, ((void *)__pyx_v_a), ((void *)__pyx_v_b)); if (unlikely(!__pyx_t_1)) __PYX_ERR(3, 781, __pyx_L1_error)
+  __Pyx_GOTREF(__pyx_t_1);
+  {
+    PyObject *__pyx_temp;
+    {
+      __pyx_temp = __pyx_r;
+      __pyx_r = __pyx_t_1;
+    }
+    __Pyx_XDECREF(__pyx_temp);
+  }
+  __pyx_t_1 = 0;
+  goto __pyx_L0;
+
+  /* "numpy/__init__.cython-30.pxd":780
+ *     return PyArray_MultiIterNew(1, <void*>a)
+ * 
+ * cdef inline object PyArray_MultiIterNew2(a, b):             # <<<<<<<<<<<<<<
+ *     return PyArray_MultiIterNew(2, <void*>a, <void*>b)
+ * 
+*/
+
+  /* function exit code */
+  __pyx_L1_error:;
+  __Pyx_XDECREF(__pyx_t_1);
+  __Pyx_AddTraceback("numpy.PyArray_MultiIterNew2", __pyx_clineno, __pyx_lineno, __pyx_filename);
+  __pyx_r = 0;
+  __pyx_L0:;
+  __Pyx_XGIVEREF(__pyx_r);
+  __Pyx_RefNannyFinishContext();
+  return __pyx_r;
+}
+
+/* "numpy/__init__.cython-30.pxd":783
+ *     return PyArray_MultiIterNew(2, <void*>a, <void*>b)
+ * 
+ * cdef inline object PyArray_MultiIterNew3(a, b, c):             # <<<<<<<<<<<<<<
+ *     return PyArray_MultiIterNew(3, <void*>a, <void*>b, <void*> c)
+ * 
+*/
+
+static CYTHON_INLINE PyObject *__pyx_f_5numpy_PyArray_MultiIterNew3(PyObject *__pyx_v_a, PyObject *__pyx_v_b, PyObject *__pyx_v_c) {
+  PyObject *__pyx_r = NULL;
+  __Pyx_RefNannyDeclarations
+  PyObject *__pyx_t_1 = NULL;
+  int __pyx_lineno = 0;
+  const char *__pyx_filename = NULL;
+  int __pyx_clineno = 0;
+  __Pyx_RefNannySetupContext("PyArray_MultiIterNew3", 0);
+
+  /* "numpy/__init__.cython-30.pxd":784
+ * 
+ * cdef inline object PyArray_MultiIterNew3(a, b, c):
+ *     return PyArray_MultiIterNew(3, <void*>a, <void*>b, <void*> c)             # <<<<<<<<<<<<<<
+ * 
+ * cdef inline object PyArray_MultiIterNew4(a, b, c, d):
+*/
+  __pyx_t_1 = PyArray_MultiIterNew(3, ((void *)__pyx_v_a), ((void *)__pyx_v_b), ((void *)__pyx_v_c)); if (unlikely(!__pyx_t_1)) __PYX_ERR(3, 784, __pyx_L1_error)
+  __Pyx_GOTREF(__pyx_t_1);
+  {
+    PyObject *__pyx_temp;
+    {
+      __pyx_temp = __pyx_r;
+      __pyx_r = __pyx_t_1;
+    }
+    __Pyx_XDECREF(__pyx_temp);
+  }
+  __pyx_t_1 = 0;
+  goto __pyx_L0;
+
+  /* "numpy/__init__.cython-30.pxd":783
+ *     return PyArray_MultiIterNew(2, <void*>a, <void*>b)
+ * 
+ * cdef inline object PyArray_MultiIterNew3(a, b, c):             # <<<<<<<<<<<<<<
+ *     return PyArray_MultiIterNew(3, <void*>a, <void*>b, <void*> c)
+ * 
+*/
+
+  /* function exit code */
+  __pyx_L1_error:;
+  __Pyx_XDECREF(__pyx_t_1);
+  __Pyx_AddTraceback("numpy.PyArray_MultiIterNew3", __pyx_clineno, __pyx_lineno, __pyx_filename);
+  __pyx_r = 0;
+  __pyx_L0:;
+  __Pyx_XGIVEREF(__pyx_r);
+  __Pyx_RefNannyFinishContext();
+  return __pyx_r;
+}
+
+/* "numpy/__init__.cython-30.pxd":786
+ *     return PyArray_MultiIterNew(3, <void*>a, <void*>b, <void*> c)
+ * 
+ * cdef inline object PyArray_MultiIterNew4(a, b, c, d):             # <<<<<<<<<<<<<<
+ *     return PyArray_MultiIterNew(4, <void*>a, <void*>b, <void*>c, <void*> d)
+ * 
+*/
+
+static CYTHON_INLINE PyObject *__pyx_f_5numpy_PyArray_MultiIterNew4(PyObject *__pyx_v_a, PyObject *__pyx_v_b, PyObject *__pyx_v_c, PyObject *__pyx_v_d) {
+  PyObject *__pyx_r = NULL;
+  __Pyx_RefNannyDeclarations
+  PyObject *__pyx_t_1 = NULL;
+  int __pyx_lineno = 0;
+  const char *__pyx_filename = NULL;
+  int __pyx_clineno = 0;
+  __Pyx_RefNannySetupContext("PyArray_MultiIterNew4", 0);
+
+  /* "numpy/__init__.cython-30.pxd":787
+ * 
+ * cdef inline object PyArray_MultiIterNew4(a, b, c, d):
+ *     return PyArray_MultiIterNew(4, <void*>a, <void*>b, <void*>c, <void*> d)             # <<<<<<<<<<<<<<
+ * 
+ * cdef inline object PyArray_MultiIterNew5(a, b, c, d, e):
+*/
+  __pyx_t_1 = PyArray_MultiIterNew(4, ((void *)__pyx_v_a), ((void *)__pyx_v_b), ((void *)__pyx_v_c), ((void *)__pyx_v_d)); if (unlikely(!__pyx_t_1)) __PYX_ERR(3, 787, __pyx_L1_error)
+  __Pyx_GOTREF(__pyx_t_1);
+  {
+    PyObject *__pyx_temp;
+    {
+      __pyx_temp = __pyx_r;
+      __pyx_r = __pyx_t_1;
+    }
+    __Pyx_XDECREF(__pyx_temp);
+  }
+  __pyx_t_1 = 0;
+  goto __pyx_L0;
+
+  /* "numpy/__init__.cython-30.pxd":786
+ *     return PyArray_MultiIterNew(3, <void*>a, <void*>b, <void*> c)
+ * 
+ * cdef inline object PyArray_MultiIterNew4(a, b, c, d):             # <<<<<<<<<<<<<<
+ *     return PyArray_MultiIterNew(4, <void*>a, <void*>b, <void*>c, <void*> d)
+ * 
+*/
+
+  /* function exit code */
+  __pyx_L1_error:;
+  __Pyx_XDECREF(__pyx_t_1);
+  __Pyx_AddTraceback("numpy.PyArray_MultiIterNew4", __pyx_clineno, __pyx_lineno, __pyx_filename);
+  __pyx_r = 0;
+  __pyx_L0:;
+  __Pyx_XGIVEREF(__pyx_r);
+  __Pyx_RefNannyFinishContext();
+  return __pyx_r;
+}
+
+/* "numpy/__init__.cython-30.pxd":789
+ *     return PyArray_MultiIterNew(4, <void*>a, <void*>b, <void*>c, <void*> d)
+ * 
+ * cdef inline object PyArray_MultiIterNew5(a, b, c, d, e):             # <<<<<<<<<<<<<<
+ *     return PyArray_MultiIterNew(5, <void*>a, <void*>b, <void*>c, <void*> d, <void*> e)
+ * 
+*/
+
+static CYTHON_INLINE PyObject *__pyx_f_5numpy_PyArray_MultiIterNew5(PyObject *__pyx_v_a, PyObject *__pyx_v_b, PyObject *__pyx_v_c, PyObject *__pyx_v_d, PyObject *__pyx_v_e) {
+  PyObject *__pyx_r = NULL;
+  __Pyx_RefNannyDeclarations
+  PyObject *__pyx_t_1 = NULL;
+  int __pyx_lineno = 0;
+  const char *__pyx_filename = NULL;
+  int __pyx_clineno = 0;
+  __Pyx_RefNannySetupContext("PyArray_MultiIterNew5", 0);
+
+  /* "numpy/__init__.cython-30.pxd":790
+ * 
+ * cdef inline object PyArray_MultiIterNew5(a, b, c, d, e):
+ *     return PyArray_MultiIterNew(5, <void*>a, <void*>b, <void*>c, <void*> d, <void*> e)             # <<<<<<<<<<<<<<
+ * 
+ * cdef inline tuple PyDataType_SHAPE(dtype d):
+*/
+  __pyx_t_1 = PyArray_MultiIterNew(5, ((void *)__pyx_v_a), ((void *)__pyx_v_b), ((void *)__pyx_v_c), ((void *)__pyx_v_d), ((void *)__pyx_v_e)); if (unlikely(!__pyx_t_1)) __PYX_ERR(3, 790, __pyx_L1_error)
+  __Pyx_GOTREF(__pyx_t_1);
+  {
+    PyObject *__pyx_temp;
+    {
+      __pyx_temp = __pyx_r;
+      __pyx_r = __pyx_t_1;
+    }
+    __Pyx_XDECREF(__pyx_temp);
+  }
+  __pyx_t_1 = 0;
+  goto __pyx_L0;
+
+  /* "numpy/__init__.cython-30.pxd":789
+ *     return PyArray_MultiIterNew(4, <void*>a, <void*>b, <void*>c, <void*> d)
+ * 
+ * cdef inline object PyArray_MultiIterNew5(a, b, c, d, e):             # <<<<<<<<<<<<<<
+ *     return PyArray_MultiIterNew(5, <void*>a, <void*>b, <void*>c, <void*> d, <void*> e)
+ * 
+*/
+
+  /* function exit code */
+  __pyx_L1_error:;
+  __Pyx_XDECREF(__pyx_t_1);
+  __Pyx_AddTraceback("numpy.PyArray_MultiIterNew5", __pyx_clineno, __pyx_lineno, __pyx_filename);
+  __pyx_r = 0;
+  __pyx_L0:;
+  __Pyx_XGIVEREF(__pyx_r);
+  __Pyx_RefNannyFinishContext();
+  return __pyx_r;
+}
+
+/* "numpy/__init__.cython-30.pxd":792
+ *     return PyArray_MultiIterNew(5, <void*>a, <void*>b, <void*>c, <void*> d, <void*> e)
+ * 
+ * cdef inline tuple PyDataType_SHAPE(dtype d):             # <<<<<<<<<<<<<<
+ *     if PyDataType_HASSUBARRAY(d):
+ *         return <tuple>d.subarray.shape
+*/
+
+static CYTHON_INLINE PyObject *__pyx_f_5numpy_PyDataType_SHAPE(PyArray_Descr *__pyx_v_d) {
+  PyObject *__pyx_r = NULL;
+  __Pyx_RefNannyDeclarations
+  int __pyx_t_1;
+  PyObject *__pyx_t_2;
+  __Pyx_RefNannySetupContext("PyDataType_SHAPE", 0);
+
+  /* "numpy/__init__.cython-30.pxd":793
+ * 
+ * cdef inline tuple PyDataType_SHAPE(dtype d):
+ *     if PyDataType_HASSUBARRAY(d):             # <<<<<<<<<<<<<<
+ *         return <tuple>d.subarray.shape
+ *     else:
+*/
+  __pyx_t_1 = PyDataType_HASSUBARRAY(__pyx_v_d);
+
+  if (__pyx_t_1) {
+
+
+    /* "numpy/__init__.cython-30.pxd":794
+ * cdef inline tuple PyDataType_SHAPE(dtype d):
+ *     if PyDataType_HASSUBARRAY(d):
+ *         return <tuple>d.subarray.shape             # <<<<<<<<<<<<<<
+ *     else:
+ *         return ()
+*/
+    __pyx_t_2 = __pyx_f_5numpy_5dtype_8subarray___get__(__pyx_v_d)->shape;
+
+    {
+      PyObject *__pyx_temp;
+      {
+        __pyx_temp = __pyx_r;
+        __Pyx_INCREF(((PyObject*)__pyx_t_2));
+        __pyx_r = ((PyObject*)__pyx_t_2);
+      }
+      __Pyx_XDECREF(__pyx_temp);
+    }
+
+    goto __pyx_L0;
+
+    /* "numpy/__init__.cython-30.pxd":793
+ * 
+ * cdef inline tuple PyDataType_SHAPE(dtype d):
+ *     if PyDataType_HASSUBARRAY(d):             # <<<<<<<<<<<<<<
+ *         return <tuple>d.subarray.shape
+ *     else:
+*/
+  }
+
+  /* "numpy/__init__.cython-30.pxd":796
+ *         return <tuple>d.subarray.shape
+ *     else:
+ *         return ()             # <<<<<<<<<<<<<<
+ * 
+ * 
+*/
+  /*else*/ {
+    {
+      PyObject *__pyx_temp;
+      {
+        __pyx_temp = __pyx_r;
+        __Pyx_INCREF(__pyx_mstate_global->__pyx_empty_tuple);
+        __pyx_r = __pyx_mstate_global->__pyx_empty_tuple;
+      }
+      __Pyx_XDECREF(__pyx_temp);
+    }
+    goto __pyx_L0;
+  }
+
+  /* "numpy/__init__.cython-30.pxd":792
+ *     return PyArray_MultiIterNew(5, <void*>a, <void*>b, <void*>c, <void*> d, <void*> e)
+ * 
+ * cdef inline tuple PyDataType_SHAPE(dtype d):             # <<<<<<<<<<<<<<
+ *     if PyDataType_HASSUBARRAY(d):
+ *         return <tuple>d.subarray.shape
+*/
+
+  /* function exit code */
+  __pyx_L0:;
+  __Pyx_XGIVEREF(__pyx_r);
+  __Pyx_RefNannyFinishContext();
+  return __pyx_r;
+}
+
+/* "numpy/__init__.cython-30.pxd":995
+ *     int _import_umath() except -1
+ * 
+ * cdef inline void set_array_base(ndarray arr, object base) except *:             # <<<<<<<<<<<<<<
+ *     Py_INCREF(base) # important to do this before stealing the reference below!
+ *     PyArray_SetBaseObject(arr, base)
+*/
+
+static CYTHON_INLINE void __pyx_f_5numpy_set_array_base(PyArrayObject *__pyx_v_arr, PyObject *__pyx_v_base) {
+  int __pyx_t_1;
+  int __pyx_lineno = 0;
+  const char *__pyx_filename = NULL;
+  int __pyx_clineno = 0;
+
+  /* "numpy/__init__.cython-30.pxd":996
+ * 
+ * cdef inline void set_array_base(ndarray arr, object base) except *:
+ *     Py_INCREF(base) # important to do this before stealing the reference below!             # <<<<<<<<<<<<<<
+ *     PyArray_SetBaseObject(arr, base)
+ * 
+*/
+  Py_INCREF(__pyx_v_base);
+
+  /* "numpy/__init__.cython-30.pxd":997
+ * cdef inline void set_array_base(ndarray arr, object base) except *:
+ *     Py_INCREF(base) # important to do this before stealing the reference below!
+ *     PyArray_SetBaseObject(arr, base)             # <<<<<<<<<<<<<<
+ * 
+ * cdef inline object get_array_base(ndarray arr):
+*/
+  __pyx_t_1 = PyArray_SetBaseObject(__pyx_v_arr, __pyx_v_base); if (unlikely(__pyx_t_1 == ((int)-1))) __PYX_ERR(3, 997, __pyx_L1_error)
+
+
+  /* "numpy/__init__.cython-30.pxd":995
+ *     int _import_umath() except -1
+ * 
+ * cdef inline void set_array_base(ndarray arr, object base) except *:             # <<<<<<<<<<<<<<
+ *     Py_INCREF(base) # important to do this before stealing the reference below!
+ *     PyArray_SetBaseObject(arr, base)
+*/
+
+  /* function exit code */
+  goto __pyx_L0;
+  __pyx_L1_error:;
+  __Pyx_AddTraceback("numpy.set_array_base", __pyx_clineno, __pyx_lineno, __pyx_filename);
+  __pyx_L0:;
+
+}
+
+/* "numpy/__init__.cython-30.pxd":999
+ *     PyArray_SetBaseObject(arr, base)
+ * 
+ * cdef inline object get_array_base(ndarray arr):             # <<<<<<<<<<<<<<
+ *     base = PyArray_BASE(arr)
+ *     if base is NULL:
+*/
+
+static CYTHON_INLINE PyObject *__pyx_f_5numpy_get_array_base(PyArrayObject *__pyx_v_arr) {
+  PyObject *__pyx_v_base;
+  PyObject *__pyx_r = NULL;
+  __Pyx_RefNannyDeclarations
+  int __pyx_t_1;
+  __Pyx_RefNannySetupContext("get_array_base", 0);
+
+  /* "numpy/__init__.cython-30.pxd":1000
+ * 
+ * cdef inline object get_array_base(ndarray arr):
+ *     base = PyArray_BASE(arr)             # <<<<<<<<<<<<<<
+ *     if base is NULL:
+ *         return None
+*/
+  __pyx_v_base = PyArray_BASE(__pyx_v_arr);
+
+  /* "numpy/__init__.cython-30.pxd":1001
+ * cdef inline object get_array_base(ndarray arr):
+ *     base = PyArray_BASE(arr)
+ *     if base is NULL:             # <<<<<<<<<<<<<<
+ *         return None
+ *     return <object>base
+*/
+  __pyx_t_1 = (__pyx_v_base == NULL);
+
+  if (__pyx_t_1) {
+
+
+    /* "numpy/__init__.cython-30.pxd":1002
+ *     base = PyArray_BASE(arr)
+ *     if base is NULL:
+ *         return None             # <<<<<<<<<<<<<<
+ *     return <object>base
+ * 
+*/
+    {
+      PyObject *__pyx_temp;
+      {
+        __pyx_temp = __pyx_r;
+        __pyx_r = Py_None; __Pyx_INCREF(Py_None);
+      }
+      __Pyx_XDECREF(__pyx_temp);
+    }
+    goto __pyx_L0;
+
+    /* "numpy/__init__.cython-30.pxd":1001
+ * cdef inline object get_array_base(ndarray arr):
+ *     base = PyArray_BASE(arr)
+ *     if base is NULL:             # <<<<<<<<<<<<<<
+ *         return None
+ *     return <object>base
+*/
+  }
+
+  /* "numpy/__init__.cython-30.pxd":1003
+ *     if base is NULL:
+ *         return None
+ *     return <object>base             # <<<<<<<<<<<<<<
+ * 
+ * # Versions of the import_* functions which are more suitable for
+*/
+  {
+    PyObject *__pyx_temp;
+    {
+      __pyx_temp = __pyx_r;
+      __Pyx_INCREF(((PyObject *)__pyx_v_base));
+      __pyx_r = ((PyObject *)__pyx_v_base);
+    }
+    __Pyx_XDECREF(__pyx_temp);
+  }
+  goto __pyx_L0;
+
+  /* "numpy/__init__.cython-30.pxd":999
+ *     PyArray_SetBaseObject(arr, base)
+ * 
+ * cdef inline object get_array_base(ndarray arr):             # <<<<<<<<<<<<<<
+ *     base = PyArray_BASE(arr)
+ *     if base is NULL:
+*/
+
+  /* function exit code */
+  __pyx_L0:;
+
+  __Pyx_XGIVEREF(__pyx_r);
+  __Pyx_RefNannyFinishContext();
+  return __pyx_r;
+}
+
+/* "numpy/__init__.cython-30.pxd":1007
+ * # Versions of the import_* functions which are more suitable for
+ * # Cython code.
+ * cdef inline int import_array() except -1:             # <<<<<<<<<<<<<<
+ *     try:
+ *         __pyx_import_array()
+*/
+
+static CYTHON_INLINE int __pyx_f_5numpy_import_array(void) {
+  int __pyx_r;
+  __Pyx_RefNannyDeclarations
+  PyObject *__pyx_t_1 = NULL;
+  PyObject *__pyx_t_2 = NULL;
+  PyObject *__pyx_t_3 = NULL;
+  int __pyx_t_4;
+  PyObject *__pyx_t_5 = NULL;
+  PyObject *__pyx_t_6 = NULL;
+  PyObject *__pyx_t_7 = NULL;
+  PyObject *__pyx_t_8 = NULL;
+  PyObject *__pyx_t_9 = NULL;
+  size_t __pyx_t_10;
+  int __pyx_lineno = 0;
+  const char *__pyx_filename = NULL;
+  int __pyx_clineno = 0;
+  __Pyx_RefNannySetupContext("import_array", 0);
+
+  /* "numpy/__init__.cython-30.pxd":1008
+ * # Cython code.
+ * cdef inline int import_array() except -1:
+ *     try:             # <<<<<<<<<<<<<<
+ *         __pyx_import_array()
+ *     except Exception:
+*/
+  {
+    __Pyx_PyThreadState_declare
+    __Pyx_PyThreadState_assign
+    __Pyx_ExceptionSave(&__pyx_t_1, &__pyx_t_2, &__pyx_t_3);
+    __Pyx_XGOTREF(__pyx_t_1);
+    __Pyx_XGOTREF(__pyx_t_2);
+    __Pyx_XGOTREF(__pyx_t_3);
+    /*try:*/ {
+
+      /* "numpy/__init__.cython-30.pxd":1009
+ * cdef inline int import_array() except -1:
+ *     try:
+ *         __pyx_import_array()             # <<<<<<<<<<<<<<
+ *     except Exception:
+ *         raise ImportError("numpy._core.multiarray failed to import")
+*/
+      __pyx_t_4 = _import_array(); if (unlikely(__pyx_t_4 == ((int)-1))) __PYX_ERR(3, 1009, __pyx_L3_error)
+
+
+      /* "numpy/__init__.cython-30.pxd":1008
+ * # Cython code.
+ * cdef inline int import_array() except -1:
+ *     try:             # <<<<<<<<<<<<<<
+ *         __pyx_import_array()
+ *     except Exception:
+*/
+    }
+    __Pyx_XDECREF(__pyx_t_1); __pyx_t_1 = 0;
+    __Pyx_XDECREF(__pyx_t_2); __pyx_t_2 = 0;
+    __Pyx_XDECREF(__pyx_t_3); __pyx_t_3 = 0;
+    goto __pyx_L8_try_end;
+    __pyx_L3_error:;
+
+    /* "numpy/__init__.cython-30.pxd":1010
+ *     try:
+ *         __pyx_import_array()
+ *     except Exception:             # <<<<<<<<<<<<<<
+ *         raise ImportError("numpy._core.multiarray failed to import")
+ * 
+*/
+    __pyx_t_4 = __Pyx_PyErr_ExceptionMatches(((PyObject *)(((PyTypeObject*)PyExc_Exception))));
+    if (__pyx_t_4) {
+      __Pyx_AddTraceback("numpy.import_array", __pyx_clineno, __pyx_lineno, __pyx_filename);
+      if (__Pyx_GetException(&__pyx_t_5, &__pyx_t_6, &__pyx_t_7) < 0) __PYX_ERR(3, 1010, __pyx_L5_except_error)
+      __Pyx_XGOTREF(__pyx_t_5);
+      __Pyx_XGOTREF(__pyx_t_6);
+      __Pyx_XGOTREF(__pyx_t_7);
+
+      /* "numpy/__init__.cython-30.pxd":1011
+ *         __pyx_import_array()
+ *     except Exception:
+ *         raise ImportError("numpy._core.multiarray failed to import")             # <<<<<<<<<<<<<<
+ * 
+ * cdef inline int import_umath() except -1:
+*/
+      __pyx_t_9 = NULL;
+      __pyx_t_10 = 1;
+      {
+        PyObject *__pyx_callargs[2] = {__pyx_t_9, __pyx_mstate_global->__pyx_kp_u_numpy__core_multiarray_failed_to};
+        __pyx_t_8 = __Pyx_PyObject_FastCall((PyObject*)(((PyTypeObject*)PyExc_ImportError)), __pyx_callargs+__pyx_t_10, (2-__pyx_t_10) | (__pyx_t_10*__Pyx_PY_VECTORCALL_ARGUMENTS_OFFSET));
+        __Pyx_XDECREF(__pyx_t_9); __pyx_t_9 = 0;
+        if (unlikely(!__pyx_t_8)) __PYX_ERR(3, 1011, __pyx_L5_except_error)
+        __Pyx_GOTREF(__pyx_t_8);
+      }
+      __Pyx_Raise(__pyx_t_8, 0, 0, 0);
+      __Pyx_DECREF(__pyx_t_8); __pyx_t_8 = 0;
+      __PYX_ERR(3, 1011, __pyx_L5_except_error)
+    }
+    goto __pyx_L5_except_error;
+
+    /* "numpy/__init__.cython-30.pxd":1008
+ * # Cython code.
+ * cdef inline int import_array() except -1:
+ *     try:             # <<<<<<<<<<<<<<
+ *         __pyx_import_array()
+ *     except Exception:
+*/
+    __pyx_L5_except_error:;
+    __Pyx_XGIVEREF(__pyx_t_1);
+    __Pyx_XGIVEREF(__pyx_t_2);
+    __Pyx_XGIVEREF(__pyx_t_3);
+    __Pyx_ExceptionReset(__pyx_t_1, __pyx_t_2, __pyx_t_3);
+    goto __pyx_L1_error;
+    __pyx_L8_try_end:;
+  }
+
+  /* "numpy/__init__.cython-30.pxd":1007
+ * # Versions of the import_* functions which are more suitable for
+ * # Cython code.
+ * cdef inline int import_array() except -1:             # <<<<<<<<<<<<<<
+ *     try:
+ *         __pyx_import_array()
+*/
+
+  /* function exit code */
+  __pyx_r = 0;
+  goto __pyx_L0;
+  __pyx_L1_error:;
+  __Pyx_XDECREF(__pyx_t_5);
+  __Pyx_XDECREF(__pyx_t_6);
+  __Pyx_XDECREF(__pyx_t_7);
+  __Pyx_XDECREF(__pyx_t_8);
+  __Pyx_XDECREF(__pyx_t_9);
+  __Pyx_AddTraceback("numpy.import_array", __pyx_clineno, __pyx_lineno, __pyx_filename);
+  __pyx_r = -1;
+  __pyx_L0:;
+
+  __Pyx_RefNannyFinishContext();
+  return __pyx_r;
+}
+
+/* "numpy/__init__.cython-30.pxd":1013
+ *         raise ImportError("numpy._core.multiarray failed to import")
+ * 
+ * cdef inline int import_umath() except -1:             # <<<<<<<<<<<<<<
+ *     try:
+ *         _import_umath()
+*/
+
+static CYTHON_INLINE int __pyx_f_5numpy_import_umath(void) {
+  int __pyx_r;
+  __Pyx_RefNannyDeclarations
+  PyObject *__pyx_t_1 = NULL;
+  PyObject *__pyx_t_2 = NULL;
+  PyObject *__pyx_t_3 = NULL;
+  int __pyx_t_4;
+  PyObject *__pyx_t_5 = NULL;
+  PyObject *__pyx_t_6 = NULL;
+  PyObject *__pyx_t_7 = NULL;
+  PyObject *__pyx_t_8 = NULL;
+  PyObject *__pyx_t_9 = NULL;
+  size_t __pyx_t_10;
+  int __pyx_lineno = 0;
+  const char *__pyx_filename = NULL;
+  int __pyx_clineno = 0;
+  __Pyx_RefNannySetupContext("import_umath", 0);
+
+  /* "numpy/__init__.cython-30.pxd":1014
+ * 
+ * cdef inline int import_umath() except -1:
+ *     try:             # <<<<<<<<<<<<<<
+ *         _import_umath()
+ *     except Exception:
+*/
+  {
+    __Pyx_PyThreadState_declare
+    __Pyx_PyThreadState_assign
+    __Pyx_ExceptionSave(&__pyx_t_1, &__pyx_t_2, &__pyx_t_3);
+    __Pyx_XGOTREF(__pyx_t_1);
+    __Pyx_XGOTREF(__pyx_t_2);
+    __Pyx_XGOTREF(__pyx_t_3);
+    /*try:*/ {
+
+      /* "numpy/__init__.cython-30.pxd":1015
+ * cdef inline int import_umath() except -1:
+ *     try:
+ *         _import_umath()             # <<<<<<<<<<<<<<
+ *     except Exception:
+ *         raise ImportError("numpy._core.umath failed to import")
+*/
+      __pyx_t_4 = _import_umath(); if (unlikely(__pyx_t_4 == ((int)-1))) __PYX_ERR(3, 1015, __pyx_L3_error)
+
+
+      /* "numpy/__init__.cython-30.pxd":1014
+ * 
+ * cdef inline int import_umath() except -1:
+ *     try:             # <<<<<<<<<<<<<<
+ *         _import_umath()
+ *     except Exception:
+*/
+    }
+    __Pyx_XDECREF(__pyx_t_1); __pyx_t_1 = 0;
+    __Pyx_XDECREF(__pyx_t_2); __pyx_t_2 = 0;
+    __Pyx_XDECREF(__pyx_t_3); __pyx_t_3 = 0;
+    goto __pyx_L8_try_end;
+    __pyx_L3_error:;
+
+    /* "numpy/__init__.cython-30.pxd":1016
+ *     try:
+ *         _import_umath()
+ *     except Exception:             # <<<<<<<<<<<<<<
+ *         raise ImportError("numpy._core.umath failed to import")
+ * 
+*/
+    __pyx_t_4 = __Pyx_PyErr_ExceptionMatches(((PyObject *)(((PyTypeObject*)PyExc_Exception))));
+    if (__pyx_t_4) {
+      __Pyx_AddTraceback("numpy.import_umath", __pyx_clineno, __pyx_lineno, __pyx_filename);
+      if (__Pyx_GetException(&__pyx_t_5, &__pyx_t_6, &__pyx_t_7) < 0) __PYX_ERR(3, 1016, __pyx_L5_except_error)
+      __Pyx_XGOTREF(__pyx_t_5);
+      __Pyx_XGOTREF(__pyx_t_6);
+      __Pyx_XGOTREF(__pyx_t_7);
+
+      /* "numpy/__init__.cython-30.pxd":1017
+ *         _import_umath()
+ *     except Exception:
+ *         raise ImportError("numpy._core.umath failed to import")             # <<<<<<<<<<<<<<
+ * 
+ * cdef inline int import_ufunc() except -1:
+*/
+      __pyx_t_9 = NULL;
+      __pyx_t_10 = 1;
+      {
+        PyObject *__pyx_callargs[2] = {__pyx_t_9, __pyx_mstate_global->__pyx_kp_u_numpy__core_umath_failed_to_impo};
+        __pyx_t_8 = __Pyx_PyObject_FastCall((PyObject*)(((PyTypeObject*)PyExc_ImportError)), __pyx_callargs+__pyx_t_10, (2-__pyx_t_10) | (__pyx_t_10*__Pyx_PY_VECTORCALL_ARGUMENTS_OFFSET));
+        __Pyx_XDECREF(__pyx_t_9); __pyx_t_9 = 0;
+        if (unlikely(!__pyx_t_8)) __PYX_ERR(3, 1017, __pyx_L5_except_error)
+        __Pyx_GOTREF(__pyx_t_8);
+      }
+      __Pyx_Raise(__pyx_t_8, 0, 0, 0);
+      __Pyx_DECREF(__pyx_t_8); __pyx_t_8 = 0;
+      __PYX_ERR(3, 1017, __pyx_L5_except_error)
+    }
+    goto __pyx_L5_except_error;
+
+    /* "numpy/__init__.cython-30.pxd":1014
+ * 
+ * cdef inline int import_umath() except -1:
+ *     try:             # <<<<<<<<<<<<<<
+ *         _import_umath()
+ *     except Exception:
+*/
+    __pyx_L5_except_error:;
+    __Pyx_XGIVEREF(__pyx_t_1);
+    __Pyx_XGIVEREF(__pyx_t_2);
+    __Pyx_XGIVEREF(__pyx_t_3);
+    __Pyx_ExceptionReset(__pyx_t_1, __pyx_t_2, __pyx_t_3);
+    goto __pyx_L1_error;
+    __pyx_L8_try_end:;
+  }
+
+  /* "numpy/__init__.cython-30.pxd":1013
+ *         raise ImportError("numpy._core.multiarray failed to import")
+ * 
+ * cdef inline int import_umath() except -1:             # <<<<<<<<<<<<<<
+ *     try:
+ *         _import_umath()
+*/
+
+  /* function exit code */
+  __pyx_r = 0;
+  goto __pyx_L0;
+  __pyx_L1_error:;
+  __Pyx_XDECREF(__pyx_t_5);
+  __Pyx_XDECREF(__pyx_t_6);
+  __Pyx_XDECREF(__pyx_t_7);
+  __Pyx_XDECREF(__pyx_t_8);
+  __Pyx_XDECREF(__pyx_t_9);
+  __Pyx_AddTraceback("numpy.import_umath", __pyx_clineno, __pyx_lineno, __pyx_filename);
+  __pyx_r = -1;
+  __pyx_L0:;
+
+  __Pyx_RefNannyFinishContext();
+  return __pyx_r;
+}
+
+/* "numpy/__init__.cython-30.pxd":1019
+ *         raise ImportError("numpy._core.umath failed to import")
+ * 
+ * cdef inline int import_ufunc() except -1:             # <<<<<<<<<<<<<<
+ *     try:
+ *         _import_umath()
+*/
+
+static CYTHON_INLINE int __pyx_f_5numpy_import_ufunc(void) {
+  int __pyx_r;
+  __Pyx_RefNannyDeclarations
+  PyObject *__pyx_t_1 = NULL;
+  PyObject *__pyx_t_2 = NULL;
+  PyObject *__pyx_t_3 = NULL;
+  int __pyx_t_4;
+  PyObject *__pyx_t_5 = NULL;
+  PyObject *__pyx_t_6 = NULL;
+  PyObject *__pyx_t_7 = NULL;
+  PyObject *__pyx_t_8 = NULL;
+  PyObject *__pyx_t_9 = NULL;
+  size_t __pyx_t_10;
+  int __pyx_lineno = 0;
+  const char *__pyx_filename = NULL;
+  int __pyx_clineno = 0;
+  __Pyx_RefNannySetupContext("import_ufunc", 0);
+
+  /* "numpy/__init__.cython-30.pxd":1020
+ * 
+ * cdef inline int import_ufunc() except -1:
+ *     try:             # <<<<<<<<<<<<<<
+ *         _import_umath()
+ *     except Exception:
+*/
+  {
+    __Pyx_PyThreadState_declare
+    __Pyx_PyThreadState_assign
+    __Pyx_ExceptionSave(&__pyx_t_1, &__pyx_t_2, &__pyx_t_3);
+    __Pyx_XGOTREF(__pyx_t_1);
+    __Pyx_XGOTREF(__pyx_t_2);
+    __Pyx_XGOTREF(__pyx_t_3);
+    /*try:*/ {
+
+      /* "numpy/__init__.cython-30.pxd":1021
+ * cdef inline int import_ufunc() except -1:
+ *     try:
+ *         _import_umath()             # <<<<<<<<<<<<<<
+ *     except Exception:
+ *         raise ImportError("numpy._core.umath failed to import")
+*/
+      __pyx_t_4 = _import_umath(); if (unlikely(__pyx_t_4 == ((int)-1))) __PYX_ERR(3, 1021, __pyx_L3_error)
+
+
+      /* "numpy/__init__.cython-30.pxd":1020
+ * 
+ * cdef inline int import_ufunc() except -1:
+ *     try:             # <<<<<<<<<<<<<<
+ *         _import_umath()
+ *     except Exception:
+*/
+    }
+    __Pyx_XDECREF(__pyx_t_1); __pyx_t_1 = 0;
+    __Pyx_XDECREF(__pyx_t_2); __pyx_t_2 = 0;
+    __Pyx_XDECREF(__pyx_t_3); __pyx_t_3 = 0;
+    goto __pyx_L8_try_end;
+    __pyx_L3_error:;
+
+    /* "numpy/__init__.cython-30.pxd":1022
+ *     try:
+ *         _import_umath()
+ *     except Exception:             # <<<<<<<<<<<<<<
+ *         raise ImportError("numpy._core.umath failed to import")
+ * 
+*/
+    __pyx_t_4 = __Pyx_PyErr_ExceptionMatches(((PyObject *)(((PyTypeObject*)PyExc_Exception))));
+    if (__pyx_t_4) {
+      __Pyx_AddTraceback("numpy.import_ufunc", __pyx_clineno, __pyx_lineno, __pyx_filename);
+      if (__Pyx_GetException(&__pyx_t_5, &__pyx_t_6, &__pyx_t_7) < 0) __PYX_ERR(3, 1022, __pyx_L5_except_error)
+      __Pyx_XGOTREF(__pyx_t_5);
+      __Pyx_XGOTREF(__pyx_t_6);
+      __Pyx_XGOTREF(__pyx_t_7);
+
+      /* "numpy/__init__.cython-30.pxd":1023
+ *         _import_umath()
+ *     except Exception:
+ *         raise ImportError("numpy._core.umath failed to import")             # <<<<<<<<<<<<<<
+ * 
+ * 
+*/
+      __pyx_t_9 = NULL;
+      __pyx_t_10 = 1;
+      {
+        PyObject *__pyx_callargs[2] = {__pyx_t_9, __pyx_mstate_global->__pyx_kp_u_numpy__core_umath_failed_to_impo};
+        __pyx_t_8 = __Pyx_PyObject_FastCall((PyObject*)(((PyTypeObject*)PyExc_ImportError)), __pyx_callargs+__pyx_t_10, (2-__pyx_t_10) | (__pyx_t_10*__Pyx_PY_VECTORCALL_ARGUMENTS_OFFSET));
+        __Pyx_XDECREF(__pyx_t_9); __pyx_t_9 = 0;
+        if (unlikely(!__pyx_t_8)) __PYX_ERR(3, 1023, __pyx_L5_except_error)
+        __Pyx_GOTREF(__pyx_t_8);
+      }
+      __Pyx_Raise(__pyx_t_8, 0, 0, 0);
+      __Pyx_DECREF(__pyx_t_8); __pyx_t_8 = 0;
+      __PYX_ERR(3, 1023, __pyx_L5_except_error)
+    }
+    goto __pyx_L5_except_error;
+
+    /* "numpy/__init__.cython-30.pxd":1020
+ * 
+ * cdef inline int import_ufunc() except -1:
+ *     try:             # <<<<<<<<<<<<<<
+ *         _import_umath()
+ *     except Exception:
+*/
+    __pyx_L5_except_error:;
+    __Pyx_XGIVEREF(__pyx_t_1);
+    __Pyx_XGIVEREF(__pyx_t_2);
+    __Pyx_XGIVEREF(__pyx_t_3);
+    __Pyx_ExceptionReset(__pyx_t_1, __pyx_t_2, __pyx_t_3);
+    goto __pyx_L1_error;
+    __pyx_L8_try_end:;
+  }
+
+  /* "numpy/__init__.cython-30.pxd":1019
+ *         raise ImportError("numpy._core.umath failed to import")
+ * 
+ * cdef inline int import_ufunc() except -1:             # <<<<<<<<<<<<<<
+ *     try:
+ *         _import_umath()
+*/
+
+  /* function exit code */
+  __pyx_r = 0;
+  goto __pyx_L0;
+  __pyx_L1_error:;
+  __Pyx_XDECREF(__pyx_t_5);
+  __Pyx_XDECREF(__pyx_t_6);
+  __Pyx_XDECREF(__pyx_t_7);
+  __Pyx_XDECREF(__pyx_t_8);
+  __Pyx_XDECREF(__pyx_t_9);
+  __Pyx_AddTraceback("numpy.import_ufunc", __pyx_clineno, __pyx_lineno, __pyx_filename);
+  __pyx_r = -1;
+  __pyx_L0:;
+
+  __Pyx_RefNannyFinishContext();
+  return __pyx_r;
+}
+
+/* "numpy/__init__.cython-30.pxd":1026
+ * 
+ * 
+ * cdef inline bint is_timedelta64_object(object obj) noexcept:             # <<<<<<<<<<<<<<
+ *     """
+ *     Cython equivalent of `isinstance(obj, np.timedelta64)`
+*/
+
+static CYTHON_INLINE int __pyx_f_5numpy_is_timedelta64_object(PyObject *__pyx_v_obj) {
+  int __pyx_r;
+
+  /* "numpy/__init__.cython-30.pxd":1038
+ *     bool
+ *     """
+ *     return PyObject_TypeCheck(obj, &PyTimedeltaArrType_Type)             # <<<<<<<<<<<<<<
+ * 
+ * 
+*/
+  {
+
+    __pyx_r = PyObject_TypeCheck(__pyx_v_obj, (&PyTimedeltaArrType_Type));
+  }
+  goto __pyx_L0;
+
+  /* "numpy/__init__.cython-30.pxd":1026
+ * 
+ * 
+ * cdef inline bint is_timedelta64_object(object obj) noexcept:             # <<<<<<<<<<<<<<
+ *     """
+ *     Cython equivalent of `isinstance(obj, np.timedelta64)`
+*/
+
+  /* function exit code */
+  __pyx_L0:;
+
+  return __pyx_r;
+}
+
+/* "numpy/__init__.cython-30.pxd":1041
+ * 
+ * 
+ * cdef inline bint is_datetime64_object(object obj) noexcept:             # <<<<<<<<<<<<<<
+ *     """
+ *     Cython equivalent of `isinstance(obj, np.datetime64)`
+*/
+
+static CYTHON_INLINE int __pyx_f_5numpy_is_datetime64_object(PyObject *__pyx_v_obj) {
+  int __pyx_r;
+
+  /* "numpy/__init__.cython-30.pxd":1053
+ *     bool
+ *     """
+ *     return PyObject_TypeCheck(obj, &PyDatetimeArrType_Type)             # <<<<<<<<<<<<<<
+ * 
+ * 
+*/
+  {
+
+    __pyx_r = PyObject_TypeCheck(__pyx_v_obj, (&PyDatetimeArrType_Type));
+  }
+  goto __pyx_L0;
+
+  /* "numpy/__init__.cython-30.pxd":1041
+ * 
+ * 
+ * cdef inline bint is_datetime64_object(object obj) noexcept:             # <<<<<<<<<<<<<<
+ *     """
+ *     Cython equivalent of `isinstance(obj, np.datetime64)`
+*/
+
+  /* function exit code */
+  __pyx_L0:;
+
+  return __pyx_r;
+}
+
+/* "numpy/__init__.cython-30.pxd":1056
+ * 
+ * 
+ * cdef inline npy_datetime get_datetime64_value(object obj) noexcept nogil:             # <<<<<<<<<<<<<<
+ *     """
+ *     returns the int64 value underlying scalar numpy datetime64 object
+*/
+
+static CYTHON_INLINE npy_datetime __pyx_f_5numpy_get_datetime64_value(PyObject *__pyx_v_obj) {
+  npy_datetime __pyx_r;
+
+  /* "numpy/__init__.cython-30.pxd":1063
+ *     also needed.  That can be found using `get_datetime64_unit`.
+ *     """
+ *     return (<PyDatetimeScalarObject*>obj).obval             # <<<<<<<<<<<<<<
+ * 
+ * 
+*/
+  {
+
+    __pyx_r = ((PyDatetimeScalarObject *)__pyx_v_obj)->obval;
+  }
+  goto __pyx_L0;
+
+  /* "numpy/__init__.cython-30.pxd":1056
+ * 
+ * 
+ * cdef inline npy_datetime get_datetime64_value(object obj) noexcept nogil:             # <<<<<<<<<<<<<<
+ *     """
+ *     returns the int64 value underlying scalar numpy datetime64 object
+*/
+
+  /* function exit code */
+  __pyx_L0:;
+  return __pyx_r;
+}
+
+/* "numpy/__init__.cython-30.pxd":1066
+ * 
+ * 
+ * cdef inline npy_timedelta get_timedelta64_value(object obj) noexcept nogil:             # <<<<<<<<<<<<<<
+ *     """
+ *     returns the int64 value underlying scalar numpy timedelta64 object
+*/
+
+static CYTHON_INLINE npy_timedelta __pyx_f_5numpy_get_timedelta64_value(PyObject *__pyx_v_obj) {
+  npy_timedelta __pyx_r;
+
+  /* "numpy/__init__.cython-30.pxd":1070
+ *     returns the int64 value underlying scalar numpy timedelta64 object
+ *     """
+ *     return (<PyTimedeltaScalarObject*>obj).obval             # <<<<<<<<<<<<<<
+ * 
+ * 
+*/
+  {
+
+    __pyx_r = ((PyTimedeltaScalarObject *)__pyx_v_obj)->obval;
+  }
+  goto __pyx_L0;
+
+  /* "numpy/__init__.cython-30.pxd":1066
+ * 
+ * 
+ * cdef inline npy_timedelta get_timedelta64_value(object obj) noexcept nogil:             # <<<<<<<<<<<<<<
+ *     """
+ *     returns the int64 value underlying scalar numpy timedelta64 object
+*/
+
+  /* function exit code */
+  __pyx_L0:;
+  return __pyx_r;
+}
+
+/* "numpy/__init__.cython-30.pxd":1073
+ * 
+ * 
+ * cdef inline NPY_DATETIMEUNIT get_datetime64_unit(object obj) noexcept nogil:             # <<<<<<<<<<<<<<
+ *     """
+ *     returns the unit part of the dtype for a numpy datetime64 object.
+*/
+
+static CYTHON_INLINE NPY_DATETIMEUNIT __pyx_f_5numpy_get_datetime64_unit(PyObject *__pyx_v_obj) {
+  NPY_DATETIMEUNIT __pyx_r;
+
+  /* "numpy/__init__.cython-30.pxd":1077
+ *     returns the unit part of the dtype for a numpy datetime64 object.
+ *     """
+ *     return <NPY_DATETIMEUNIT>(<PyDatetimeScalarObject*>obj).obmeta.base             # <<<<<<<<<<<<<<
+ * 
+ * 
+*/
+  {
+
+    __pyx_r = ((NPY_DATETIMEUNIT)((PyDatetimeScalarObject *)__pyx_v_obj)->obmeta.base);
+  }
+  goto __pyx_L0;
+
+  /* "numpy/__init__.cython-30.pxd":1073
+ * 
+ * 
+ * cdef inline NPY_DATETIMEUNIT get_datetime64_unit(object obj) noexcept nogil:             # <<<<<<<<<<<<<<
+ *     """
+ *     returns the unit part of the dtype for a numpy datetime64 object.
+*/
+
+  /* function exit code */
+  __pyx_L0:;
+  return __pyx_r;
+}
+
+/* "newmarket_env/observation/_encode.pyx":58
  * 
  * # ---------------------------------------------------------------------- encoding
  * cdef inline double _chips(long value) noexcept nogil:             # <<<<<<<<<<<<<<
@@ -18602,7 +20971,7 @@ static CYTHON_INLINE double __pyx_f_13newmarket_env_11observation_7_encode__chip
   double __pyx_t_3;
   int __pyx_t_4;
 
-  /* "newmarket_env/observation/_encode.pyx":49
+  /* "newmarket_env/observation/_encode.pyx":59
  * # ---------------------------------------------------------------------- encoding
  * cdef inline double _chips(long value) noexcept nogil:
  *     cdef double scaled = value / CHIP_SCALE             # <<<<<<<<<<<<<<
@@ -18611,7 +20980,7 @@ static CYTHON_INLINE double __pyx_f_13newmarket_env_11observation_7_encode__chip
 */
   __pyx_v_scaled = (((double)__pyx_v_value) / __pyx_v_13newmarket_env_11observation_7_encode_CHIP_SCALE);
 
-  /* "newmarket_env/observation/_encode.pyx":50
+  /* "newmarket_env/observation/_encode.pyx":60
  * cdef inline double _chips(long value) noexcept nogil:
  *     cdef double scaled = value / CHIP_SCALE
  *     return CHIP_CLIP if scaled > CHIP_CLIP else (-CHIP_CLIP if scaled < -CHIP_CLIP else scaled)             # <<<<<<<<<<<<<<
@@ -18642,7 +21011,7 @@ static CYTHON_INLINE double __pyx_f_13newmarket_env_11observation_7_encode__chip
   }
   goto __pyx_L0;
 
-  /* "newmarket_env/observation/_encode.pyx":48
+  /* "newmarket_env/observation/_encode.pyx":58
  * 
  * # ---------------------------------------------------------------------- encoding
  * cdef inline double _chips(long value) noexcept nogil:             # <<<<<<<<<<<<<<
@@ -18656,7 +21025,7 @@ static CYTHON_INLINE double __pyx_f_13newmarket_env_11observation_7_encode__chip
   return __pyx_r;
 }
 
-/* "newmarket_env/observation/_encode.pyx":53
+/* "newmarket_env/observation/_encode.pyx":63
  * 
  * 
  * cdef inline int _rel(int seat, int viewer, int n) noexcept nogil:             # <<<<<<<<<<<<<<
@@ -18669,7 +21038,7 @@ static CYTHON_INLINE int __pyx_f_13newmarket_env_11observation_7_encode__rel(int
   int __pyx_t_1;
   int __pyx_t_2;
 
-  /* "newmarket_env/observation/_encode.pyx":55
+  /* "newmarket_env/observation/_encode.pyx":65
  * cdef inline int _rel(int seat, int viewer, int n) noexcept nogil:
  *     """``seat`` relative to ``viewer`` (0 = the viewer); both in 0..n-1, so no division."""
  *     return seat - viewer if seat >= viewer else seat - viewer + n             # <<<<<<<<<<<<<<
@@ -18691,7 +21060,7 @@ static CYTHON_INLINE int __pyx_f_13newmarket_env_11observation_7_encode__rel(int
   }
   goto __pyx_L0;
 
-  /* "newmarket_env/observation/_encode.pyx":53
+  /* "newmarket_env/observation/_encode.pyx":63
  * 
  * 
  * cdef inline int _rel(int seat, int viewer, int n) noexcept nogil:             # <<<<<<<<<<<<<<
@@ -18704,7 +21073,7 @@ static CYTHON_INLINE int __pyx_f_13newmarket_env_11observation_7_encode__rel(int
   return __pyx_r;
 }
 
-/* "newmarket_env/observation/_encode.pyx":58
+/* "newmarket_env/observation/_encode.pyx":68
  * 
  * 
  * cdef inline void _set_cards(float *plane, uint64_t mask) noexcept nogil:             # <<<<<<<<<<<<<<
@@ -18716,7 +21085,7 @@ static CYTHON_INLINE void __pyx_f_13newmarket_env_11observation_7_encode__set_ca
   int __pyx_t_1;
 
 
-  /* "newmarket_env/observation/_encode.pyx":60
+  /* "newmarket_env/observation/_encode.pyx":70
  * cdef inline void _set_cards(float *plane, uint64_t mask) noexcept nogil:
  *     """``plane[card] = 1.0`` for every card of ``mask`` (the plane was zero: a few cards, not 52 writes)."""
  *     while mask:             # <<<<<<<<<<<<<<
@@ -18729,7 +21098,7 @@ static CYTHON_INLINE void __pyx_f_13newmarket_env_11observation_7_encode__set_ca
 
     if (!__pyx_t_1) break;
 
-    /* "newmarket_env/observation/_encode.pyx":61
+    /* "newmarket_env/observation/_encode.pyx":71
  *     """``plane[card] = 1.0`` for every card of ``mask`` (the plane was zero: a few cards, not 52 writes)."""
  *     while mask:
  *         plane[nm_lowest(mask)] = 1.0             # <<<<<<<<<<<<<<
@@ -18738,7 +21107,7 @@ static CYTHON_INLINE void __pyx_f_13newmarket_env_11observation_7_encode__set_ca
 */
     (__pyx_v_plane[nm_lowest(__pyx_v_mask)]) = 1.0;
 
-    /* "newmarket_env/observation/_encode.pyx":62
+    /* "newmarket_env/observation/_encode.pyx":72
  *     while mask:
  *         plane[nm_lowest(mask)] = 1.0
  *         mask &= mask - 1             # <<<<<<<<<<<<<<
@@ -18748,7 +21117,7 @@ static CYTHON_INLINE void __pyx_f_13newmarket_env_11observation_7_encode__set_ca
     __pyx_v_mask = (__pyx_v_mask & (__pyx_v_mask - 1));
   }
 
-  /* "newmarket_env/observation/_encode.pyx":58
+  /* "newmarket_env/observation/_encode.pyx":68
  * 
  * 
  * cdef inline void _set_cards(float *plane, uint64_t mask) noexcept nogil:             # <<<<<<<<<<<<<<
@@ -18760,7 +21129,7 @@ static CYTHON_INLINE void __pyx_f_13newmarket_env_11observation_7_encode__set_ca
 
 }
 
-/* "newmarket_env/observation/_encode.pyx":65
+/* "newmarket_env/observation/_encode.pyx":75
  * 
  * 
  * cdef void encode_table(const Table *t, int viewer, float *vec, const float *static) noexcept nogil:             # <<<<<<<<<<<<<<
@@ -18781,7 +21150,7 @@ static void __pyx_f_13newmarket_env_11observation_7_encode_encode_table(struct _
   int __pyx_t_6;
   double __pyx_t_7;
 
-  /* "newmarket_env/observation/_encode.pyx":71
+  /* "newmarket_env/observation/_encode.pyx":81
  *     is set is written: a few cards per plane, a few scalars.
  *     """
  *     cdef int n = t.n, k, seat, b             # <<<<<<<<<<<<<<
@@ -18792,7 +21161,7 @@ static void __pyx_f_13newmarket_env_11observation_7_encode_encode_table(struct _
 
   __pyx_v_n = __pyx_t_1;
 
-  /* "newmarket_env/observation/_encode.pyx":72
+  /* "newmarket_env/observation/_encode.pyx":82
  *     """
  *     cdef int n = t.n, k, seat, b
  *     memcpy(vec, static, OBS_SIZE * sizeof(float))             # <<<<<<<<<<<<<<
@@ -18801,7 +21170,7 @@ static void __pyx_f_13newmarket_env_11observation_7_encode_encode_table(struct _
 */
   (void)(memcpy(__pyx_v_vec, __pyx_v_static, (__pyx_v_13newmarket_env_11observation_7_encode_OBS_SIZE * (sizeof(float)))));
 
-  /* "newmarket_env/observation/_encode.pyx":73
+  /* "newmarket_env/observation/_encode.pyx":83
  *     cdef int n = t.n, k, seat, b
  *     memcpy(vec, static, OBS_SIZE * sizeof(float))
  *     _set_cards(vec + AT_HAND, t.hands[viewer])             # <<<<<<<<<<<<<<
@@ -18810,7 +21179,7 @@ static void __pyx_f_13newmarket_env_11observation_7_encode_encode_table(struct _
 */
   __pyx_f_13newmarket_env_11observation_7_encode__set_cards((__pyx_v_vec + __pyx_v_13newmarket_env_11observation_7_encode_AT_HAND), (__pyx_v_t->hands[__pyx_v_viewer]));
 
-  /* "newmarket_env/observation/_encode.pyx":74
+  /* "newmarket_env/observation/_encode.pyx":84
  *     memcpy(vec, static, OBS_SIZE * sizeof(float))
  *     _set_cards(vec + AT_HAND, t.hands[viewer])
  *     for k in range(n):             # <<<<<<<<<<<<<<
@@ -18824,7 +21193,7 @@ static void __pyx_f_13newmarket_env_11observation_7_encode_encode_table(struct _
   for (__pyx_t_3 = 0; __pyx_t_3 < __pyx_t_2; __pyx_t_3+=1) {
     __pyx_v_k = __pyx_t_3;
 
-    /* "newmarket_env/observation/_encode.pyx":75
+    /* "newmarket_env/observation/_encode.pyx":85
  *     _set_cards(vec + AT_HAND, t.hands[viewer])
  *     for k in range(n):
  *         _set_cards(vec + AT_PLAYED_BY + 52 * k, t.played_by_seat[viewer + k if viewer + k < n else viewer + k - n])             # <<<<<<<<<<<<<<
@@ -18846,7 +21215,7 @@ static void __pyx_f_13newmarket_env_11observation_7_encode_encode_table(struct _
   }
 
 
-  /* "newmarket_env/observation/_encode.pyx":76
+  /* "newmarket_env/observation/_encode.pyx":86
  *     for k in range(n):
  *         _set_cards(vec + AT_PLAYED_BY + 52 * k, t.played_by_seat[viewer + k if viewer + k < n else viewer + k - n])
  *     _set_cards(vec + AT_KNOWN_DEAD, t.public_dead | t.known_dead[viewer])             # <<<<<<<<<<<<<<
@@ -18855,7 +21224,7 @@ static void __pyx_f_13newmarket_env_11observation_7_encode_encode_table(struct _
 */
   __pyx_f_13newmarket_env_11observation_7_encode__set_cards((__pyx_v_vec + __pyx_v_13newmarket_env_11observation_7_encode_AT_KNOWN_DEAD), (__pyx_v_t->public_dead | (__pyx_v_t->known_dead[__pyx_v_viewer])));
 
-  /* "newmarket_env/observation/_encode.pyx":77
+  /* "newmarket_env/observation/_encode.pyx":87
  *         _set_cards(vec + AT_PLAYED_BY + 52 * k, t.played_by_seat[viewer + k if viewer + k < n else viewer + k - n])
  *     _set_cards(vec + AT_KNOWN_DEAD, t.public_dead | t.known_dead[viewer])
  *     if t.played and t.last_played >= 0:             # <<<<<<<<<<<<<<
@@ -18881,7 +21250,7 @@ static void __pyx_f_13newmarket_env_11observation_7_encode_encode_table(struct _
   if (__pyx_t_5) {
 
 
-    /* "newmarket_env/observation/_encode.pyx":78
+    /* "newmarket_env/observation/_encode.pyx":88
  *     _set_cards(vec + AT_KNOWN_DEAD, t.public_dead | t.known_dead[viewer])
  *     if t.played and t.last_played >= 0:
  *         vec[AT_LAST_CARD + t.last_played] = 1.0             # <<<<<<<<<<<<<<
@@ -18890,7 +21259,7 @@ static void __pyx_f_13newmarket_env_11observation_7_encode_encode_table(struct _
 */
     (__pyx_v_vec[(__pyx_v_13newmarket_env_11observation_7_encode_AT_LAST_CARD + __pyx_v_t->last_played)]) = 1.0;
 
-    /* "newmarket_env/observation/_encode.pyx":77
+    /* "newmarket_env/observation/_encode.pyx":87
  *         _set_cards(vec + AT_PLAYED_BY + 52 * k, t.played_by_seat[viewer + k if viewer + k < n else viewer + k - n])
  *     _set_cards(vec + AT_KNOWN_DEAD, t.public_dead | t.known_dead[viewer])
  *     if t.played and t.last_played >= 0:             # <<<<<<<<<<<<<<
@@ -18899,7 +21268,7 @@ static void __pyx_f_13newmarket_env_11observation_7_encode_encode_table(struct _
 */
   }
 
-  /* "newmarket_env/observation/_encode.pyx":79
+  /* "newmarket_env/observation/_encode.pyx":89
  *     if t.played and t.last_played >= 0:
  *         vec[AT_LAST_CARD + t.last_played] = 1.0
  *     for b in range(4):             # <<<<<<<<<<<<<<
@@ -18909,7 +21278,7 @@ static void __pyx_f_13newmarket_env_11observation_7_encode_encode_table(struct _
   for (__pyx_t_1 = 0; __pyx_t_1 < 4; __pyx_t_1+=1) {
     __pyx_v_b = __pyx_t_1;
 
-    /* "newmarket_env/observation/_encode.pyx":80
+    /* "newmarket_env/observation/_encode.pyx":90
  *         vec[AT_LAST_CARD + t.last_played] = 1.0
  *     for b in range(4):
  *         vec[AT_BOODLE_VALUE + t.r.boodle_cards[b]] = _chips(t.boodle_stacks[b])             # <<<<<<<<<<<<<<
@@ -18918,7 +21287,7 @@ static void __pyx_f_13newmarket_env_11observation_7_encode_encode_table(struct _
 */
     (__pyx_v_vec[(__pyx_v_13newmarket_env_11observation_7_encode_AT_BOODLE_VALUE + (__pyx_v_t->r->boodle_cards[__pyx_v_b]))]) = __pyx_f_13newmarket_env_11observation_7_encode__chips((__pyx_v_t->boodle_stacks[__pyx_v_b]));
 
-    /* "newmarket_env/observation/_encode.pyx":81
+    /* "newmarket_env/observation/_encode.pyx":91
  *     for b in range(4):
  *         vec[AT_BOODLE_VALUE + t.r.boodle_cards[b]] = _chips(t.boodle_stacks[b])
  *         vec[AT_BOODLE_STACKS + b] = _chips(t.boodle_stacks[b])             # <<<<<<<<<<<<<<
@@ -18928,7 +21297,7 @@ static void __pyx_f_13newmarket_env_11observation_7_encode_encode_table(struct _
     (__pyx_v_vec[(__pyx_v_13newmarket_env_11observation_7_encode_AT_BOODLE_STACKS + __pyx_v_b)]) = __pyx_f_13newmarket_env_11observation_7_encode__chips((__pyx_v_t->boodle_stacks[__pyx_v_b]));
   }
 
-  /* "newmarket_env/observation/_encode.pyx":82
+  /* "newmarket_env/observation/_encode.pyx":92
  *         vec[AT_BOODLE_VALUE + t.r.boodle_cards[b]] = _chips(t.boodle_stacks[b])
  *         vec[AT_BOODLE_STACKS + b] = _chips(t.boodle_stacks[b])
  *     vec[AT_POT] = _chips(t.pot)             # <<<<<<<<<<<<<<
@@ -18937,7 +21306,7 @@ static void __pyx_f_13newmarket_env_11observation_7_encode_encode_table(struct _
 */
   (__pyx_v_vec[__pyx_v_13newmarket_env_11observation_7_encode_AT_POT]) = __pyx_f_13newmarket_env_11observation_7_encode__chips(__pyx_v_t->pot);
 
-  /* "newmarket_env/observation/_encode.pyx":83
+  /* "newmarket_env/observation/_encode.pyx":93
  *         vec[AT_BOODLE_STACKS + b] = _chips(t.boodle_stacks[b])
  *     vec[AT_POT] = _chips(t.pot)
  *     for k in range(n):             # <<<<<<<<<<<<<<
@@ -18951,7 +21320,7 @@ static void __pyx_f_13newmarket_env_11observation_7_encode_encode_table(struct _
   for (__pyx_t_3 = 0; __pyx_t_3 < __pyx_t_2; __pyx_t_3+=1) {
     __pyx_v_k = __pyx_t_3;
 
-    /* "newmarket_env/observation/_encode.pyx":84
+    /* "newmarket_env/observation/_encode.pyx":94
  *     vec[AT_POT] = _chips(t.pot)
  *     for k in range(n):
  *         seat = viewer + k if viewer + k < n else viewer + k - n             # <<<<<<<<<<<<<<
@@ -18970,7 +21339,7 @@ static void __pyx_f_13newmarket_env_11observation_7_encode_encode_table(struct _
 
     __pyx_v_seat = __pyx_t_4;
 
-    /* "newmarket_env/observation/_encode.pyx":85
+    /* "newmarket_env/observation/_encode.pyx":95
  *     for k in range(n):
  *         seat = viewer + k if viewer + k < n else viewer + k - n
  *         vec[AT_CARD_COUNTS + k] = nm_popcount(t.hands[seat]) / 13.0             # <<<<<<<<<<<<<<
@@ -18979,7 +21348,7 @@ static void __pyx_f_13newmarket_env_11observation_7_encode_encode_table(struct _
 */
     (__pyx_v_vec[(__pyx_v_13newmarket_env_11observation_7_encode_AT_CARD_COUNTS + __pyx_v_k)]) = (((double)nm_popcount((__pyx_v_t->hands[__pyx_v_seat]))) / 13.0);
 
-    /* "newmarket_env/observation/_encode.pyx":86
+    /* "newmarket_env/observation/_encode.pyx":96
  *         seat = viewer + k if viewer + k < n else viewer + k - n
  *         vec[AT_CARD_COUNTS + k] = nm_popcount(t.hands[seat]) / 13.0
  *         vec[AT_BALANCES + k] = _chips(t.balances[seat])             # <<<<<<<<<<<<<<
@@ -18990,7 +21359,7 @@ static void __pyx_f_13newmarket_env_11observation_7_encode_encode_table(struct _
   }
 
 
-  /* "newmarket_env/observation/_encode.pyx":87
+  /* "newmarket_env/observation/_encode.pyx":97
  *         vec[AT_CARD_COUNTS + k] = nm_popcount(t.hands[seat]) / 13.0
  *         vec[AT_BALANCES + k] = _chips(t.balances[seat])
  *     vec[AT_DEALER + _rel(t.dealer, viewer, n)] = 1.0             # <<<<<<<<<<<<<<
@@ -18999,7 +21368,7 @@ static void __pyx_f_13newmarket_env_11observation_7_encode_encode_table(struct _
 */
   (__pyx_v_vec[(__pyx_v_13newmarket_env_11observation_7_encode_AT_DEALER + __pyx_f_13newmarket_env_11observation_7_encode__rel(__pyx_v_t->dealer, __pyx_v_viewer, __pyx_v_n))]) = 1.0;
 
-  /* "newmarket_env/observation/_encode.pyx":88
+  /* "newmarket_env/observation/_encode.pyx":98
  *         vec[AT_BALANCES + k] = _chips(t.balances[seat])
  *     vec[AT_DEALER + _rel(t.dealer, viewer, n)] = 1.0
  *     vec[AT_PHASE + t.phase] = 1.0             # <<<<<<<<<<<<<<
@@ -19008,7 +21377,7 @@ static void __pyx_f_13newmarket_env_11observation_7_encode_encode_table(struct _
 */
   (__pyx_v_vec[(__pyx_v_13newmarket_env_11observation_7_encode_AT_PHASE + __pyx_v_t->phase)]) = 1.0;
 
-  /* "newmarket_env/observation/_encode.pyx":89
+  /* "newmarket_env/observation/_encode.pyx":99
  *     vec[AT_DEALER + _rel(t.dealer, viewer, n)] = 1.0
  *     vec[AT_PHASE + t.phase] = 1.0
  *     if t.decision >= 0 and t.to_act == viewer:             # <<<<<<<<<<<<<<
@@ -19034,7 +21403,7 @@ static void __pyx_f_13newmarket_env_11observation_7_encode_encode_table(struct _
   if (__pyx_t_5) {
 
 
-    /* "newmarket_env/observation/_encode.pyx":90
+    /* "newmarket_env/observation/_encode.pyx":100
  *     vec[AT_PHASE + t.phase] = 1.0
  *     if t.decision >= 0 and t.to_act == viewer:
  *         vec[AT_DECISION + t.decision] = 1.0             # <<<<<<<<<<<<<<
@@ -19043,7 +21412,7 @@ static void __pyx_f_13newmarket_env_11observation_7_encode_encode_table(struct _
 */
     (__pyx_v_vec[(__pyx_v_13newmarket_env_11observation_7_encode_AT_DECISION + __pyx_v_t->decision)]) = 1.0;
 
-    /* "newmarket_env/observation/_encode.pyx":89
+    /* "newmarket_env/observation/_encode.pyx":99
  *     vec[AT_DEALER + _rel(t.dealer, viewer, n)] = 1.0
  *     vec[AT_PHASE + t.phase] = 1.0
  *     if t.decision >= 0 and t.to_act == viewer:             # <<<<<<<<<<<<<<
@@ -19052,7 +21421,7 @@ static void __pyx_f_13newmarket_env_11observation_7_encode_encode_table(struct _
 */
   }
 
-  /* "newmarket_env/observation/_encode.pyx":91
+  /* "newmarket_env/observation/_encode.pyx":101
  *     if t.decision >= 0 and t.to_act == viewer:
  *         vec[AT_DECISION + t.decision] = 1.0
  *     vec[AT_STANDING_BID] = t.high_bid / 20.0             # <<<<<<<<<<<<<<
@@ -19061,7 +21430,7 @@ static void __pyx_f_13newmarket_env_11observation_7_encode_encode_table(struct _
 */
   (__pyx_v_vec[__pyx_v_13newmarket_env_11observation_7_encode_AT_STANDING_BID]) = (((double)__pyx_v_t->high_bid) / 20.0);
 
-  /* "newmarket_env/observation/_encode.pyx":92
+  /* "newmarket_env/observation/_encode.pyx":102
  *         vec[AT_DECISION + t.decision] = 1.0
  *     vec[AT_STANDING_BID] = t.high_bid / 20.0
  *     if t.high_bidder != NOBODY:             # <<<<<<<<<<<<<<
@@ -19073,7 +21442,7 @@ static void __pyx_f_13newmarket_env_11observation_7_encode_encode_table(struct _
   if (__pyx_t_5) {
 
 
-    /* "newmarket_env/observation/_encode.pyx":93
+    /* "newmarket_env/observation/_encode.pyx":103
  *     vec[AT_STANDING_BID] = t.high_bid / 20.0
  *     if t.high_bidder != NOBODY:
  *         vec[AT_HIGH_BIDDER + _rel(t.high_bidder, viewer, n)] = 1.0             # <<<<<<<<<<<<<<
@@ -19082,7 +21451,7 @@ static void __pyx_f_13newmarket_env_11observation_7_encode_encode_table(struct _
 */
     (__pyx_v_vec[(__pyx_v_13newmarket_env_11observation_7_encode_AT_HIGH_BIDDER + __pyx_f_13newmarket_env_11observation_7_encode__rel(__pyx_v_t->high_bidder, __pyx_v_viewer, __pyx_v_n))]) = 1.0;
 
-    /* "newmarket_env/observation/_encode.pyx":92
+    /* "newmarket_env/observation/_encode.pyx":102
  *         vec[AT_DECISION + t.decision] = 1.0
  *     vec[AT_STANDING_BID] = t.high_bid / 20.0
  *     if t.high_bidder != NOBODY:             # <<<<<<<<<<<<<<
@@ -19091,7 +21460,7 @@ static void __pyx_f_13newmarket_env_11observation_7_encode_encode_table(struct _
 */
   }
 
-  /* "newmarket_env/observation/_encode.pyx":94
+  /* "newmarket_env/observation/_encode.pyx":104
  *     if t.high_bidder != NOBODY:
  *         vec[AT_HIGH_BIDDER + _rel(t.high_bidder, viewer, n)] = 1.0
  *     if t.widow_taker != NOBODY:             # <<<<<<<<<<<<<<
@@ -19103,7 +21472,7 @@ static void __pyx_f_13newmarket_env_11observation_7_encode_encode_table(struct _
   if (__pyx_t_5) {
 
 
-    /* "newmarket_env/observation/_encode.pyx":95
+    /* "newmarket_env/observation/_encode.pyx":105
  *         vec[AT_HIGH_BIDDER + _rel(t.high_bidder, viewer, n)] = 1.0
  *     if t.widow_taker != NOBODY:
  *         vec[AT_WIDOW_TAKER + _rel(t.widow_taker, viewer, n)] = 1.0             # <<<<<<<<<<<<<<
@@ -19112,7 +21481,7 @@ static void __pyx_f_13newmarket_env_11observation_7_encode_encode_table(struct _
 */
     (__pyx_v_vec[(__pyx_v_13newmarket_env_11observation_7_encode_AT_WIDOW_TAKER + __pyx_f_13newmarket_env_11observation_7_encode__rel(__pyx_v_t->widow_taker, __pyx_v_viewer, __pyx_v_n))]) = 1.0;
 
-    /* "newmarket_env/observation/_encode.pyx":94
+    /* "newmarket_env/observation/_encode.pyx":104
  *     if t.high_bidder != NOBODY:
  *         vec[AT_HIGH_BIDDER + _rel(t.high_bidder, viewer, n)] = 1.0
  *     if t.widow_taker != NOBODY:             # <<<<<<<<<<<<<<
@@ -19121,7 +21490,7 @@ static void __pyx_f_13newmarket_env_11observation_7_encode_encode_table(struct _
 */
   }
 
-  /* "newmarket_env/observation/_encode.pyx":96
+  /* "newmarket_env/observation/_encode.pyx":106
  *     if t.widow_taker != NOBODY:
  *         vec[AT_WIDOW_TAKER + _rel(t.widow_taker, viewer, n)] = 1.0
  *     if t.auction_open:             # <<<<<<<<<<<<<<
@@ -19133,7 +21502,7 @@ static void __pyx_f_13newmarket_env_11observation_7_encode_encode_table(struct _
   if (__pyx_t_5) {
 
 
-    /* "newmarket_env/observation/_encode.pyx":97
+    /* "newmarket_env/observation/_encode.pyx":107
  *         vec[AT_WIDOW_TAKER + _rel(t.widow_taker, viewer, n)] = 1.0
  *     if t.auction_open:
  *         for k in range(n):             # <<<<<<<<<<<<<<
@@ -19147,7 +21516,7 @@ static void __pyx_f_13newmarket_env_11observation_7_encode_encode_table(struct _
     for (__pyx_t_3 = 0; __pyx_t_3 < __pyx_t_2; __pyx_t_3+=1) {
       __pyx_v_k = __pyx_t_3;
 
-      /* "newmarket_env/observation/_encode.pyx":98
+      /* "newmarket_env/observation/_encode.pyx":108
  *     if t.auction_open:
  *         for k in range(n):
  *             vec[AT_IN_AUCTION + k] = t.in_auction[(viewer + k) % n]             # <<<<<<<<<<<<<<
@@ -19158,7 +21527,7 @@ static void __pyx_f_13newmarket_env_11observation_7_encode_encode_table(struct _
     }
 
 
-    /* "newmarket_env/observation/_encode.pyx":96
+    /* "newmarket_env/observation/_encode.pyx":106
  *     if t.widow_taker != NOBODY:
  *         vec[AT_WIDOW_TAKER + _rel(t.widow_taker, viewer, n)] = 1.0
  *     if t.auction_open:             # <<<<<<<<<<<<<<
@@ -19167,7 +21536,7 @@ static void __pyx_f_13newmarket_env_11observation_7_encode_encode_table(struct _
 */
   }
 
-  /* "newmarket_env/observation/_encode.pyx":99
+  /* "newmarket_env/observation/_encode.pyx":109
  *         for k in range(n):
  *             vec[AT_IN_AUCTION + k] = t.in_auction[(viewer + k) % n]
  *     vec[AT_DEAD_COUNT] = nm_popcount(t.dead) / 13.0             # <<<<<<<<<<<<<<
@@ -19176,7 +21545,7 @@ static void __pyx_f_13newmarket_env_11observation_7_encode_encode_table(struct _
 */
   (__pyx_v_vec[__pyx_v_13newmarket_env_11observation_7_encode_AT_DEAD_COUNT]) = (((double)nm_popcount(__pyx_v_t->dead)) / 13.0);
 
-  /* "newmarket_env/observation/_encode.pyx":100
+  /* "newmarket_env/observation/_encode.pyx":110
  *             vec[AT_IN_AUCTION + k] = t.in_auction[(viewer + k) % n]
  *     vec[AT_DEAD_COUNT] = nm_popcount(t.dead) / 13.0
  *     vec[AT_OWN_PENDING] = (t.stakes.left[viewer] + t.discards.left[viewer]) / 4.0             # <<<<<<<<<<<<<<
@@ -19185,7 +21554,7 @@ static void __pyx_f_13newmarket_env_11observation_7_encode_encode_table(struct _
 */
   (__pyx_v_vec[__pyx_v_13newmarket_env_11observation_7_encode_AT_OWN_PENDING]) = (((double)((__pyx_v_t->stakes.left[__pyx_v_viewer]) + (__pyx_v_t->discards.left[__pyx_v_viewer]))) / 4.0);
 
-  /* "newmarket_env/observation/_encode.pyx":101
+  /* "newmarket_env/observation/_encode.pyx":111
  *     vec[AT_DEAD_COUNT] = nm_popcount(t.dead) / 13.0
  *     vec[AT_OWN_PENDING] = (t.stakes.left[viewer] + t.discards.left[viewer]) / 4.0
  *     k = t.r.num_deals - t.deal_index - 1             # <<<<<<<<<<<<<<
@@ -19194,7 +21563,7 @@ static void __pyx_f_13newmarket_env_11observation_7_encode_encode_table(struct _
 */
   __pyx_v_k = ((__pyx_v_t->r->num_deals - __pyx_v_t->deal_index) - 1);
 
-  /* "newmarket_env/observation/_encode.pyx":102
+  /* "newmarket_env/observation/_encode.pyx":112
  *     vec[AT_OWN_PENDING] = (t.stakes.left[viewer] + t.discards.left[viewer]) / 4.0
  *     k = t.r.num_deals - t.deal_index - 1
  *     vec[AT_DEALS_LEFT] = (k if k > 0 else 0) / <double>t.r.num_deals             # <<<<<<<<<<<<<<
@@ -19214,7 +21583,7 @@ static void __pyx_f_13newmarket_env_11observation_7_encode_encode_table(struct _
   (__pyx_v_vec[__pyx_v_13newmarket_env_11observation_7_encode_AT_DEALS_LEFT]) = (__pyx_t_7 / ((double)__pyx_v_t->r->num_deals));
 
 
-  /* "newmarket_env/observation/_encode.pyx":65
+  /* "newmarket_env/observation/_encode.pyx":75
  * 
  * 
  * cdef void encode_table(const Table *t, int viewer, float *vec, const float *static) noexcept nogil:             # <<<<<<<<<<<<<<
@@ -19229,7 +21598,539 @@ static void __pyx_f_13newmarket_env_11observation_7_encode_encode_table(struct _
 
 }
 
-/* "newmarket_env/observation/_encode.pyx":105
+/* "newmarket_env/observation/_encode.pyx":115
+ * 
+ * 
+ * def observe_game(FastGame game, int viewer, cnp.ndarray static):             # <<<<<<<<<<<<<<
+ *     """``viewer``'s flat observation of a compiled game as a new float32 array (what ``encode_flat`` returns).
+ * 
+*/
+
+/* Python wrapper */
+static PyObject *__pyx_pw_13newmarket_env_11observation_7_encode_1observe_game(PyObject *__pyx_self, 
+#if CYTHON_VECTORCALL
+PyObject *const *__pyx_args, Py_ssize_t __pyx_nargs, PyObject *__pyx_kwds
+#else
+PyObject *__pyx_args, PyObject *__pyx_kwds
+#endif
+); /*proto*/
+PyDoc_STRVAR(__pyx_doc_13newmarket_env_11observation_7_encode_observe_game, "``viewer``\047s flat observation of a compiled game as a new float32 array (what ``encode_flat`` returns).\n\n    The AEC env calls this at every step: the array is made and written in C, without a buffer view of\n    either array (``static`` is ``encode.static_part(game.rules)``, float32, contiguous, ``FLAT_SIZE``).\n    ");
+static PyMethodDef __pyx_mdef_13newmarket_env_11observation_7_encode_1observe_game = {"observe_game", (PyCFunction)(void(*)(void))(__Pyx_PyCFunction_FastCallWithKeywords)__pyx_pw_13newmarket_env_11observation_7_encode_1observe_game, __Pyx_METH_FASTCALL|METH_KEYWORDS, __pyx_doc_13newmarket_env_11observation_7_encode_observe_game};
+static PyObject *__pyx_pw_13newmarket_env_11observation_7_encode_1observe_game(PyObject *__pyx_self, 
+#if CYTHON_VECTORCALL
+PyObject *const *__pyx_args, Py_ssize_t __pyx_nargs, PyObject *__pyx_kwds
+#else
+PyObject *__pyx_args, PyObject *__pyx_kwds
+#endif
+) {
+  struct __pyx_obj_13newmarket_env_6engine_5_fast_FastGame *__pyx_v_game = 0;
+  int __pyx_v_viewer;
+  PyArrayObject *__pyx_v_static = 0;
+  #if !CYTHON_VECTORCALL
+  CYTHON_UNUSED Py_ssize_t __pyx_nargs;
+  #endif
+  CYTHON_UNUSED PyObject *const *__pyx_kwvalues;
+  PyObject* values[3] = {0,0,0};
+  int __pyx_lineno = 0;
+  const char *__pyx_filename = NULL;
+  int __pyx_clineno = 0;
+  PyObject *__pyx_r = 0;
+  __Pyx_RefNannyDeclarations
+  __Pyx_RefNannySetupContext("observe_game (wrapper)", 0);
+  #if !CYTHON_VECTORCALL
+  #if CYTHON_ASSUME_SAFE_SIZE
+  __pyx_nargs = PyTuple_GET_SIZE(__pyx_args);
+  #else
+  __pyx_nargs = PyTuple_Size(__pyx_args); if (unlikely(__pyx_nargs < 0)) return NULL;
+  #endif
+  #endif
+  __pyx_kwvalues = __Pyx_KwValues_FASTCALL(__pyx_args, __pyx_nargs);
+  {
+    PyObject ** const __pyx_pyargnames[] = {&__pyx_mstate_global->__pyx_n_u_game,&__pyx_mstate_global->__pyx_n_u_viewer,&__pyx_mstate_global->__pyx_n_u_static,0};
+    const Py_ssize_t __pyx_kwds_len = (__pyx_kwds) ? __Pyx_NumKwargs_FASTCALL(__pyx_kwds) : 0;
+    if (unlikely(__pyx_kwds_len < 0)) __PYX_ERR(0, 115, __pyx_L3_error)
+    if (__pyx_kwds_len > 0) {
+      switch (__pyx_nargs) {
+        case  3:
+        values[2] = __Pyx_ArgRef_FASTCALL(__pyx_args, 2);
+        if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[2])) __PYX_ERR(0, 115, __pyx_L3_error)
+        CYTHON_FALLTHROUGH;
+        case  2:
+        values[1] = __Pyx_ArgRef_FASTCALL(__pyx_args, 1);
+        if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[1])) __PYX_ERR(0, 115, __pyx_L3_error)
+        CYTHON_FALLTHROUGH;
+        case  1:
+        values[0] = __Pyx_ArgRef_FASTCALL(__pyx_args, 0);
+        if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[0])) __PYX_ERR(0, 115, __pyx_L3_error)
+        CYTHON_FALLTHROUGH;
+        case  0: break;
+        default: goto __pyx_L5_argtuple_error;
+      }
+      const Py_ssize_t kwd_pos_args = __pyx_nargs;
+      if (__Pyx_ParseKeywords(__pyx_kwds, __pyx_kwvalues, __pyx_pyargnames, 0, values, kwd_pos_args, __pyx_kwds_len, "observe_game", 0) < (0)) __PYX_ERR(0, 115, __pyx_L3_error)
+      for (Py_ssize_t i = __pyx_nargs; i < 3; i++) {
+        if (unlikely(!values[i])) { __Pyx_RaiseArgtupleInvalid("observe_game", 1, 3, 3, i); __PYX_ERR(0, 115, __pyx_L3_error) }
+      }
+    } else if (unlikely(__pyx_nargs != 3)) {
+      goto __pyx_L5_argtuple_error;
+    } else {
+      values[0] = __Pyx_ArgRef_FASTCALL(__pyx_args, 0);
+      if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[0])) __PYX_ERR(0, 115, __pyx_L3_error)
+      values[1] = __Pyx_ArgRef_FASTCALL(__pyx_args, 1);
+      if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[1])) __PYX_ERR(0, 115, __pyx_L3_error)
+      values[2] = __Pyx_ArgRef_FASTCALL(__pyx_args, 2);
+      if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[2])) __PYX_ERR(0, 115, __pyx_L3_error)
+    }
+    __pyx_v_game = ((struct __pyx_obj_13newmarket_env_6engine_5_fast_FastGame *)values[0]);
+    __pyx_v_viewer = __Pyx_PyLong_As_int(values[1]); if (unlikely((__pyx_v_viewer == (int)-1) && PyErr_Occurred())) __PYX_ERR(0, 115, __pyx_L3_error)
+    __pyx_v_static = ((PyArrayObject *)values[2]);
+  }
+  goto __pyx_L6_skip;
+  __pyx_L5_argtuple_error:;
+  __Pyx_RaiseArgtupleInvalid("observe_game", 1, 3, 3, __pyx_nargs); __PYX_ERR(0, 115, __pyx_L3_error)
+  __pyx_L6_skip:;
+  goto __pyx_L4_argument_unpacking_done;
+  __pyx_L3_error:;
+  for (Py_ssize_t __pyx_temp=0; __pyx_temp < (Py_ssize_t)(sizeof(values)/sizeof(values[0])); ++__pyx_temp) {
+    Py_XDECREF(values[__pyx_temp]);
+  }
+  __Pyx_AddTraceback("newmarket_env.observation._encode.observe_game", __pyx_clineno, __pyx_lineno, __pyx_filename);
+  __Pyx_RefNannyFinishContext();
+  return NULL;
+  __pyx_L4_argument_unpacking_done:;
+  if (unlikely(!__Pyx_ArgTypeTest(((PyObject *)__pyx_v_game), __pyx_mstate_global->__pyx_ptype_13newmarket_env_6engine_5_fast_FastGame, 1, "game", 0))) __PYX_ERR(0, 115, __pyx_L1_error)
+  if (unlikely(!__Pyx_ArgTypeTest(((PyObject *)__pyx_v_static), __pyx_mstate_global->__pyx_ptype_5numpy_ndarray, 1, "static", 0))) __PYX_ERR(0, 115, __pyx_L1_error)
+  __pyx_r = __pyx_pf_13newmarket_env_11observation_7_encode_observe_game(__pyx_self, __pyx_v_game, __pyx_v_viewer, __pyx_v_static);
+
+  /* function exit code */
+  goto __pyx_L0;
+  __pyx_L1_error:;
+  __pyx_r = NULL;
+  for (Py_ssize_t __pyx_temp=0; __pyx_temp < (Py_ssize_t)(sizeof(values)/sizeof(values[0])); ++__pyx_temp) {
+    Py_XDECREF(values[__pyx_temp]);
+  }
+  goto __pyx_L7_cleaned_up;
+  __pyx_L0:;
+  for (Py_ssize_t __pyx_temp=0; __pyx_temp < (Py_ssize_t)(sizeof(values)/sizeof(values[0])); ++__pyx_temp) {
+    Py_XDECREF(values[__pyx_temp]);
+  }
+  __pyx_L7_cleaned_up:;
+
+  __Pyx_RefNannyFinishContext();
+  return __pyx_r;
+}
+
+static PyObject *__pyx_pf_13newmarket_env_11observation_7_encode_observe_game(CYTHON_UNUSED PyObject *__pyx_self, struct __pyx_obj_13newmarket_env_6engine_5_fast_FastGame *__pyx_v_game, int __pyx_v_viewer, PyArrayObject *__pyx_v_static) {
+  PyArrayObject *__pyx_v_out = 0;
+  PyObject *__pyx_r = NULL;
+  __Pyx_RefNannyDeclarations
+  int __pyx_t_1;
+  int __pyx_t_2;
+  PyObject *__pyx_t_3 = NULL;
+  PyObject *__pyx_t_4 = NULL;
+  PyObject *__pyx_t_5 = NULL;
+  PyObject *__pyx_t_6 = NULL;
+  PyObject *__pyx_t_7[4];
+  Py_ssize_t __pyx_t_8;
+  int __pyx_t_9;
+  PyObject *__pyx_t_10 = NULL;
+  size_t __pyx_t_11;
+  int __pyx_lineno = 0;
+  const char *__pyx_filename = NULL;
+  int __pyx_clineno = 0;
+  __Pyx_RefNannySetupContext("observe_game", 0);
+
+  /* "newmarket_env/observation/_encode.pyx":121
+ *     either array (``static`` is ``encode.static_part(game.rules)``, float32, contiguous, ``FLAT_SIZE``).
+ *     """
+ *     if not 0 <= viewer < game.n:             # <<<<<<<<<<<<<<
+ *         raise ValueError(f"viewer={viewer} is not a seat; allowed: 0..{game.n - 1}")
+ *     if (cnp.PyArray_TYPE(static) != cnp.NPY_FLOAT32 or cnp.PyArray_SIZE(static) != OBS_SIZE
+*/
+  __pyx_t_1 = (0 <= __pyx_v_viewer);
+  if (__pyx_t_1) {
+    __pyx_t_1 = (__pyx_v_viewer < __pyx_v_game->n);
+  }
+  __pyx_t_2 = (!__pyx_t_1);
+
+
+  if (unlikely(__pyx_t_2)) {
+
+
+    /* "newmarket_env/observation/_encode.pyx":122
+ *     """
+ *     if not 0 <= viewer < game.n:
+ *         raise ValueError(f"viewer={viewer} is not a seat; allowed: 0..{game.n - 1}")             # <<<<<<<<<<<<<<
+ *     if (cnp.PyArray_TYPE(static) != cnp.NPY_FLOAT32 or cnp.PyArray_SIZE(static) != OBS_SIZE
+ *             or not cnp.PyArray_IS_C_CONTIGUOUS(static)):
+*/
+    __pyx_t_4 = NULL;
+    __pyx_t_5 = __Pyx_PyUnicode_From_int(__pyx_v_viewer, 0, ' ', 'd'); if (unlikely(!__pyx_t_5)) __PYX_ERR(0, 122, __pyx_L1_error)
+    __Pyx_GOTREF(__pyx_t_5);
+    __pyx_t_6 = __Pyx_PyUnicode_From_long((__pyx_v_game->n - 1), 0, ' ', 'd'); if (unlikely(!__pyx_t_6)) __PYX_ERR(0, 122, __pyx_L1_error)
+    __Pyx_GOTREF(__pyx_t_6);
+    __pyx_t_7[0] = __pyx_mstate_global->__pyx_kp_u_viewer_2;
+    __pyx_t_7[1] = __pyx_t_5;
+    __pyx_t_7[2] = __pyx_mstate_global->__pyx_kp_u_is_not_a_seat_allowed_0;
+    __pyx_t_7[3] = __pyx_t_6;
+    __pyx_t_8 = 35;
+    #if __Pyx_PyUnicode_Join_CAN_USE_KIND_AND_LENGTH
+    __pyx_t_8 += __Pyx_PyUnicode_GET_LENGTH(__pyx_t_7[1]) + __Pyx_PyUnicode_GET_LENGTH(__pyx_t_7[3]);
+    #endif
+    __pyx_t_9 = 0;
+    __pyx_t_10 = __Pyx_PyUnicode_Join(__pyx_t_7, 4, __pyx_t_8, __pyx_t_9);
+    if (unlikely(!__pyx_t_10)) __PYX_ERR(0, 122, __pyx_L1_error)
+    __Pyx_GOTREF(__pyx_t_10);
+    __Pyx_DECREF(__pyx_t_5); __pyx_t_5 = 0;
+    __Pyx_DECREF(__pyx_t_6); __pyx_t_6 = 0;
+    __pyx_t_11 = 1;
+    {
+      PyObject *__pyx_callargs[2] = {__pyx_t_4, __pyx_t_10};
+      __pyx_t_3 = __Pyx_PyObject_FastCall((PyObject*)(((PyTypeObject*)PyExc_ValueError)), __pyx_callargs+__pyx_t_11, (2-__pyx_t_11) | (__pyx_t_11*__Pyx_PY_VECTORCALL_ARGUMENTS_OFFSET));
+      __Pyx_XDECREF(__pyx_t_4); __pyx_t_4 = 0;
+      __Pyx_DECREF(__pyx_t_10); __pyx_t_10 = 0;
+      if (unlikely(!__pyx_t_3)) __PYX_ERR(0, 122, __pyx_L1_error)
+      __Pyx_GOTREF(__pyx_t_3);
+    }
+    __Pyx_Raise(__pyx_t_3, 0, 0, 0);
+    __Pyx_DECREF(__pyx_t_3); __pyx_t_3 = 0;
+    __PYX_ERR(0, 122, __pyx_L1_error)
+
+    /* "newmarket_env/observation/_encode.pyx":121
+ *     either array (``static`` is ``encode.static_part(game.rules)``, float32, contiguous, ``FLAT_SIZE``).
+ *     """
+ *     if not 0 <= viewer < game.n:             # <<<<<<<<<<<<<<
+ *         raise ValueError(f"viewer={viewer} is not a seat; allowed: 0..{game.n - 1}")
+ *     if (cnp.PyArray_TYPE(static) != cnp.NPY_FLOAT32 or cnp.PyArray_SIZE(static) != OBS_SIZE
+*/
+  }
+
+  /* "newmarket_env/observation/_encode.pyx":123
+ *     if not 0 <= viewer < game.n:
+ *         raise ValueError(f"viewer={viewer} is not a seat; allowed: 0..{game.n - 1}")
+ *     if (cnp.PyArray_TYPE(static) != cnp.NPY_FLOAT32 or cnp.PyArray_SIZE(static) != OBS_SIZE             # <<<<<<<<<<<<<<
+ *             or not cnp.PyArray_IS_C_CONTIGUOUS(static)):
+ *         raise ValueError(f"observe_game needs the rules' static part: a contiguous float32 array of {OBS_SIZE}")
+*/
+  __pyx_t_1 = (PyArray_TYPE(__pyx_v_static) != NPY_FLOAT32);
+
+  if (!__pyx_t_1) {
+
+  } else {
+
+    __pyx_t_2 = __pyx_t_1;
+
+    goto __pyx_L5_bool_binop_done;
+  }
+
+  /* "newmarket_env/observation/_encode.pyx":124
+ *         raise ValueError(f"viewer={viewer} is not a seat; allowed: 0..{game.n - 1}")
+ *     if (cnp.PyArray_TYPE(static) != cnp.NPY_FLOAT32 or cnp.PyArray_SIZE(static) != OBS_SIZE
+ *             or not cnp.PyArray_IS_C_CONTIGUOUS(static)):             # <<<<<<<<<<<<<<
+ *         raise ValueError(f"observe_game needs the rules' static part: a contiguous float32 array of {OBS_SIZE}")
+ *     cdef cnp.ndarray out = cnp.PyArray_EMPTY(1, OBS_DIMS, cnp.NPY_FLOAT32, 0)
+*/
+  __pyx_t_1 = (PyArray_SIZE(__pyx_v_static) != __pyx_v_13newmarket_env_11observation_7_encode_OBS_SIZE);
+
+  if (!__pyx_t_1) {
+
+  } else {
+
+    __pyx_t_2 = __pyx_t_1;
+
+    goto __pyx_L5_bool_binop_done;
+  }
+  __pyx_t_1 = (!PyArray_IS_C_CONTIGUOUS(__pyx_v_static));
+
+
+  __pyx_t_2 = __pyx_t_1;
+
+  __pyx_L5_bool_binop_done:;
+
+  /* "newmarket_env/observation/_encode.pyx":123
+ *     if not 0 <= viewer < game.n:
+ *         raise ValueError(f"viewer={viewer} is not a seat; allowed: 0..{game.n - 1}")
+ *     if (cnp.PyArray_TYPE(static) != cnp.NPY_FLOAT32 or cnp.PyArray_SIZE(static) != OBS_SIZE             # <<<<<<<<<<<<<<
+ *             or not cnp.PyArray_IS_C_CONTIGUOUS(static)):
+ *         raise ValueError(f"observe_game needs the rules' static part: a contiguous float32 array of {OBS_SIZE}")
+*/
+  if (unlikely(__pyx_t_2)) {
+
+
+    /* "newmarket_env/observation/_encode.pyx":125
+ *     if (cnp.PyArray_TYPE(static) != cnp.NPY_FLOAT32 or cnp.PyArray_SIZE(static) != OBS_SIZE
+ *             or not cnp.PyArray_IS_C_CONTIGUOUS(static)):
+ *         raise ValueError(f"observe_game needs the rules' static part: a contiguous float32 array of {OBS_SIZE}")             # <<<<<<<<<<<<<<
+ *     cdef cnp.ndarray out = cnp.PyArray_EMPTY(1, OBS_DIMS, cnp.NPY_FLOAT32, 0)
+ *     encode_table(&game.t, viewer, <float *>cnp.PyArray_DATA(out), <const float *>cnp.PyArray_DATA(static))
+*/
+    __pyx_t_10 = NULL;
+    __pyx_t_4 = __Pyx_PyUnicode_From_int(__pyx_v_13newmarket_env_11observation_7_encode_OBS_SIZE, 0, ' ', 'd'); if (unlikely(!__pyx_t_4)) __PYX_ERR(0, 125, __pyx_L1_error)
+    __Pyx_GOTREF(__pyx_t_4);
+    __pyx_t_6 = __Pyx_PyUnicode_Concat(__pyx_mstate_global->__pyx_kp_u_observe_game_needs_the_rules_sta, __pyx_t_4); if (unlikely(!__pyx_t_6)) __PYX_ERR(0, 125, __pyx_L1_error)
+    __Pyx_GOTREF(__pyx_t_6);
+    __Pyx_DECREF(__pyx_t_4); __pyx_t_4 = 0;
+    __pyx_t_11 = 1;
+    {
+      PyObject *__pyx_callargs[2] = {__pyx_t_10, __pyx_t_6};
+      __pyx_t_3 = __Pyx_PyObject_FastCall((PyObject*)(((PyTypeObject*)PyExc_ValueError)), __pyx_callargs+__pyx_t_11, (2-__pyx_t_11) | (__pyx_t_11*__Pyx_PY_VECTORCALL_ARGUMENTS_OFFSET));
+      __Pyx_XDECREF(__pyx_t_10); __pyx_t_10 = 0;
+      __Pyx_DECREF(__pyx_t_6); __pyx_t_6 = 0;
+      if (unlikely(!__pyx_t_3)) __PYX_ERR(0, 125, __pyx_L1_error)
+      __Pyx_GOTREF(__pyx_t_3);
+    }
+    __Pyx_Raise(__pyx_t_3, 0, 0, 0);
+    __Pyx_DECREF(__pyx_t_3); __pyx_t_3 = 0;
+    __PYX_ERR(0, 125, __pyx_L1_error)
+
+    /* "newmarket_env/observation/_encode.pyx":123
+ *     if not 0 <= viewer < game.n:
+ *         raise ValueError(f"viewer={viewer} is not a seat; allowed: 0..{game.n - 1}")
+ *     if (cnp.PyArray_TYPE(static) != cnp.NPY_FLOAT32 or cnp.PyArray_SIZE(static) != OBS_SIZE             # <<<<<<<<<<<<<<
+ *             or not cnp.PyArray_IS_C_CONTIGUOUS(static)):
+ *         raise ValueError(f"observe_game needs the rules' static part: a contiguous float32 array of {OBS_SIZE}")
+*/
+  }
+
+  /* "newmarket_env/observation/_encode.pyx":126
+ *             or not cnp.PyArray_IS_C_CONTIGUOUS(static)):
+ *         raise ValueError(f"observe_game needs the rules' static part: a contiguous float32 array of {OBS_SIZE}")
+ *     cdef cnp.ndarray out = cnp.PyArray_EMPTY(1, OBS_DIMS, cnp.NPY_FLOAT32, 0)             # <<<<<<<<<<<<<<
+ *     encode_table(&game.t, viewer, <float *>cnp.PyArray_DATA(out), <const float *>cnp.PyArray_DATA(static))
+ *     return out
+*/
+  __pyx_t_3 = PyArray_EMPTY(1, __pyx_v_13newmarket_env_11observation_7_encode_OBS_DIMS, NPY_FLOAT32, 0); if (unlikely(!__pyx_t_3)) __PYX_ERR(0, 126, __pyx_L1_error)
+  __Pyx_GOTREF(__pyx_t_3);
+  if (!(likely(((__pyx_t_3) == Py_None) || likely(__Pyx_TypeTest(__pyx_t_3, __pyx_mstate_global->__pyx_ptype_5numpy_ndarray))))) __PYX_ERR(0, 126, __pyx_L1_error)
+  __pyx_v_out = ((PyArrayObject *)__pyx_t_3);
+  __pyx_t_3 = 0;
+
+  /* "newmarket_env/observation/_encode.pyx":127
+ *         raise ValueError(f"observe_game needs the rules' static part: a contiguous float32 array of {OBS_SIZE}")
+ *     cdef cnp.ndarray out = cnp.PyArray_EMPTY(1, OBS_DIMS, cnp.NPY_FLOAT32, 0)
+ *     encode_table(&game.t, viewer, <float *>cnp.PyArray_DATA(out), <const float *>cnp.PyArray_DATA(static))             # <<<<<<<<<<<<<<
+ *     return out
+ * 
+*/
+  __pyx_f_13newmarket_env_11observation_7_encode_encode_table((&__pyx_v_game->t), __pyx_v_viewer, ((float *)PyArray_DATA(__pyx_v_out)), ((float const *)PyArray_DATA(__pyx_v_static)));
+
+  /* "newmarket_env/observation/_encode.pyx":128
+ *     cdef cnp.ndarray out = cnp.PyArray_EMPTY(1, OBS_DIMS, cnp.NPY_FLOAT32, 0)
+ *     encode_table(&game.t, viewer, <float *>cnp.PyArray_DATA(out), <const float *>cnp.PyArray_DATA(static))
+ *     return out             # <<<<<<<<<<<<<<
+ * 
+ * 
+*/
+  {
+    PyObject *__pyx_temp;
+    {
+      __pyx_temp = __pyx_r;
+      __Pyx_INCREF((PyObject *)__pyx_v_out);
+      __pyx_r = ((PyObject *)__pyx_v_out);
+    }
+    __Pyx_XDECREF(__pyx_temp);
+  }
+  goto __pyx_L0;
+
+  /* "newmarket_env/observation/_encode.pyx":115
+ * 
+ * 
+ * def observe_game(FastGame game, int viewer, cnp.ndarray static):             # <<<<<<<<<<<<<<
+ *     """``viewer``'s flat observation of a compiled game as a new float32 array (what ``encode_flat`` returns).
+ * 
+*/
+
+  /* function exit code */
+  __pyx_L1_error:;
+  __Pyx_XDECREF(__pyx_t_3);
+  __Pyx_XDECREF(__pyx_t_4);
+  __Pyx_XDECREF(__pyx_t_5);
+  __Pyx_XDECREF(__pyx_t_6);
+  __Pyx_XDECREF(__pyx_t_10);
+  __Pyx_AddTraceback("newmarket_env.observation._encode.observe_game", __pyx_clineno, __pyx_lineno, __pyx_filename);
+  __pyx_r = NULL;
+  __pyx_L0:;
+  __Pyx_XDECREF((PyObject *)__pyx_v_out);
+  __Pyx_XGIVEREF(__pyx_r);
+  __Pyx_RefNannyFinishContext();
+  return __pyx_r;
+}
+
+/* "newmarket_env/observation/_encode.pyx":131
+ * 
+ * 
+ * def legal_mask(FastGame game):             # <<<<<<<<<<<<<<
+ *     """The legal actions of a compiled game's pending decision as a new int8 array over every action id
+ *     (1 = legal; all zero once the session is over): the env's ``action_mask``, made in C."""
+*/
+
+/* Python wrapper */
+static PyObject *__pyx_pw_13newmarket_env_11observation_7_encode_3legal_mask(PyObject *__pyx_self, 
+#if CYTHON_VECTORCALL
+PyObject *const *__pyx_args, Py_ssize_t __pyx_nargs, PyObject *__pyx_kwds
+#else
+PyObject *__pyx_args, PyObject *__pyx_kwds
+#endif
+); /*proto*/
+PyDoc_STRVAR(__pyx_doc_13newmarket_env_11observation_7_encode_2legal_mask, "The legal actions of a compiled game\047s pending decision as a new int8 array over every action id\n    (1 = legal; all zero once the session is over): the env\047s ``action_mask``, made in C.");
+static PyMethodDef __pyx_mdef_13newmarket_env_11observation_7_encode_3legal_mask = {"legal_mask", (PyCFunction)(void(*)(void))(__Pyx_PyCFunction_FastCallWithKeywords)__pyx_pw_13newmarket_env_11observation_7_encode_3legal_mask, __Pyx_METH_FASTCALL|METH_KEYWORDS, __pyx_doc_13newmarket_env_11observation_7_encode_2legal_mask};
+static PyObject *__pyx_pw_13newmarket_env_11observation_7_encode_3legal_mask(PyObject *__pyx_self, 
+#if CYTHON_VECTORCALL
+PyObject *const *__pyx_args, Py_ssize_t __pyx_nargs, PyObject *__pyx_kwds
+#else
+PyObject *__pyx_args, PyObject *__pyx_kwds
+#endif
+) {
+  struct __pyx_obj_13newmarket_env_6engine_5_fast_FastGame *__pyx_v_game = 0;
+  #if !CYTHON_VECTORCALL
+  CYTHON_UNUSED Py_ssize_t __pyx_nargs;
+  #endif
+  CYTHON_UNUSED PyObject *const *__pyx_kwvalues;
+  PyObject* values[1] = {0};
+  int __pyx_lineno = 0;
+  const char *__pyx_filename = NULL;
+  int __pyx_clineno = 0;
+  PyObject *__pyx_r = 0;
+  __Pyx_RefNannyDeclarations
+  __Pyx_RefNannySetupContext("legal_mask (wrapper)", 0);
+  #if !CYTHON_VECTORCALL
+  #if CYTHON_ASSUME_SAFE_SIZE
+  __pyx_nargs = PyTuple_GET_SIZE(__pyx_args);
+  #else
+  __pyx_nargs = PyTuple_Size(__pyx_args); if (unlikely(__pyx_nargs < 0)) return NULL;
+  #endif
+  #endif
+  __pyx_kwvalues = __Pyx_KwValues_FASTCALL(__pyx_args, __pyx_nargs);
+  {
+    PyObject ** const __pyx_pyargnames[] = {&__pyx_mstate_global->__pyx_n_u_game,0};
+    const Py_ssize_t __pyx_kwds_len = (__pyx_kwds) ? __Pyx_NumKwargs_FASTCALL(__pyx_kwds) : 0;
+    if (unlikely(__pyx_kwds_len < 0)) __PYX_ERR(0, 131, __pyx_L3_error)
+    if (__pyx_kwds_len > 0) {
+      switch (__pyx_nargs) {
+        case  1:
+        values[0] = __Pyx_ArgRef_FASTCALL(__pyx_args, 0);
+        if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[0])) __PYX_ERR(0, 131, __pyx_L3_error)
+        CYTHON_FALLTHROUGH;
+        case  0: break;
+        default: goto __pyx_L5_argtuple_error;
+      }
+      const Py_ssize_t kwd_pos_args = __pyx_nargs;
+      if (__Pyx_ParseKeywords(__pyx_kwds, __pyx_kwvalues, __pyx_pyargnames, 0, values, kwd_pos_args, __pyx_kwds_len, "legal_mask", 0) < (0)) __PYX_ERR(0, 131, __pyx_L3_error)
+      for (Py_ssize_t i = __pyx_nargs; i < 1; i++) {
+        if (unlikely(!values[i])) { __Pyx_RaiseArgtupleInvalid("legal_mask", 1, 1, 1, i); __PYX_ERR(0, 131, __pyx_L3_error) }
+      }
+    } else if (unlikely(__pyx_nargs != 1)) {
+      goto __pyx_L5_argtuple_error;
+    } else {
+      values[0] = __Pyx_ArgRef_FASTCALL(__pyx_args, 0);
+      if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[0])) __PYX_ERR(0, 131, __pyx_L3_error)
+    }
+    __pyx_v_game = ((struct __pyx_obj_13newmarket_env_6engine_5_fast_FastGame *)values[0]);
+  }
+  goto __pyx_L6_skip;
+  __pyx_L5_argtuple_error:;
+  __Pyx_RaiseArgtupleInvalid("legal_mask", 1, 1, 1, __pyx_nargs); __PYX_ERR(0, 131, __pyx_L3_error)
+  __pyx_L6_skip:;
+  goto __pyx_L4_argument_unpacking_done;
+  __pyx_L3_error:;
+  for (Py_ssize_t __pyx_temp=0; __pyx_temp < (Py_ssize_t)(sizeof(values)/sizeof(values[0])); ++__pyx_temp) {
+    Py_XDECREF(values[__pyx_temp]);
+  }
+  __Pyx_AddTraceback("newmarket_env.observation._encode.legal_mask", __pyx_clineno, __pyx_lineno, __pyx_filename);
+  __Pyx_RefNannyFinishContext();
+  return NULL;
+  __pyx_L4_argument_unpacking_done:;
+  if (unlikely(!__Pyx_ArgTypeTest(((PyObject *)__pyx_v_game), __pyx_mstate_global->__pyx_ptype_13newmarket_env_6engine_5_fast_FastGame, 1, "game", 0))) __PYX_ERR(0, 131, __pyx_L1_error)
+  __pyx_r = __pyx_pf_13newmarket_env_11observation_7_encode_2legal_mask(__pyx_self, __pyx_v_game);
+
+  /* function exit code */
+  goto __pyx_L0;
+  __pyx_L1_error:;
+  __pyx_r = NULL;
+  for (Py_ssize_t __pyx_temp=0; __pyx_temp < (Py_ssize_t)(sizeof(values)/sizeof(values[0])); ++__pyx_temp) {
+    Py_XDECREF(values[__pyx_temp]);
+  }
+  goto __pyx_L7_cleaned_up;
+  __pyx_L0:;
+  for (Py_ssize_t __pyx_temp=0; __pyx_temp < (Py_ssize_t)(sizeof(values)/sizeof(values[0])); ++__pyx_temp) {
+    Py_XDECREF(values[__pyx_temp]);
+  }
+  __pyx_L7_cleaned_up:;
+  __Pyx_RefNannyFinishContext();
+  return __pyx_r;
+}
+
+static PyObject *__pyx_pf_13newmarket_env_11observation_7_encode_2legal_mask(CYTHON_UNUSED PyObject *__pyx_self, struct __pyx_obj_13newmarket_env_6engine_5_fast_FastGame *__pyx_v_game) {
+  PyArrayObject *__pyx_v_mask = 0;
+  PyObject *__pyx_r = NULL;
+  __Pyx_RefNannyDeclarations
+  PyObject *__pyx_t_1 = NULL;
+  int __pyx_lineno = 0;
+  const char *__pyx_filename = NULL;
+  int __pyx_clineno = 0;
+  __Pyx_RefNannySetupContext("legal_mask", 0);
+
+  /* "newmarket_env/observation/_encode.pyx":134
+ *     """The legal actions of a compiled game's pending decision as a new int8 array over every action id
+ *     (1 = legal; all zero once the session is over): the env's ``action_mask``, made in C."""
+ *     cdef cnp.ndarray mask = cnp.PyArray_EMPTY(1, MASK_DIMS, cnp.NPY_INT8, 0)             # <<<<<<<<<<<<<<
+ *     write_mask(&game.t, <signed char *>cnp.PyArray_DATA(mask))
+ *     return mask
+*/
+  __pyx_t_1 = PyArray_EMPTY(1, __pyx_v_13newmarket_env_11observation_7_encode_MASK_DIMS, NPY_INT8, 0); if (unlikely(!__pyx_t_1)) __PYX_ERR(0, 134, __pyx_L1_error)
+  __Pyx_GOTREF(__pyx_t_1);
+  if (!(likely(((__pyx_t_1) == Py_None) || likely(__Pyx_TypeTest(__pyx_t_1, __pyx_mstate_global->__pyx_ptype_5numpy_ndarray))))) __PYX_ERR(0, 134, __pyx_L1_error)
+  __pyx_v_mask = ((PyArrayObject *)__pyx_t_1);
+  __pyx_t_1 = 0;
+
+  /* "newmarket_env/observation/_encode.pyx":135
+ *     (1 = legal; all zero once the session is over): the env's ``action_mask``, made in C."""
+ *     cdef cnp.ndarray mask = cnp.PyArray_EMPTY(1, MASK_DIMS, cnp.NPY_INT8, 0)
+ *     write_mask(&game.t, <signed char *>cnp.PyArray_DATA(mask))             # <<<<<<<<<<<<<<
+ *     return mask
+ * 
+*/
+  __pyx_f_13newmarket_env_6engine_6_table_write_mask((&__pyx_v_game->t), ((signed char *)PyArray_DATA(__pyx_v_mask)));
+
+  /* "newmarket_env/observation/_encode.pyx":136
+ *     cdef cnp.ndarray mask = cnp.PyArray_EMPTY(1, MASK_DIMS, cnp.NPY_INT8, 0)
+ *     write_mask(&game.t, <signed char *>cnp.PyArray_DATA(mask))
+ *     return mask             # <<<<<<<<<<<<<<
+ * 
+ * 
+*/
+  {
+    PyObject *__pyx_temp;
+    {
+      __pyx_temp = __pyx_r;
+      __Pyx_INCREF((PyObject *)__pyx_v_mask);
+      __pyx_r = ((PyObject *)__pyx_v_mask);
+    }
+    __Pyx_XDECREF(__pyx_temp);
+  }
+  goto __pyx_L0;
+
+  /* "newmarket_env/observation/_encode.pyx":131
+ * 
+ * 
+ * def legal_mask(FastGame game):             # <<<<<<<<<<<<<<
+ *     """The legal actions of a compiled game's pending decision as a new int8 array over every action id
+ *     (1 = legal; all zero once the session is over): the env's ``action_mask``, made in C."""
+*/
+
+  /* function exit code */
+  __pyx_L1_error:;
+  __Pyx_XDECREF(__pyx_t_1);
+  __Pyx_AddTraceback("newmarket_env.observation._encode.legal_mask", __pyx_clineno, __pyx_lineno, __pyx_filename);
+  __pyx_r = NULL;
+  __pyx_L0:;
+  __Pyx_XDECREF((PyObject *)__pyx_v_mask);
+  __Pyx_XGIVEREF(__pyx_r);
+  __Pyx_RefNannyFinishContext();
+  return __pyx_r;
+}
+
+/* "newmarket_env/observation/_encode.pyx":139
  * 
  * 
  * def encode_game(FastGame game, int viewer, float[::1] out, const float[::1] static):             # <<<<<<<<<<<<<<
@@ -19238,16 +22139,16 @@ static void __pyx_f_13newmarket_env_11observation_7_encode_encode_table(struct _
 */
 
 /* Python wrapper */
-static PyObject *__pyx_pw_13newmarket_env_11observation_7_encode_1encode_game(PyObject *__pyx_self, 
+static PyObject *__pyx_pw_13newmarket_env_11observation_7_encode_5encode_game(PyObject *__pyx_self, 
 #if CYTHON_VECTORCALL
 PyObject *const *__pyx_args, Py_ssize_t __pyx_nargs, PyObject *__pyx_kwds
 #else
 PyObject *__pyx_args, PyObject *__pyx_kwds
 #endif
 ); /*proto*/
-PyDoc_STRVAR(__pyx_doc_13newmarket_env_11observation_7_encode_encode_game, "Write ``viewer``\047s flat observation of a compiled game into ``out`` (what ``encode_flat`` returns).\n\n    ``static`` is the rules\047 static part (``encode.static_part(game.rules)``); both arrays float32 of\n    ``FLAT_SIZE``.\n    ");
-static PyMethodDef __pyx_mdef_13newmarket_env_11observation_7_encode_1encode_game = {"encode_game", (PyCFunction)(void(*)(void))(__Pyx_PyCFunction_FastCallWithKeywords)__pyx_pw_13newmarket_env_11observation_7_encode_1encode_game, __Pyx_METH_FASTCALL|METH_KEYWORDS, __pyx_doc_13newmarket_env_11observation_7_encode_encode_game};
-static PyObject *__pyx_pw_13newmarket_env_11observation_7_encode_1encode_game(PyObject *__pyx_self, 
+PyDoc_STRVAR(__pyx_doc_13newmarket_env_11observation_7_encode_4encode_game, "Write ``viewer``\047s flat observation of a compiled game into ``out`` (what ``encode_flat`` returns).\n\n    ``static`` is the rules\047 static part (``encode.static_part(game.rules)``); both arrays float32 of\n    ``FLAT_SIZE``.\n    ");
+static PyMethodDef __pyx_mdef_13newmarket_env_11observation_7_encode_5encode_game = {"encode_game", (PyCFunction)(void(*)(void))(__Pyx_PyCFunction_FastCallWithKeywords)__pyx_pw_13newmarket_env_11observation_7_encode_5encode_game, __Pyx_METH_FASTCALL|METH_KEYWORDS, __pyx_doc_13newmarket_env_11observation_7_encode_4encode_game};
+static PyObject *__pyx_pw_13newmarket_env_11observation_7_encode_5encode_game(PyObject *__pyx_self, 
 #if CYTHON_VECTORCALL
 PyObject *const *__pyx_args, Py_ssize_t __pyx_nargs, PyObject *__pyx_kwds
 #else
@@ -19280,53 +22181,53 @@ PyObject *__pyx_args, PyObject *__pyx_kwds
   {
     PyObject ** const __pyx_pyargnames[] = {&__pyx_mstate_global->__pyx_n_u_game,&__pyx_mstate_global->__pyx_n_u_viewer,&__pyx_mstate_global->__pyx_n_u_out,&__pyx_mstate_global->__pyx_n_u_static,0};
     const Py_ssize_t __pyx_kwds_len = (__pyx_kwds) ? __Pyx_NumKwargs_FASTCALL(__pyx_kwds) : 0;
-    if (unlikely(__pyx_kwds_len < 0)) __PYX_ERR(0, 105, __pyx_L3_error)
+    if (unlikely(__pyx_kwds_len < 0)) __PYX_ERR(0, 139, __pyx_L3_error)
     if (__pyx_kwds_len > 0) {
       switch (__pyx_nargs) {
         case  4:
         values[3] = __Pyx_ArgRef_FASTCALL(__pyx_args, 3);
-        if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[3])) __PYX_ERR(0, 105, __pyx_L3_error)
+        if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[3])) __PYX_ERR(0, 139, __pyx_L3_error)
         CYTHON_FALLTHROUGH;
         case  3:
         values[2] = __Pyx_ArgRef_FASTCALL(__pyx_args, 2);
-        if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[2])) __PYX_ERR(0, 105, __pyx_L3_error)
+        if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[2])) __PYX_ERR(0, 139, __pyx_L3_error)
         CYTHON_FALLTHROUGH;
         case  2:
         values[1] = __Pyx_ArgRef_FASTCALL(__pyx_args, 1);
-        if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[1])) __PYX_ERR(0, 105, __pyx_L3_error)
+        if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[1])) __PYX_ERR(0, 139, __pyx_L3_error)
         CYTHON_FALLTHROUGH;
         case  1:
         values[0] = __Pyx_ArgRef_FASTCALL(__pyx_args, 0);
-        if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[0])) __PYX_ERR(0, 105, __pyx_L3_error)
+        if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[0])) __PYX_ERR(0, 139, __pyx_L3_error)
         CYTHON_FALLTHROUGH;
         case  0: break;
         default: goto __pyx_L5_argtuple_error;
       }
       const Py_ssize_t kwd_pos_args = __pyx_nargs;
-      if (__Pyx_ParseKeywords(__pyx_kwds, __pyx_kwvalues, __pyx_pyargnames, 0, values, kwd_pos_args, __pyx_kwds_len, "encode_game", 0) < (0)) __PYX_ERR(0, 105, __pyx_L3_error)
+      if (__Pyx_ParseKeywords(__pyx_kwds, __pyx_kwvalues, __pyx_pyargnames, 0, values, kwd_pos_args, __pyx_kwds_len, "encode_game", 0) < (0)) __PYX_ERR(0, 139, __pyx_L3_error)
       for (Py_ssize_t i = __pyx_nargs; i < 4; i++) {
-        if (unlikely(!values[i])) { __Pyx_RaiseArgtupleInvalid("encode_game", 1, 4, 4, i); __PYX_ERR(0, 105, __pyx_L3_error) }
+        if (unlikely(!values[i])) { __Pyx_RaiseArgtupleInvalid("encode_game", 1, 4, 4, i); __PYX_ERR(0, 139, __pyx_L3_error) }
       }
     } else if (unlikely(__pyx_nargs != 4)) {
       goto __pyx_L5_argtuple_error;
     } else {
       values[0] = __Pyx_ArgRef_FASTCALL(__pyx_args, 0);
-      if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[0])) __PYX_ERR(0, 105, __pyx_L3_error)
+      if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[0])) __PYX_ERR(0, 139, __pyx_L3_error)
       values[1] = __Pyx_ArgRef_FASTCALL(__pyx_args, 1);
-      if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[1])) __PYX_ERR(0, 105, __pyx_L3_error)
+      if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[1])) __PYX_ERR(0, 139, __pyx_L3_error)
       values[2] = __Pyx_ArgRef_FASTCALL(__pyx_args, 2);
-      if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[2])) __PYX_ERR(0, 105, __pyx_L3_error)
+      if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[2])) __PYX_ERR(0, 139, __pyx_L3_error)
       values[3] = __Pyx_ArgRef_FASTCALL(__pyx_args, 3);
-      if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[3])) __PYX_ERR(0, 105, __pyx_L3_error)
+      if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[3])) __PYX_ERR(0, 139, __pyx_L3_error)
     }
     __pyx_v_game = ((struct __pyx_obj_13newmarket_env_6engine_5_fast_FastGame *)values[0]);
-    __pyx_v_viewer = __Pyx_PyLong_As_int(values[1]); if (unlikely((__pyx_v_viewer == (int)-1) && PyErr_Occurred())) __PYX_ERR(0, 105, __pyx_L3_error)
-    __pyx_v_out = __Pyx_PyObject_to_MemoryviewSlice_dc_float(values[2], PyBUF_WRITABLE); if (unlikely(!__pyx_v_out.memview)) __PYX_ERR(0, 105, __pyx_L3_error)
-    __pyx_v_static = __Pyx_PyObject_to_MemoryviewSlice_dc_float__const__(values[3], 0); if (unlikely(!__pyx_v_static.memview)) __PYX_ERR(0, 105, __pyx_L3_error)
+    __pyx_v_viewer = __Pyx_PyLong_As_int(values[1]); if (unlikely((__pyx_v_viewer == (int)-1) && PyErr_Occurred())) __PYX_ERR(0, 139, __pyx_L3_error)
+    __pyx_v_out = __Pyx_PyObject_to_MemoryviewSlice_dc_float(values[2], PyBUF_WRITABLE); if (unlikely(!__pyx_v_out.memview)) __PYX_ERR(0, 139, __pyx_L3_error)
+    __pyx_v_static = __Pyx_PyObject_to_MemoryviewSlice_dc_float__const__(values[3], 0); if (unlikely(!__pyx_v_static.memview)) __PYX_ERR(0, 139, __pyx_L3_error)
   }
   goto __pyx_L6_skip;
   __pyx_L5_argtuple_error:;
-  __Pyx_RaiseArgtupleInvalid("encode_game", 1, 4, 4, __pyx_nargs); __PYX_ERR(0, 105, __pyx_L3_error)
+  __Pyx_RaiseArgtupleInvalid("encode_game", 1, 4, 4, __pyx_nargs); __PYX_ERR(0, 139, __pyx_L3_error)
   __pyx_L6_skip:;
   goto __pyx_L4_argument_unpacking_done;
   __pyx_L3_error:;
@@ -19339,8 +22240,8 @@ PyObject *__pyx_args, PyObject *__pyx_kwds
   __Pyx_RefNannyFinishContext();
   return NULL;
   __pyx_L4_argument_unpacking_done:;
-  if (unlikely(!__Pyx_ArgTypeTest(((PyObject *)__pyx_v_game), __pyx_mstate_global->__pyx_ptype_13newmarket_env_6engine_5_fast_FastGame, 1, "game", 0))) __PYX_ERR(0, 105, __pyx_L1_error)
-  __pyx_r = __pyx_pf_13newmarket_env_11observation_7_encode_encode_game(__pyx_self, __pyx_v_game, __pyx_v_viewer, __pyx_v_out, __pyx_v_static);
+  if (unlikely(!__Pyx_ArgTypeTest(((PyObject *)__pyx_v_game), __pyx_mstate_global->__pyx_ptype_13newmarket_env_6engine_5_fast_FastGame, 1, "game", 0))) __PYX_ERR(0, 139, __pyx_L1_error)
+  __pyx_r = __pyx_pf_13newmarket_env_11observation_7_encode_4encode_game(__pyx_self, __pyx_v_game, __pyx_v_viewer, __pyx_v_out, __pyx_v_static);
 
   /* function exit code */
   goto __pyx_L0;
@@ -19362,7 +22263,7 @@ PyObject *__pyx_args, PyObject *__pyx_kwds
   return __pyx_r;
 }
 
-static PyObject *__pyx_pf_13newmarket_env_11observation_7_encode_encode_game(CYTHON_UNUSED PyObject *__pyx_self, struct __pyx_obj_13newmarket_env_6engine_5_fast_FastGame *__pyx_v_game, int __pyx_v_viewer, __Pyx_memviewslice __pyx_v_out, __Pyx_memviewslice __pyx_v_static) {
+static PyObject *__pyx_pf_13newmarket_env_11observation_7_encode_4encode_game(CYTHON_UNUSED PyObject *__pyx_self, struct __pyx_obj_13newmarket_env_6engine_5_fast_FastGame *__pyx_v_game, int __pyx_v_viewer, __Pyx_memviewslice __pyx_v_out, __Pyx_memviewslice __pyx_v_static) {
   PyObject *__pyx_r = NULL;
   __Pyx_RefNannyDeclarations
   int __pyx_t_1;
@@ -19383,7 +22284,7 @@ static PyObject *__pyx_pf_13newmarket_env_11observation_7_encode_encode_game(CYT
   int __pyx_clineno = 0;
   __Pyx_RefNannySetupContext("encode_game", 0);
 
-  /* "newmarket_env/observation/_encode.pyx":111
+  /* "newmarket_env/observation/_encode.pyx":145
  *     ``FLAT_SIZE``.
  *     """
  *     if out.shape[0] != OBS_SIZE or static.shape[0] != OBS_SIZE:             # <<<<<<<<<<<<<<
@@ -19409,7 +22310,7 @@ static PyObject *__pyx_pf_13newmarket_env_11observation_7_encode_encode_game(CYT
   if (unlikely(__pyx_t_1)) {
 
 
-    /* "newmarket_env/observation/_encode.pyx":112
+    /* "newmarket_env/observation/_encode.pyx":146
  *     """
  *     if out.shape[0] != OBS_SIZE or static.shape[0] != OBS_SIZE:
  *         raise ValueError(f"encode_game needs float32 arrays of {OBS_SIZE}")             # <<<<<<<<<<<<<<
@@ -19417,9 +22318,9 @@ static PyObject *__pyx_pf_13newmarket_env_11observation_7_encode_encode_game(CYT
  *         raise ValueError(f"viewer={viewer} is not a seat; allowed: 0..{game.n - 1}")
 */
     __pyx_t_4 = NULL;
-    __pyx_t_5 = __Pyx_PyUnicode_From_int(__pyx_v_13newmarket_env_11observation_7_encode_OBS_SIZE, 0, ' ', 'd'); if (unlikely(!__pyx_t_5)) __PYX_ERR(0, 112, __pyx_L1_error)
+    __pyx_t_5 = __Pyx_PyUnicode_From_int(__pyx_v_13newmarket_env_11observation_7_encode_OBS_SIZE, 0, ' ', 'd'); if (unlikely(!__pyx_t_5)) __PYX_ERR(0, 146, __pyx_L1_error)
     __Pyx_GOTREF(__pyx_t_5);
-    __pyx_t_6 = __Pyx_PyUnicode_Concat(__pyx_mstate_global->__pyx_kp_u_encode_game_needs_float32_arrays, __pyx_t_5); if (unlikely(!__pyx_t_6)) __PYX_ERR(0, 112, __pyx_L1_error)
+    __pyx_t_6 = __Pyx_PyUnicode_Concat(__pyx_mstate_global->__pyx_kp_u_encode_game_needs_float32_arrays, __pyx_t_5); if (unlikely(!__pyx_t_6)) __PYX_ERR(0, 146, __pyx_L1_error)
     __Pyx_GOTREF(__pyx_t_6);
     __Pyx_DECREF(__pyx_t_5); __pyx_t_5 = 0;
     __pyx_t_7 = 1;
@@ -19428,14 +22329,14 @@ static PyObject *__pyx_pf_13newmarket_env_11observation_7_encode_encode_game(CYT
       __pyx_t_3 = __Pyx_PyObject_FastCall((PyObject*)(((PyTypeObject*)PyExc_ValueError)), __pyx_callargs+__pyx_t_7, (2-__pyx_t_7) | (__pyx_t_7*__Pyx_PY_VECTORCALL_ARGUMENTS_OFFSET));
       __Pyx_XDECREF(__pyx_t_4); __pyx_t_4 = 0;
       __Pyx_DECREF(__pyx_t_6); __pyx_t_6 = 0;
-      if (unlikely(!__pyx_t_3)) __PYX_ERR(0, 112, __pyx_L1_error)
+      if (unlikely(!__pyx_t_3)) __PYX_ERR(0, 146, __pyx_L1_error)
       __Pyx_GOTREF(__pyx_t_3);
     }
     __Pyx_Raise(__pyx_t_3, 0, 0, 0);
     __Pyx_DECREF(__pyx_t_3); __pyx_t_3 = 0;
-    __PYX_ERR(0, 112, __pyx_L1_error)
+    __PYX_ERR(0, 146, __pyx_L1_error)
 
-    /* "newmarket_env/observation/_encode.pyx":111
+    /* "newmarket_env/observation/_encode.pyx":145
  *     ``FLAT_SIZE``.
  *     """
  *     if out.shape[0] != OBS_SIZE or static.shape[0] != OBS_SIZE:             # <<<<<<<<<<<<<<
@@ -19444,7 +22345,7 @@ static PyObject *__pyx_pf_13newmarket_env_11observation_7_encode_encode_game(CYT
 */
   }
 
-  /* "newmarket_env/observation/_encode.pyx":113
+  /* "newmarket_env/observation/_encode.pyx":147
  *     if out.shape[0] != OBS_SIZE or static.shape[0] != OBS_SIZE:
  *         raise ValueError(f"encode_game needs float32 arrays of {OBS_SIZE}")
  *     if not 0 <= viewer < game.n:             # <<<<<<<<<<<<<<
@@ -19461,7 +22362,7 @@ static PyObject *__pyx_pf_13newmarket_env_11observation_7_encode_encode_game(CYT
   if (unlikely(__pyx_t_2)) {
 
 
-    /* "newmarket_env/observation/_encode.pyx":114
+    /* "newmarket_env/observation/_encode.pyx":148
  *         raise ValueError(f"encode_game needs float32 arrays of {OBS_SIZE}")
  *     if not 0 <= viewer < game.n:
  *         raise ValueError(f"viewer={viewer} is not a seat; allowed: 0..{game.n - 1}")             # <<<<<<<<<<<<<<
@@ -19469,9 +22370,9 @@ static PyObject *__pyx_pf_13newmarket_env_11observation_7_encode_encode_game(CYT
  * 
 */
     __pyx_t_6 = NULL;
-    __pyx_t_4 = __Pyx_PyUnicode_From_int(__pyx_v_viewer, 0, ' ', 'd'); if (unlikely(!__pyx_t_4)) __PYX_ERR(0, 114, __pyx_L1_error)
+    __pyx_t_4 = __Pyx_PyUnicode_From_int(__pyx_v_viewer, 0, ' ', 'd'); if (unlikely(!__pyx_t_4)) __PYX_ERR(0, 148, __pyx_L1_error)
     __Pyx_GOTREF(__pyx_t_4);
-    __pyx_t_5 = __Pyx_PyUnicode_From_long((__pyx_v_game->n - 1), 0, ' ', 'd'); if (unlikely(!__pyx_t_5)) __PYX_ERR(0, 114, __pyx_L1_error)
+    __pyx_t_5 = __Pyx_PyUnicode_From_long((__pyx_v_game->n - 1), 0, ' ', 'd'); if (unlikely(!__pyx_t_5)) __PYX_ERR(0, 148, __pyx_L1_error)
     __Pyx_GOTREF(__pyx_t_5);
     __pyx_t_8[0] = __pyx_mstate_global->__pyx_kp_u_viewer_2;
     __pyx_t_8[1] = __pyx_t_4;
@@ -19483,7 +22384,7 @@ static PyObject *__pyx_pf_13newmarket_env_11observation_7_encode_encode_game(CYT
     #endif
     __pyx_t_10 = 0;
     __pyx_t_11 = __Pyx_PyUnicode_Join(__pyx_t_8, 4, __pyx_t_9, __pyx_t_10);
-    if (unlikely(!__pyx_t_11)) __PYX_ERR(0, 114, __pyx_L1_error)
+    if (unlikely(!__pyx_t_11)) __PYX_ERR(0, 148, __pyx_L1_error)
     __Pyx_GOTREF(__pyx_t_11);
     __Pyx_DECREF(__pyx_t_4); __pyx_t_4 = 0;
     __Pyx_DECREF(__pyx_t_5); __pyx_t_5 = 0;
@@ -19493,14 +22394,14 @@ static PyObject *__pyx_pf_13newmarket_env_11observation_7_encode_encode_game(CYT
       __pyx_t_3 = __Pyx_PyObject_FastCall((PyObject*)(((PyTypeObject*)PyExc_ValueError)), __pyx_callargs+__pyx_t_7, (2-__pyx_t_7) | (__pyx_t_7*__Pyx_PY_VECTORCALL_ARGUMENTS_OFFSET));
       __Pyx_XDECREF(__pyx_t_6); __pyx_t_6 = 0;
       __Pyx_DECREF(__pyx_t_11); __pyx_t_11 = 0;
-      if (unlikely(!__pyx_t_3)) __PYX_ERR(0, 114, __pyx_L1_error)
+      if (unlikely(!__pyx_t_3)) __PYX_ERR(0, 148, __pyx_L1_error)
       __Pyx_GOTREF(__pyx_t_3);
     }
     __Pyx_Raise(__pyx_t_3, 0, 0, 0);
     __Pyx_DECREF(__pyx_t_3); __pyx_t_3 = 0;
-    __PYX_ERR(0, 114, __pyx_L1_error)
+    __PYX_ERR(0, 148, __pyx_L1_error)
 
-    /* "newmarket_env/observation/_encode.pyx":113
+    /* "newmarket_env/observation/_encode.pyx":147
  *     if out.shape[0] != OBS_SIZE or static.shape[0] != OBS_SIZE:
  *         raise ValueError(f"encode_game needs float32 arrays of {OBS_SIZE}")
  *     if not 0 <= viewer < game.n:             # <<<<<<<<<<<<<<
@@ -19509,7 +22410,7 @@ static PyObject *__pyx_pf_13newmarket_env_11observation_7_encode_encode_game(CYT
 */
   }
 
-  /* "newmarket_env/observation/_encode.pyx":115
+  /* "newmarket_env/observation/_encode.pyx":149
  *     if not 0 <= viewer < game.n:
  *         raise ValueError(f"viewer={viewer} is not a seat; allowed: 0..{game.n - 1}")
  *     encode_table(&game.t, viewer, &out[0], &static[0])             # <<<<<<<<<<<<<<
@@ -19520,7 +22421,7 @@ static PyObject *__pyx_pf_13newmarket_env_11observation_7_encode_encode_game(CYT
   __pyx_t_13 = 0;
   __pyx_f_13newmarket_env_11observation_7_encode_encode_table((&__pyx_v_game->t), __pyx_v_viewer, (&(*((float *) ( /* dim=0 */ ((char *) (((float *) __pyx_v_out.data) + __pyx_t_12)) )))), (&(*((float const  *) ( /* dim=0 */ ((char *) (((float const  *) __pyx_v_static.data) + __pyx_t_13)) )))));
 
-  /* "newmarket_env/observation/_encode.pyx":105
+  /* "newmarket_env/observation/_encode.pyx":139
  * 
  * 
  * def encode_game(FastGame game, int viewer, float[::1] out, const float[::1] static):             # <<<<<<<<<<<<<<
@@ -19545,7 +22446,7 @@ static PyObject *__pyx_pf_13newmarket_env_11observation_7_encode_encode_game(CYT
   return __pyx_r;
 }
 
-/* "newmarket_env/observation/_encode.pyx":121
+/* "newmarket_env/observation/_encode.pyx":155
  *     """The flat observation of one rules' tables, for a ``TableBatch`` (``TableObserver``'s implementation)."""
  * 
  *     def __init__(self, rules):             # <<<<<<<<<<<<<<
@@ -19575,32 +22476,32 @@ static int __pyx_pw_13newmarket_env_11observation_7_encode_12FlatObserver_1__ini
   {
     PyObject ** const __pyx_pyargnames[] = {&__pyx_mstate_global->__pyx_n_u_rules,0};
     const Py_ssize_t __pyx_kwds_len = (__pyx_kwds) ? __Pyx_NumKwargs_VARARGS(__pyx_kwds) : 0;
-    if (unlikely(__pyx_kwds_len < 0)) __PYX_ERR(0, 121, __pyx_L3_error)
+    if (unlikely(__pyx_kwds_len < 0)) __PYX_ERR(0, 155, __pyx_L3_error)
     if (__pyx_kwds_len > 0) {
       switch (__pyx_nargs) {
         case  1:
         values[0] = __Pyx_ArgRef_VARARGS(__pyx_args, 0);
-        if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[0])) __PYX_ERR(0, 121, __pyx_L3_error)
+        if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[0])) __PYX_ERR(0, 155, __pyx_L3_error)
         CYTHON_FALLTHROUGH;
         case  0: break;
         default: goto __pyx_L5_argtuple_error;
       }
       const Py_ssize_t kwd_pos_args = __pyx_nargs;
-      if (__Pyx_ParseKeywords(__pyx_kwds, __pyx_kwvalues, __pyx_pyargnames, 0, values, kwd_pos_args, __pyx_kwds_len, "__init__", 0) < (0)) __PYX_ERR(0, 121, __pyx_L3_error)
+      if (__Pyx_ParseKeywords(__pyx_kwds, __pyx_kwvalues, __pyx_pyargnames, 0, values, kwd_pos_args, __pyx_kwds_len, "__init__", 0) < (0)) __PYX_ERR(0, 155, __pyx_L3_error)
       for (Py_ssize_t i = __pyx_nargs; i < 1; i++) {
-        if (unlikely(!values[i])) { __Pyx_RaiseArgtupleInvalid("__init__", 1, 1, 1, i); __PYX_ERR(0, 121, __pyx_L3_error) }
+        if (unlikely(!values[i])) { __Pyx_RaiseArgtupleInvalid("__init__", 1, 1, 1, i); __PYX_ERR(0, 155, __pyx_L3_error) }
       }
     } else if (unlikely(__pyx_nargs != 1)) {
       goto __pyx_L5_argtuple_error;
     } else {
       values[0] = __Pyx_ArgRef_VARARGS(__pyx_args, 0);
-      if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[0])) __PYX_ERR(0, 121, __pyx_L3_error)
+      if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[0])) __PYX_ERR(0, 155, __pyx_L3_error)
     }
     __pyx_v_rules = values[0];
   }
   goto __pyx_L6_skip;
   __pyx_L5_argtuple_error:;
-  __Pyx_RaiseArgtupleInvalid("__init__", 1, 1, 1, __pyx_nargs); __PYX_ERR(0, 121, __pyx_L3_error)
+  __Pyx_RaiseArgtupleInvalid("__init__", 1, 1, 1, __pyx_nargs); __PYX_ERR(0, 155, __pyx_L3_error)
   __pyx_L6_skip:;
   goto __pyx_L4_argument_unpacking_done;
   __pyx_L3_error:;
@@ -19636,7 +22537,7 @@ static int __pyx_pf_13newmarket_env_11observation_7_encode_12FlatObserver___init
   int __pyx_clineno = 0;
   __Pyx_RefNannySetupContext("__init__", 0);
 
-  /* "newmarket_env/observation/_encode.pyx":122
+  /* "newmarket_env/observation/_encode.pyx":156
  * 
  *     def __init__(self, rules):
  *         self.size, self.stack_limit = OBS_SIZE, STACK_LIMIT             # <<<<<<<<<<<<<<
@@ -19645,14 +22546,14 @@ static int __pyx_pf_13newmarket_env_11observation_7_encode_12FlatObserver___init
 */
   __pyx_t_1 = __pyx_v_13newmarket_env_11observation_7_encode_OBS_SIZE;
 
-  __Pyx_GetModuleGlobalName(__pyx_t_2, __pyx_mstate_global->__pyx_n_u_STACK_LIMIT); if (unlikely(!__pyx_t_2)) __PYX_ERR(0, 122, __pyx_L1_error)
+  __Pyx_GetModuleGlobalName(__pyx_t_2, __pyx_mstate_global->__pyx_n_u_STACK_LIMIT); if (unlikely(!__pyx_t_2)) __PYX_ERR(0, 156, __pyx_L1_error)
   __Pyx_GOTREF(__pyx_t_2);
-  __pyx_t_3 = __Pyx_PyLong_As_long(__pyx_t_2); if (unlikely((__pyx_t_3 == (long)-1) && PyErr_Occurred())) __PYX_ERR(0, 122, __pyx_L1_error)
+  __pyx_t_3 = __Pyx_PyLong_As_long(__pyx_t_2); if (unlikely((__pyx_t_3 == (long)-1) && PyErr_Occurred())) __PYX_ERR(0, 156, __pyx_L1_error)
   __Pyx_DECREF(__pyx_t_2); __pyx_t_2 = 0;
   __pyx_v_self->__pyx_base.size = __pyx_t_1;
   __pyx_v_self->__pyx_base.stack_limit = __pyx_t_3;
 
-  /* "newmarket_env/observation/_encode.pyx":123
+  /* "newmarket_env/observation/_encode.pyx":157
  *     def __init__(self, rules):
  *         self.size, self.stack_limit = OBS_SIZE, STACK_LIMIT
  *         self.static = static_part(rules)             # <<<<<<<<<<<<<<
@@ -19660,7 +22561,7 @@ static int __pyx_pf_13newmarket_env_11observation_7_encode_12FlatObserver___init
  * 
 */
   __pyx_t_4 = NULL;
-  __Pyx_GetModuleGlobalName(__pyx_t_5, __pyx_mstate_global->__pyx_n_u_static_part); if (unlikely(!__pyx_t_5)) __PYX_ERR(0, 123, __pyx_L1_error)
+  __Pyx_GetModuleGlobalName(__pyx_t_5, __pyx_mstate_global->__pyx_n_u_static_part); if (unlikely(!__pyx_t_5)) __PYX_ERR(0, 157, __pyx_L1_error)
   __Pyx_GOTREF(__pyx_t_5);
   __pyx_t_6 = 1;
   #if CYTHON_UNPACK_METHODS
@@ -19679,7 +22580,7 @@ static int __pyx_pf_13newmarket_env_11observation_7_encode_12FlatObserver___init
     __pyx_t_2 = __Pyx_PyObject_FastCall((PyObject*)__pyx_t_5, __pyx_callargs+__pyx_t_6, (2-__pyx_t_6) | (__pyx_t_6*__Pyx_PY_VECTORCALL_ARGUMENTS_OFFSET));
     __Pyx_XDECREF(__pyx_t_4); __pyx_t_4 = 0;
     __Pyx_DECREF(__pyx_t_5); __pyx_t_5 = 0;
-    if (unlikely(!__pyx_t_2)) __PYX_ERR(0, 123, __pyx_L1_error)
+    if (unlikely(!__pyx_t_2)) __PYX_ERR(0, 157, __pyx_L1_error)
     __Pyx_GOTREF(__pyx_t_2);
   }
   __Pyx_GIVEREF(__pyx_t_2);
@@ -19687,20 +22588,20 @@ static int __pyx_pf_13newmarket_env_11observation_7_encode_12FlatObserver___init
   __Pyx_DECREF_SET(__pyx_v_self->__pyx_static, __pyx_t_2);
   __pyx_t_2 = 0;
 
-  /* "newmarket_env/observation/_encode.pyx":124
+  /* "newmarket_env/observation/_encode.pyx":158
  *         self.size, self.stack_limit = OBS_SIZE, STACK_LIMIT
  *         self.static = static_part(rules)
  *         self._static = self.static             # <<<<<<<<<<<<<<
  * 
  *     cdef void encode(self, const Table *t, int viewer, float *out) noexcept nogil:
 */
-  __pyx_t_7 = __Pyx_PyObject_to_MemoryviewSlice_dc_float(__pyx_v_self->__pyx_static, PyBUF_WRITABLE); if (unlikely(!__pyx_t_7.memview)) __PYX_ERR(0, 124, __pyx_L1_error)
+  __pyx_t_7 = __Pyx_PyObject_to_MemoryviewSlice_dc_float(__pyx_v_self->__pyx_static, PyBUF_WRITABLE); if (unlikely(!__pyx_t_7.memview)) __PYX_ERR(0, 158, __pyx_L1_error)
   __PYX_XCLEAR_MEMVIEW(&__pyx_v_self->_static, 0);
   __pyx_v_self->_static = __pyx_t_7;
   __pyx_t_7.memview = NULL;
   __pyx_t_7.data = NULL;
 
-  /* "newmarket_env/observation/_encode.pyx":121
+  /* "newmarket_env/observation/_encode.pyx":155
  *     """The flat observation of one rules' tables, for a ``TableBatch`` (``TableObserver``'s implementation)."""
  * 
  *     def __init__(self, rules):             # <<<<<<<<<<<<<<
@@ -19724,7 +22625,7 @@ static int __pyx_pf_13newmarket_env_11observation_7_encode_12FlatObserver___init
   return __pyx_r;
 }
 
-/* "newmarket_env/observation/_encode.pyx":126
+/* "newmarket_env/observation/_encode.pyx":160
  *         self._static = self.static
  * 
  *     cdef void encode(self, const Table *t, int viewer, float *out) noexcept nogil:             # <<<<<<<<<<<<<<
@@ -19735,7 +22636,7 @@ static int __pyx_pf_13newmarket_env_11observation_7_encode_12FlatObserver___init
 static void __pyx_f_13newmarket_env_11observation_7_encode_12FlatObserver_encode(struct __pyx_obj_13newmarket_env_11observation_7_encode_FlatObserver *__pyx_v_self, struct __pyx_t_13newmarket_env_6engine_6_table_Table const *__pyx_v_t, int __pyx_v_viewer, float *__pyx_v_out) {
   Py_ssize_t __pyx_t_1;
 
-  /* "newmarket_env/observation/_encode.pyx":127
+  /* "newmarket_env/observation/_encode.pyx":161
  * 
  *     cdef void encode(self, const Table *t, int viewer, float *out) noexcept nogil:
  *         encode_table(t, viewer, out, &self._static[0])             # <<<<<<<<<<<<<<
@@ -19745,7 +22646,7 @@ static void __pyx_f_13newmarket_env_11observation_7_encode_12FlatObserver_encode
   __pyx_t_1 = 0;
   __pyx_f_13newmarket_env_11observation_7_encode_encode_table(__pyx_v_t, __pyx_v_viewer, __pyx_v_out, (&(*((float *) ( /* dim=0 */ ((char *) (((float *) __pyx_v_self->_static.data) + __pyx_t_1)) )))));
 
-  /* "newmarket_env/observation/_encode.pyx":126
+  /* "newmarket_env/observation/_encode.pyx":160
  *         self._static = self.static
  * 
  *     cdef void encode(self, const Table *t, int viewer, float *out) noexcept nogil:             # <<<<<<<<<<<<<<
@@ -20305,7 +23206,7 @@ static PyObject *__pyx_pf_13newmarket_env_11observation_7_encode_12FlatObserver_
   return __pyx_r;
 }
 
-/* "newmarket_env/observation/_encode.pyx":131
+/* "newmarket_env/observation/_encode.pyx":165
  * 
  * # ---------------------------------------------------------------------- decoding the baselines' view
  * cdef inline long _round_chips(double x) noexcept nogil:             # <<<<<<<<<<<<<<
@@ -20316,7 +23217,7 @@ static PyObject *__pyx_pf_13newmarket_env_11observation_7_encode_12FlatObserver_
 static CYTHON_INLINE long __pyx_f_13newmarket_env_11observation_7_encode__round_chips(double __pyx_v_x) {
   long __pyx_r;
 
-  /* "newmarket_env/observation/_encode.pyx":132
+  /* "newmarket_env/observation/_encode.pyx":166
  * # ---------------------------------------------------------------------- decoding the baselines' view
  * cdef inline long _round_chips(double x) noexcept nogil:
  *     return <long>llround(x * CHIP_SCALE)             # <<<<<<<<<<<<<<
@@ -20329,7 +23230,7 @@ static CYTHON_INLINE long __pyx_f_13newmarket_env_11observation_7_encode__round_
   }
   goto __pyx_L0;
 
-  /* "newmarket_env/observation/_encode.pyx":131
+  /* "newmarket_env/observation/_encode.pyx":165
  * 
  * # ---------------------------------------------------------------------- decoding the baselines' view
  * cdef inline long _round_chips(double x) noexcept nogil:             # <<<<<<<<<<<<<<
@@ -20342,7 +23243,7 @@ static CYTHON_INLINE long __pyx_f_13newmarket_env_11observation_7_encode__round_
   return __pyx_r;
 }
 
-/* "newmarket_env/observation/_encode.pyx":135
+/* "newmarket_env/observation/_encode.pyx":169
  * 
  * 
  * cdef uint64_t _bits(const float *vec, int start) noexcept nogil:             # <<<<<<<<<<<<<<
@@ -20359,7 +23260,7 @@ static uint64_t __pyx_f_13newmarket_env_11observation_7_encode__bits(float const
   int __pyx_t_3;
   int __pyx_t_4;
 
-  /* "newmarket_env/observation/_encode.pyx":136
+  /* "newmarket_env/observation/_encode.pyx":170
  * 
  * cdef uint64_t _bits(const float *vec, int start) noexcept nogil:
  *     cdef uint64_t mask = 0             # <<<<<<<<<<<<<<
@@ -20368,7 +23269,7 @@ static uint64_t __pyx_f_13newmarket_env_11observation_7_encode__bits(float const
 */
   __pyx_v_mask = 0;
 
-  /* "newmarket_env/observation/_encode.pyx":138
+  /* "newmarket_env/observation/_encode.pyx":172
  *     cdef uint64_t mask = 0
  *     cdef int card
  *     for card in range(NUM_CARDS):             # <<<<<<<<<<<<<<
@@ -20382,7 +23283,7 @@ static uint64_t __pyx_f_13newmarket_env_11observation_7_encode__bits(float const
   for (__pyx_t_3 = 0; __pyx_t_3 < __pyx_t_2; __pyx_t_3+=1) {
     __pyx_v_card = __pyx_t_3;
 
-    /* "newmarket_env/observation/_encode.pyx":139
+    /* "newmarket_env/observation/_encode.pyx":173
  *     cdef int card
  *     for card in range(NUM_CARDS):
  *         if vec[start + card] > 0.5:             # <<<<<<<<<<<<<<
@@ -20394,7 +23295,7 @@ static uint64_t __pyx_f_13newmarket_env_11observation_7_encode__bits(float const
     if (__pyx_t_4) {
 
 
-      /* "newmarket_env/observation/_encode.pyx":140
+      /* "newmarket_env/observation/_encode.pyx":174
  *     for card in range(NUM_CARDS):
  *         if vec[start + card] > 0.5:
  *             mask |= 1ULL << card             # <<<<<<<<<<<<<<
@@ -20403,7 +23304,7 @@ static uint64_t __pyx_f_13newmarket_env_11observation_7_encode__bits(float const
 */
       __pyx_v_mask = (__pyx_v_mask | (1ULL << __pyx_v_card));
 
-      /* "newmarket_env/observation/_encode.pyx":139
+      /* "newmarket_env/observation/_encode.pyx":173
  *     cdef int card
  *     for card in range(NUM_CARDS):
  *         if vec[start + card] > 0.5:             # <<<<<<<<<<<<<<
@@ -20414,7 +23315,7 @@ static uint64_t __pyx_f_13newmarket_env_11observation_7_encode__bits(float const
   }
 
 
-  /* "newmarket_env/observation/_encode.pyx":141
+  /* "newmarket_env/observation/_encode.pyx":175
  *         if vec[start + card] > 0.5:
  *             mask |= 1ULL << card
  *     return mask             # <<<<<<<<<<<<<<
@@ -20427,7 +23328,7 @@ static uint64_t __pyx_f_13newmarket_env_11observation_7_encode__bits(float const
   }
   goto __pyx_L0;
 
-  /* "newmarket_env/observation/_encode.pyx":135
+  /* "newmarket_env/observation/_encode.pyx":169
  * 
  * 
  * cdef uint64_t _bits(const float *vec, int start) noexcept nogil:             # <<<<<<<<<<<<<<
@@ -20442,7 +23343,7 @@ static uint64_t __pyx_f_13newmarket_env_11observation_7_encode__bits(float const
   return __pyx_r;
 }
 
-/* "newmarket_env/observation/_encode.pyx":144
+/* "newmarket_env/observation/_encode.pyx":178
  * 
  * 
  * cdef void view_of_vector(View *v, const float *vec, const signed char *action_mask, int n) noexcept nogil:             # <<<<<<<<<<<<<<
@@ -20461,7 +23362,7 @@ static void __pyx_f_13newmarket_env_11observation_7_encode_view_of_vector(struct
   int __pyx_t_5;
   int __pyx_t_6;
 
-  /* "newmarket_env/observation/_encode.pyx":147
+  /* "newmarket_env/observation/_encode.pyx":181
  *     """The same view decoded from a flat observation and its action mask (view.decode)."""
  *     cdef int b, k, a
  *     v.hand = _bits(vec, AT_HAND)             # <<<<<<<<<<<<<<
@@ -20470,7 +23371,7 @@ static void __pyx_f_13newmarket_env_11observation_7_encode_view_of_vector(struct
 */
   __pyx_v_v->hand = __pyx_f_13newmarket_env_11observation_7_encode__bits(__pyx_v_vec, __pyx_v_13newmarket_env_11observation_7_encode_AT_HAND);
 
-  /* "newmarket_env/observation/_encode.pyx":148
+  /* "newmarket_env/observation/_encode.pyx":182
  *     cdef int b, k, a
  *     v.hand = _bits(vec, AT_HAND)
  *     v.played = 0             # <<<<<<<<<<<<<<
@@ -20479,7 +23380,7 @@ static void __pyx_f_13newmarket_env_11observation_7_encode_view_of_vector(struct
 */
   __pyx_v_v->played = 0;
 
-  /* "newmarket_env/observation/_encode.pyx":149
+  /* "newmarket_env/observation/_encode.pyx":183
  *     v.hand = _bits(vec, AT_HAND)
  *     v.played = 0
  *     for k in range(n):             # <<<<<<<<<<<<<<
@@ -20493,7 +23394,7 @@ static void __pyx_f_13newmarket_env_11observation_7_encode_view_of_vector(struct
   for (__pyx_t_3 = 0; __pyx_t_3 < __pyx_t_2; __pyx_t_3+=1) {
     __pyx_v_k = __pyx_t_3;
 
-    /* "newmarket_env/observation/_encode.pyx":150
+    /* "newmarket_env/observation/_encode.pyx":184
  *     v.played = 0
  *     for k in range(n):
  *         v.played |= _bits(vec, AT_PLAYED_BY + 52 * k)             # <<<<<<<<<<<<<<
@@ -20504,7 +23405,7 @@ static void __pyx_f_13newmarket_env_11observation_7_encode_view_of_vector(struct
   }
 
 
-  /* "newmarket_env/observation/_encode.pyx":151
+  /* "newmarket_env/observation/_encode.pyx":185
  *     for k in range(n):
  *         v.played |= _bits(vec, AT_PLAYED_BY + 52 * k)
  *     v.known_dead = _bits(vec, AT_KNOWN_DEAD)             # <<<<<<<<<<<<<<
@@ -20513,7 +23414,7 @@ static void __pyx_f_13newmarket_env_11observation_7_encode_view_of_vector(struct
 */
   __pyx_v_v->known_dead = __pyx_f_13newmarket_env_11observation_7_encode__bits(__pyx_v_vec, __pyx_v_13newmarket_env_11observation_7_encode_AT_KNOWN_DEAD);
 
-  /* "newmarket_env/observation/_encode.pyx":152
+  /* "newmarket_env/observation/_encode.pyx":186
  *         v.played |= _bits(vec, AT_PLAYED_BY + 52 * k)
  *     v.known_dead = _bits(vec, AT_KNOWN_DEAD)
  *     for b in range(4):             # <<<<<<<<<<<<<<
@@ -20523,7 +23424,7 @@ static void __pyx_f_13newmarket_env_11observation_7_encode_view_of_vector(struct
   for (__pyx_t_1 = 0; __pyx_t_1 < 4; __pyx_t_1+=1) {
     __pyx_v_b = __pyx_t_1;
 
-    /* "newmarket_env/observation/_encode.pyx":153
+    /* "newmarket_env/observation/_encode.pyx":187
  *     v.known_dead = _bits(vec, AT_KNOWN_DEAD)
  *     for b in range(4):
  *         v.boodle_stacks[b] = _round_chips(vec[AT_BOODLE_STACKS + b])             # <<<<<<<<<<<<<<
@@ -20533,7 +23434,7 @@ static void __pyx_f_13newmarket_env_11observation_7_encode_view_of_vector(struct
     (__pyx_v_v->boodle_stacks[__pyx_v_b]) = __pyx_f_13newmarket_env_11observation_7_encode__round_chips((__pyx_v_vec[(__pyx_v_13newmarket_env_11observation_7_encode_AT_BOODLE_STACKS + __pyx_v_b)]));
   }
 
-  /* "newmarket_env/observation/_encode.pyx":154
+  /* "newmarket_env/observation/_encode.pyx":188
  *     for b in range(4):
  *         v.boodle_stacks[b] = _round_chips(vec[AT_BOODLE_STACKS + b])
  *     v.dead_count = <int>llround(vec[AT_DEAD_COUNT] * 13.0)             # <<<<<<<<<<<<<<
@@ -20542,7 +23443,7 @@ static void __pyx_f_13newmarket_env_11observation_7_encode_view_of_vector(struct
 */
   __pyx_v_v->dead_count = ((int)llround(((__pyx_v_vec[__pyx_v_13newmarket_env_11observation_7_encode_AT_DEAD_COUNT]) * 13.0)));
 
-  /* "newmarket_env/observation/_encode.pyx":155
+  /* "newmarket_env/observation/_encode.pyx":189
  *         v.boodle_stacks[b] = _round_chips(vec[AT_BOODLE_STACKS + b])
  *     v.dead_count = <int>llround(vec[AT_DEAD_COUNT] * 13.0)
  *     v.own_pending = <int>llround(vec[AT_OWN_PENDING] * 4.0)             # <<<<<<<<<<<<<<
@@ -20551,7 +23452,7 @@ static void __pyx_f_13newmarket_env_11observation_7_encode_view_of_vector(struct
 */
   __pyx_v_v->own_pending = ((int)llround(((__pyx_v_vec[__pyx_v_13newmarket_env_11observation_7_encode_AT_OWN_PENDING]) * 4.0)));
 
-  /* "newmarket_env/observation/_encode.pyx":156
+  /* "newmarket_env/observation/_encode.pyx":190
  *     v.dead_count = <int>llround(vec[AT_DEAD_COUNT] * 13.0)
  *     v.own_pending = <int>llround(vec[AT_OWN_PENDING] * 4.0)
  *     v.decision = D_NONE             # <<<<<<<<<<<<<<
@@ -20560,7 +23461,7 @@ static void __pyx_f_13newmarket_env_11observation_7_encode_view_of_vector(struct
 */
   __pyx_v_v->decision = __pyx_e_13newmarket_env_6engine_6_table_D_NONE;
 
-  /* "newmarket_env/observation/_encode.pyx":157
+  /* "newmarket_env/observation/_encode.pyx":191
  *     v.own_pending = <int>llround(vec[AT_OWN_PENDING] * 4.0)
  *     v.decision = D_NONE
  *     for k in range(6):             # <<<<<<<<<<<<<<
@@ -20570,7 +23471,7 @@ static void __pyx_f_13newmarket_env_11observation_7_encode_view_of_vector(struct
   for (__pyx_t_1 = 0; __pyx_t_1 < 6; __pyx_t_1+=1) {
     __pyx_v_k = __pyx_t_1;
 
-    /* "newmarket_env/observation/_encode.pyx":158
+    /* "newmarket_env/observation/_encode.pyx":192
  *     v.decision = D_NONE
  *     for k in range(6):
  *         if vec[AT_DECISION + k] > 0.5:             # <<<<<<<<<<<<<<
@@ -20582,7 +23483,7 @@ static void __pyx_f_13newmarket_env_11observation_7_encode_view_of_vector(struct
     if (__pyx_t_4) {
 
 
-      /* "newmarket_env/observation/_encode.pyx":159
+      /* "newmarket_env/observation/_encode.pyx":193
  *     for k in range(6):
  *         if vec[AT_DECISION + k] > 0.5:
  *             v.decision = k             # <<<<<<<<<<<<<<
@@ -20591,7 +23492,7 @@ static void __pyx_f_13newmarket_env_11observation_7_encode_view_of_vector(struct
 */
       __pyx_v_v->decision = __pyx_v_k;
 
-      /* "newmarket_env/observation/_encode.pyx":160
+      /* "newmarket_env/observation/_encode.pyx":194
  *         if vec[AT_DECISION + k] > 0.5:
  *             v.decision = k
  *             break             # <<<<<<<<<<<<<<
@@ -20600,7 +23501,7 @@ static void __pyx_f_13newmarket_env_11observation_7_encode_view_of_vector(struct
 */
       goto __pyx_L8_break;
 
-      /* "newmarket_env/observation/_encode.pyx":158
+      /* "newmarket_env/observation/_encode.pyx":192
  *     v.decision = D_NONE
  *     for k in range(6):
  *         if vec[AT_DECISION + k] > 0.5:             # <<<<<<<<<<<<<<
@@ -20611,7 +23512,7 @@ static void __pyx_f_13newmarket_env_11observation_7_encode_view_of_vector(struct
   }
   __pyx_L8_break:;
 
-  /* "newmarket_env/observation/_encode.pyx":161
+  /* "newmarket_env/observation/_encode.pyx":195
  *             v.decision = k
  *             break
  *     v.n_legal = 0             # <<<<<<<<<<<<<<
@@ -20620,7 +23521,7 @@ static void __pyx_f_13newmarket_env_11observation_7_encode_view_of_vector(struct
 */
   __pyx_v_v->n_legal = 0;
 
-  /* "newmarket_env/observation/_encode.pyx":162
+  /* "newmarket_env/observation/_encode.pyx":196
  *             break
  *     v.n_legal = 0
  *     for a in range(NUM_ACTIONS):             # <<<<<<<<<<<<<<
@@ -20634,7 +23535,7 @@ static void __pyx_f_13newmarket_env_11observation_7_encode_view_of_vector(struct
   for (__pyx_t_1 = 0; __pyx_t_1 < __pyx_t_6; __pyx_t_1+=1) {
     __pyx_v_a = __pyx_t_1;
 
-    /* "newmarket_env/observation/_encode.pyx":163
+    /* "newmarket_env/observation/_encode.pyx":197
  *     v.n_legal = 0
  *     for a in range(NUM_ACTIONS):
  *         if action_mask[a]:             # <<<<<<<<<<<<<<
@@ -20646,7 +23547,7 @@ static void __pyx_f_13newmarket_env_11observation_7_encode_view_of_vector(struct
     if (__pyx_t_4) {
 
 
-      /* "newmarket_env/observation/_encode.pyx":164
+      /* "newmarket_env/observation/_encode.pyx":198
  *     for a in range(NUM_ACTIONS):
  *         if action_mask[a]:
  *             v.legal[v.n_legal] = a             # <<<<<<<<<<<<<<
@@ -20654,14 +23555,14 @@ static void __pyx_f_13newmarket_env_11observation_7_encode_view_of_vector(struct
 */
       (__pyx_v_v->legal[__pyx_v_v->n_legal]) = __pyx_v_a;
 
-      /* "newmarket_env/observation/_encode.pyx":165
+      /* "newmarket_env/observation/_encode.pyx":199
  *         if action_mask[a]:
  *             v.legal[v.n_legal] = a
  *             v.n_legal += 1             # <<<<<<<<<<<<<<
 */
       __pyx_v_v->n_legal = (__pyx_v_v->n_legal + 1);
 
-      /* "newmarket_env/observation/_encode.pyx":163
+      /* "newmarket_env/observation/_encode.pyx":197
  *     v.n_legal = 0
  *     for a in range(NUM_ACTIONS):
  *         if action_mask[a]:             # <<<<<<<<<<<<<<
@@ -20672,7 +23573,7 @@ static void __pyx_f_13newmarket_env_11observation_7_encode_view_of_vector(struct
   }
 
 
-  /* "newmarket_env/observation/_encode.pyx":144
+  /* "newmarket_env/observation/_encode.pyx":178
  * 
  * 
  * cdef void view_of_vector(View *v, const float *vec, const signed char *action_mask, int n) noexcept nogil:             # <<<<<<<<<<<<<<
@@ -20695,15 +23596,15 @@ static void __pyx_f_13newmarket_env_11observation_7_encode_view_of_vector(struct
 */
 
 /* Python wrapper */
-static PyObject *__pyx_pw_13newmarket_env_11observation_7_encode_3__pyx_unpickle_FlatObserver(PyObject *__pyx_self, 
+static PyObject *__pyx_pw_13newmarket_env_11observation_7_encode_7__pyx_unpickle_FlatObserver(PyObject *__pyx_self, 
 #if CYTHON_VECTORCALL
 PyObject *const *__pyx_args, Py_ssize_t __pyx_nargs, PyObject *__pyx_kwds
 #else
 PyObject *__pyx_args, PyObject *__pyx_kwds
 #endif
 ); /*proto*/
-static PyMethodDef __pyx_mdef_13newmarket_env_11observation_7_encode_3__pyx_unpickle_FlatObserver = {"__pyx_unpickle_FlatObserver", (PyCFunction)(void(*)(void))(__Pyx_PyCFunction_FastCallWithKeywords)__pyx_pw_13newmarket_env_11observation_7_encode_3__pyx_unpickle_FlatObserver, __Pyx_METH_FASTCALL|METH_KEYWORDS, 0};
-static PyObject *__pyx_pw_13newmarket_env_11observation_7_encode_3__pyx_unpickle_FlatObserver(PyObject *__pyx_self, 
+static PyMethodDef __pyx_mdef_13newmarket_env_11observation_7_encode_7__pyx_unpickle_FlatObserver = {"__pyx_unpickle_FlatObserver", (PyCFunction)(void(*)(void))(__Pyx_PyCFunction_FastCallWithKeywords)__pyx_pw_13newmarket_env_11observation_7_encode_7__pyx_unpickle_FlatObserver, __Pyx_METH_FASTCALL|METH_KEYWORDS, 0};
+static PyObject *__pyx_pw_13newmarket_env_11observation_7_encode_7__pyx_unpickle_FlatObserver(PyObject *__pyx_self, 
 #if CYTHON_VECTORCALL
 PyObject *const *__pyx_args, Py_ssize_t __pyx_nargs, PyObject *__pyx_kwds
 #else
@@ -20786,7 +23687,7 @@ PyObject *__pyx_args, PyObject *__pyx_kwds
   return NULL;
   __pyx_L4_argument_unpacking_done:;
   if (unlikely(!__Pyx_ArgTypeTest(((PyObject *)__pyx_v___pyx_state), (&PyTuple_Type), 1, "__pyx_state", 1))) __PYX_ERR(1, 4, __pyx_L1_error)
-  __pyx_r = __pyx_pf_13newmarket_env_11observation_7_encode_2__pyx_unpickle_FlatObserver(__pyx_self, __pyx_v___pyx_type, __pyx_v___pyx_checksum, __pyx_v___pyx_state);
+  __pyx_r = __pyx_pf_13newmarket_env_11observation_7_encode_6__pyx_unpickle_FlatObserver(__pyx_self, __pyx_v___pyx_type, __pyx_v___pyx_checksum, __pyx_v___pyx_state);
 
   /* function exit code */
   goto __pyx_L0;
@@ -20806,7 +23707,7 @@ PyObject *__pyx_args, PyObject *__pyx_kwds
   return __pyx_r;
 }
 
-static PyObject *__pyx_pf_13newmarket_env_11observation_7_encode_2__pyx_unpickle_FlatObserver(CYTHON_UNUSED PyObject *__pyx_self, PyObject *__pyx_v___pyx_type, long __pyx_v___pyx_checksum, PyObject *__pyx_v___pyx_state) {
+static PyObject *__pyx_pf_13newmarket_env_11observation_7_encode_6__pyx_unpickle_FlatObserver(CYTHON_UNUSED PyObject *__pyx_self, PyObject *__pyx_v___pyx_type, long __pyx_v___pyx_checksum, PyObject *__pyx_v___pyx_state) {
   PyObject *__pyx_v___pyx_result = 0;
   PyObject *__pyx_r = NULL;
   __Pyx_RefNannyDeclarations
@@ -22393,11 +25294,11 @@ static int __Pyx_modinit_Exttype___pyx_obj_13newmarket_env_11observation_7_encod
   __pyx_vtable_13newmarket_env_11observation_7_encode_FlatObserver.__pyx_base = *__pyx_vtabptr_13newmarket_env_6engine_9_observer_TableObserver;
   __pyx_vtable_13newmarket_env_11observation_7_encode_FlatObserver.__pyx_base.encode = (void (*)(struct __pyx_obj_13newmarket_env_6engine_9_observer_TableObserver *, struct __pyx_t_13newmarket_env_6engine_6_table_Table const *, int, float *))__pyx_f_13newmarket_env_11observation_7_encode_12FlatObserver_encode;
   #if CYTHON_USE_TYPE_SPECS
-  __pyx_t_1 = PyTuple_Pack(1, (PyObject *)__pyx_mstate_global->__pyx_ptype_13newmarket_env_6engine_9_observer_TableObserver); if (unlikely(!__pyx_t_1)) __PYX_ERR(0, 118, __pyx_L1_error)
+  __pyx_t_1 = PyTuple_Pack(1, (PyObject *)__pyx_mstate_global->__pyx_ptype_13newmarket_env_6engine_9_observer_TableObserver); if (unlikely(!__pyx_t_1)) __PYX_ERR(0, 152, __pyx_L1_error)
   __Pyx_GOTREF(__pyx_t_1);
   __pyx_mstate->__pyx_ptype_13newmarket_env_11observation_7_encode_FlatObserver = (PyTypeObject *) __Pyx_PyType_FromModuleAndSpec(__pyx_m, &__pyx_type_13newmarket_env_11observation_7_encode_FlatObserver_spec, __pyx_t_1);
   __Pyx_XDECREF(__pyx_t_1); __pyx_t_1 = 0;
-  if (unlikely(!__pyx_mstate->__pyx_ptype_13newmarket_env_11observation_7_encode_FlatObserver)) __PYX_ERR(0, 118, __pyx_L1_error)
+  if (unlikely(!__pyx_mstate->__pyx_ptype_13newmarket_env_11observation_7_encode_FlatObserver)) __PYX_ERR(0, 152, __pyx_L1_error)
   #else
   __pyx_mstate->__pyx_ptype_13newmarket_env_11observation_7_encode_FlatObserver = &__pyx_type_13newmarket_env_11observation_7_encode_FlatObserver;
   #endif
@@ -22405,7 +25306,7 @@ static int __Pyx_modinit_Exttype___pyx_obj_13newmarket_env_11observation_7_encod
   __pyx_mstate_global->__pyx_ptype_13newmarket_env_11observation_7_encode_FlatObserver->tp_base = __pyx_mstate_global->__pyx_ptype_13newmarket_env_6engine_9_observer_TableObserver;
   #endif
   #if !CYTHON_USE_TYPE_SPECS
-  if (__Pyx_PyType_Ready(__pyx_mstate->__pyx_ptype_13newmarket_env_11observation_7_encode_FlatObserver) < (0)) __PYX_ERR(0, 118, __pyx_L1_error)
+  if (__Pyx_PyType_Ready(__pyx_mstate->__pyx_ptype_13newmarket_env_11observation_7_encode_FlatObserver) < (0)) __PYX_ERR(0, 152, __pyx_L1_error)
   #endif
   #if CYTHON_COMPILING_IN_CPYTHON && PY_VERSION_HEX >= 0x030E0000
   PyUnstable_Object_EnableDeferredRefcount((PyObject*)__pyx_mstate->__pyx_ptype_13newmarket_env_11observation_7_encode_FlatObserver);
@@ -22415,9 +25316,9 @@ static int __Pyx_modinit_Exttype___pyx_obj_13newmarket_env_11observation_7_encod
     __pyx_mstate->__pyx_ptype_13newmarket_env_11observation_7_encode_FlatObserver->tp_getattro = PyObject_GenericGetAttr;
   }
   #endif
-  if (__Pyx_SetVtable(__pyx_mstate->__pyx_ptype_13newmarket_env_11observation_7_encode_FlatObserver, __pyx_vtabptr_13newmarket_env_11observation_7_encode_FlatObserver) < (0)) __PYX_ERR(0, 118, __pyx_L1_error)
-  if (PyObject_SetAttr(__pyx_m, __pyx_mstate_global->__pyx_n_u_FlatObserver, (PyObject *) __pyx_mstate->__pyx_ptype_13newmarket_env_11observation_7_encode_FlatObserver) < (0)) __PYX_ERR(0, 118, __pyx_L1_error)
-  if (__Pyx_setup_reduce((PyObject *) __pyx_mstate->__pyx_ptype_13newmarket_env_11observation_7_encode_FlatObserver) < (0)) __PYX_ERR(0, 118, __pyx_L1_error)
+  if (__Pyx_SetVtable(__pyx_mstate->__pyx_ptype_13newmarket_env_11observation_7_encode_FlatObserver, __pyx_vtabptr_13newmarket_env_11observation_7_encode_FlatObserver) < (0)) __PYX_ERR(0, 152, __pyx_L1_error)
+  if (PyObject_SetAttr(__pyx_m, __pyx_mstate_global->__pyx_n_u_FlatObserver, (PyObject *) __pyx_mstate->__pyx_ptype_13newmarket_env_11observation_7_encode_FlatObserver) < (0)) __PYX_ERR(0, 152, __pyx_L1_error)
+  if (__Pyx_setup_reduce((PyObject *) __pyx_mstate->__pyx_ptype_13newmarket_env_11observation_7_encode_FlatObserver) < (0)) __PYX_ERR(0, 152, __pyx_L1_error)
   __Pyx_RefNannyFinishContext();
   return 0;
   __pyx_L1_error:;
@@ -22619,7 +25520,157 @@ static int __Pyx_modinit_Type_import_code(__pyx_mstatetype *__pyx_mstate) {
   CYTHON_UNUSED_VAR(__pyx_mstate);
   __Pyx_RefNannySetupContext("__Pyx_modinit_Type_import_code", 0);
   /*--- Type import code ---*/
-  __pyx_t_1 = PyImport_ImportModule("newmarket_env.engine._fast"); if (unlikely(!__pyx_t_1)) __PYX_ERR(3, 6, __pyx_L1_error)
+  __pyx_t_1 = PyImport_ImportModule(__Pyx_BUILTIN_MODULE_NAME); if (unlikely(!__pyx_t_1)) __PYX_ERR(4, 9, __pyx_L1_error)
+  __Pyx_GOTREF(__pyx_t_1);
+  __pyx_mstate->__pyx_ptype_7cpython_4type_type = __Pyx_ImportType_3_3_1(__pyx_t_1, __Pyx_BUILTIN_MODULE_NAME, "type",
+  #if defined(PYPY_VERSION_NUM) && PYPY_VERSION_NUM < 0x050B0000
+  sizeof(PyTypeObject), __PYX_GET_STRUCT_ALIGNMENT_3_3_1(PyTypeObject),
+  #elif CYTHON_COMPILING_IN_LIMITED_API
+  0, 0,
+  #else
+  sizeof(PyHeapTypeObject), __PYX_GET_STRUCT_ALIGNMENT_3_3_1(PyHeapTypeObject),
+  #endif
+  __Pyx_ImportType_CheckSize_Warn_3_3_1); if (!__pyx_mstate->__pyx_ptype_7cpython_4type_type) __PYX_ERR(4, 9, __pyx_L1_error)
+  __Pyx_DECREF(__pyx_t_1); __pyx_t_1 = 0;
+  __pyx_t_1 = PyImport_ImportModule("numpy"); if (unlikely(!__pyx_t_1)) __PYX_ERR(3, 229, __pyx_L1_error)
+  __Pyx_GOTREF(__pyx_t_1);
+  __pyx_mstate->__pyx_ptype_5numpy_dtype = __Pyx_ImportType_3_3_1(__pyx_t_1, "numpy", "dtype",
+  #if defined(PYPY_VERSION_NUM) && PYPY_VERSION_NUM < 0x050B0000
+  sizeof(PyArray_Descr), __PYX_GET_STRUCT_ALIGNMENT_3_3_1(PyArray_Descr),
+  #elif CYTHON_COMPILING_IN_LIMITED_API
+  sizeof(PyArray_Descr), __PYX_GET_STRUCT_ALIGNMENT_3_3_1(PyArray_Descr),
+  #else
+  sizeof(PyArray_Descr), __PYX_GET_STRUCT_ALIGNMENT_3_3_1(PyArray_Descr),
+  #endif
+  __Pyx_ImportType_CheckSize_Ignore_3_3_1); if (!__pyx_mstate->__pyx_ptype_5numpy_dtype) __PYX_ERR(3, 229, __pyx_L1_error)
+  __pyx_mstate->__pyx_ptype_5numpy_flatiter = __Pyx_ImportType_3_3_1(__pyx_t_1, "numpy", "flatiter",
+  #if defined(PYPY_VERSION_NUM) && PYPY_VERSION_NUM < 0x050B0000
+  sizeof(PyArrayIterObject), __PYX_GET_STRUCT_ALIGNMENT_3_3_1(PyArrayIterObject),
+  #elif CYTHON_COMPILING_IN_LIMITED_API
+  sizeof(PyArrayIterObject), __PYX_GET_STRUCT_ALIGNMENT_3_3_1(PyArrayIterObject),
+  #else
+  sizeof(PyArrayIterObject), __PYX_GET_STRUCT_ALIGNMENT_3_3_1(PyArrayIterObject),
+  #endif
+  __Pyx_ImportType_CheckSize_Ignore_3_3_1); if (!__pyx_mstate->__pyx_ptype_5numpy_flatiter) __PYX_ERR(3, 274, __pyx_L1_error)
+  __pyx_mstate->__pyx_ptype_5numpy_broadcast = __Pyx_ImportType_3_3_1(__pyx_t_1, "numpy", "broadcast",
+  #if defined(PYPY_VERSION_NUM) && PYPY_VERSION_NUM < 0x050B0000
+  sizeof(PyArrayMultiIterObject), __PYX_GET_STRUCT_ALIGNMENT_3_3_1(PyArrayMultiIterObject),
+  #elif CYTHON_COMPILING_IN_LIMITED_API
+  sizeof(PyArrayMultiIterObject), __PYX_GET_STRUCT_ALIGNMENT_3_3_1(PyArrayMultiIterObject),
+  #else
+  sizeof(PyArrayMultiIterObject), __PYX_GET_STRUCT_ALIGNMENT_3_3_1(PyArrayMultiIterObject),
+  #endif
+  __Pyx_ImportType_CheckSize_Ignore_3_3_1); if (!__pyx_mstate->__pyx_ptype_5numpy_broadcast) __PYX_ERR(3, 278, __pyx_L1_error)
+  __pyx_mstate->__pyx_ptype_5numpy_ndarray = __Pyx_ImportType_3_3_1(__pyx_t_1, "numpy", "ndarray",
+  #if defined(PYPY_VERSION_NUM) && PYPY_VERSION_NUM < 0x050B0000
+  sizeof(PyArrayObject), __PYX_GET_STRUCT_ALIGNMENT_3_3_1(PyArrayObject),
+  #elif CYTHON_COMPILING_IN_LIMITED_API
+  sizeof(PyArrayObject), __PYX_GET_STRUCT_ALIGNMENT_3_3_1(PyArrayObject),
+  #else
+  sizeof(PyArrayObject), __PYX_GET_STRUCT_ALIGNMENT_3_3_1(PyArrayObject),
+  #endif
+  __Pyx_ImportType_CheckSize_Ignore_3_3_1); if (!__pyx_mstate->__pyx_ptype_5numpy_ndarray) __PYX_ERR(3, 317, __pyx_L1_error)
+  __pyx_mstate->__pyx_ptype_5numpy_generic = __Pyx_ImportType_3_3_1(__pyx_t_1, "numpy", "generic",
+  #if defined(PYPY_VERSION_NUM) && PYPY_VERSION_NUM < 0x050B0000
+  sizeof(PyObject), __PYX_GET_STRUCT_ALIGNMENT_3_3_1(PyObject),
+  #elif CYTHON_COMPILING_IN_LIMITED_API
+  sizeof(PyObject), __PYX_GET_STRUCT_ALIGNMENT_3_3_1(PyObject),
+  #else
+  sizeof(PyObject), __PYX_GET_STRUCT_ALIGNMENT_3_3_1(PyObject),
+  #endif
+  __Pyx_ImportType_CheckSize_Warn_3_3_1); if (!__pyx_mstate->__pyx_ptype_5numpy_generic) __PYX_ERR(3, 826, __pyx_L1_error)
+  __pyx_mstate->__pyx_ptype_5numpy_number = __Pyx_ImportType_3_3_1(__pyx_t_1, "numpy", "number",
+  #if defined(PYPY_VERSION_NUM) && PYPY_VERSION_NUM < 0x050B0000
+  sizeof(PyObject), __PYX_GET_STRUCT_ALIGNMENT_3_3_1(PyObject),
+  #elif CYTHON_COMPILING_IN_LIMITED_API
+  sizeof(PyObject), __PYX_GET_STRUCT_ALIGNMENT_3_3_1(PyObject),
+  #else
+  sizeof(PyObject), __PYX_GET_STRUCT_ALIGNMENT_3_3_1(PyObject),
+  #endif
+  __Pyx_ImportType_CheckSize_Warn_3_3_1); if (!__pyx_mstate->__pyx_ptype_5numpy_number) __PYX_ERR(3, 828, __pyx_L1_error)
+  __pyx_mstate->__pyx_ptype_5numpy_integer = __Pyx_ImportType_3_3_1(__pyx_t_1, "numpy", "integer",
+  #if defined(PYPY_VERSION_NUM) && PYPY_VERSION_NUM < 0x050B0000
+  sizeof(PyObject), __PYX_GET_STRUCT_ALIGNMENT_3_3_1(PyObject),
+  #elif CYTHON_COMPILING_IN_LIMITED_API
+  sizeof(PyObject), __PYX_GET_STRUCT_ALIGNMENT_3_3_1(PyObject),
+  #else
+  sizeof(PyObject), __PYX_GET_STRUCT_ALIGNMENT_3_3_1(PyObject),
+  #endif
+  __Pyx_ImportType_CheckSize_Warn_3_3_1); if (!__pyx_mstate->__pyx_ptype_5numpy_integer) __PYX_ERR(3, 830, __pyx_L1_error)
+  __pyx_mstate->__pyx_ptype_5numpy_signedinteger = __Pyx_ImportType_3_3_1(__pyx_t_1, "numpy", "signedinteger",
+  #if defined(PYPY_VERSION_NUM) && PYPY_VERSION_NUM < 0x050B0000
+  sizeof(PyObject), __PYX_GET_STRUCT_ALIGNMENT_3_3_1(PyObject),
+  #elif CYTHON_COMPILING_IN_LIMITED_API
+  sizeof(PyObject), __PYX_GET_STRUCT_ALIGNMENT_3_3_1(PyObject),
+  #else
+  sizeof(PyObject), __PYX_GET_STRUCT_ALIGNMENT_3_3_1(PyObject),
+  #endif
+  __Pyx_ImportType_CheckSize_Warn_3_3_1); if (!__pyx_mstate->__pyx_ptype_5numpy_signedinteger) __PYX_ERR(3, 832, __pyx_L1_error)
+  __pyx_mstate->__pyx_ptype_5numpy_unsignedinteger = __Pyx_ImportType_3_3_1(__pyx_t_1, "numpy", "unsignedinteger",
+  #if defined(PYPY_VERSION_NUM) && PYPY_VERSION_NUM < 0x050B0000
+  sizeof(PyObject), __PYX_GET_STRUCT_ALIGNMENT_3_3_1(PyObject),
+  #elif CYTHON_COMPILING_IN_LIMITED_API
+  sizeof(PyObject), __PYX_GET_STRUCT_ALIGNMENT_3_3_1(PyObject),
+  #else
+  sizeof(PyObject), __PYX_GET_STRUCT_ALIGNMENT_3_3_1(PyObject),
+  #endif
+  __Pyx_ImportType_CheckSize_Warn_3_3_1); if (!__pyx_mstate->__pyx_ptype_5numpy_unsignedinteger) __PYX_ERR(3, 834, __pyx_L1_error)
+  __pyx_mstate->__pyx_ptype_5numpy_inexact = __Pyx_ImportType_3_3_1(__pyx_t_1, "numpy", "inexact",
+  #if defined(PYPY_VERSION_NUM) && PYPY_VERSION_NUM < 0x050B0000
+  sizeof(PyObject), __PYX_GET_STRUCT_ALIGNMENT_3_3_1(PyObject),
+  #elif CYTHON_COMPILING_IN_LIMITED_API
+  sizeof(PyObject), __PYX_GET_STRUCT_ALIGNMENT_3_3_1(PyObject),
+  #else
+  sizeof(PyObject), __PYX_GET_STRUCT_ALIGNMENT_3_3_1(PyObject),
+  #endif
+  __Pyx_ImportType_CheckSize_Warn_3_3_1); if (!__pyx_mstate->__pyx_ptype_5numpy_inexact) __PYX_ERR(3, 836, __pyx_L1_error)
+  __pyx_mstate->__pyx_ptype_5numpy_floating = __Pyx_ImportType_3_3_1(__pyx_t_1, "numpy", "floating",
+  #if defined(PYPY_VERSION_NUM) && PYPY_VERSION_NUM < 0x050B0000
+  sizeof(PyObject), __PYX_GET_STRUCT_ALIGNMENT_3_3_1(PyObject),
+  #elif CYTHON_COMPILING_IN_LIMITED_API
+  sizeof(PyObject), __PYX_GET_STRUCT_ALIGNMENT_3_3_1(PyObject),
+  #else
+  sizeof(PyObject), __PYX_GET_STRUCT_ALIGNMENT_3_3_1(PyObject),
+  #endif
+  __Pyx_ImportType_CheckSize_Warn_3_3_1); if (!__pyx_mstate->__pyx_ptype_5numpy_floating) __PYX_ERR(3, 838, __pyx_L1_error)
+  __pyx_mstate->__pyx_ptype_5numpy_complexfloating = __Pyx_ImportType_3_3_1(__pyx_t_1, "numpy", "complexfloating",
+  #if defined(PYPY_VERSION_NUM) && PYPY_VERSION_NUM < 0x050B0000
+  sizeof(PyObject), __PYX_GET_STRUCT_ALIGNMENT_3_3_1(PyObject),
+  #elif CYTHON_COMPILING_IN_LIMITED_API
+  sizeof(PyObject), __PYX_GET_STRUCT_ALIGNMENT_3_3_1(PyObject),
+  #else
+  sizeof(PyObject), __PYX_GET_STRUCT_ALIGNMENT_3_3_1(PyObject),
+  #endif
+  __Pyx_ImportType_CheckSize_Warn_3_3_1); if (!__pyx_mstate->__pyx_ptype_5numpy_complexfloating) __PYX_ERR(3, 840, __pyx_L1_error)
+  __pyx_mstate->__pyx_ptype_5numpy_flexible = __Pyx_ImportType_3_3_1(__pyx_t_1, "numpy", "flexible",
+  #if defined(PYPY_VERSION_NUM) && PYPY_VERSION_NUM < 0x050B0000
+  sizeof(PyObject), __PYX_GET_STRUCT_ALIGNMENT_3_3_1(PyObject),
+  #elif CYTHON_COMPILING_IN_LIMITED_API
+  sizeof(PyObject), __PYX_GET_STRUCT_ALIGNMENT_3_3_1(PyObject),
+  #else
+  sizeof(PyObject), __PYX_GET_STRUCT_ALIGNMENT_3_3_1(PyObject),
+  #endif
+  __Pyx_ImportType_CheckSize_Warn_3_3_1); if (!__pyx_mstate->__pyx_ptype_5numpy_flexible) __PYX_ERR(3, 842, __pyx_L1_error)
+  __pyx_mstate->__pyx_ptype_5numpy_character = __Pyx_ImportType_3_3_1(__pyx_t_1, "numpy", "character",
+  #if defined(PYPY_VERSION_NUM) && PYPY_VERSION_NUM < 0x050B0000
+  sizeof(PyObject), __PYX_GET_STRUCT_ALIGNMENT_3_3_1(PyObject),
+  #elif CYTHON_COMPILING_IN_LIMITED_API
+  sizeof(PyObject), __PYX_GET_STRUCT_ALIGNMENT_3_3_1(PyObject),
+  #else
+  sizeof(PyObject), __PYX_GET_STRUCT_ALIGNMENT_3_3_1(PyObject),
+  #endif
+  __Pyx_ImportType_CheckSize_Warn_3_3_1); if (!__pyx_mstate->__pyx_ptype_5numpy_character) __PYX_ERR(3, 844, __pyx_L1_error)
+  __pyx_mstate->__pyx_ptype_5numpy_ufunc = __Pyx_ImportType_3_3_1(__pyx_t_1, "numpy", "ufunc",
+  #if defined(PYPY_VERSION_NUM) && PYPY_VERSION_NUM < 0x050B0000
+  sizeof(PyUFuncObject), __PYX_GET_STRUCT_ALIGNMENT_3_3_1(PyUFuncObject),
+  #elif CYTHON_COMPILING_IN_LIMITED_API
+  sizeof(PyUFuncObject), __PYX_GET_STRUCT_ALIGNMENT_3_3_1(PyUFuncObject),
+  #else
+  sizeof(PyUFuncObject), __PYX_GET_STRUCT_ALIGNMENT_3_3_1(PyUFuncObject),
+  #endif
+  __Pyx_ImportType_CheckSize_Ignore_3_3_1); if (!__pyx_mstate->__pyx_ptype_5numpy_ufunc) __PYX_ERR(3, 908, __pyx_L1_error)
+  __Pyx_DECREF(__pyx_t_1); __pyx_t_1 = 0;
+  __pyx_t_1 = PyImport_ImportModule("newmarket_env.engine._fast"); if (unlikely(!__pyx_t_1)) __PYX_ERR(5, 6, __pyx_L1_error)
   __Pyx_GOTREF(__pyx_t_1);
   __pyx_mstate->__pyx_ptype_13newmarket_env_6engine_5_fast_FastGame = __Pyx_ImportType_3_3_1(__pyx_t_1, "newmarket_env.engine._fast", "FastGame",
   #if defined(PYPY_VERSION_NUM) && PYPY_VERSION_NUM < 0x050B0000
@@ -22629,8 +25680,8 @@ static int __Pyx_modinit_Type_import_code(__pyx_mstatetype *__pyx_mstate) {
   #else
   sizeof(struct __pyx_obj_13newmarket_env_6engine_5_fast_FastGame), __PYX_GET_STRUCT_ALIGNMENT_3_3_1(struct __pyx_obj_13newmarket_env_6engine_5_fast_FastGame),
   #endif
-  __Pyx_ImportType_CheckSize_Warn_3_3_1); if (!__pyx_mstate->__pyx_ptype_13newmarket_env_6engine_5_fast_FastGame) __PYX_ERR(3, 6, __pyx_L1_error)
-  if (unlikely(__Pyx_GetVtable(__pyx_mstate->__pyx_ptype_13newmarket_env_6engine_5_fast_FastGame, (void**)&__pyx_vtabptr_13newmarket_env_6engine_5_fast_FastGame) != 1)) __PYX_ERR(3, 6, __pyx_L1_error)
+  __Pyx_ImportType_CheckSize_Warn_3_3_1); if (!__pyx_mstate->__pyx_ptype_13newmarket_env_6engine_5_fast_FastGame) __PYX_ERR(5, 6, __pyx_L1_error)
+  if (unlikely(__Pyx_GetVtable(__pyx_mstate->__pyx_ptype_13newmarket_env_6engine_5_fast_FastGame, (void**)&__pyx_vtabptr_13newmarket_env_6engine_5_fast_FastGame) != 1)) __PYX_ERR(5, 6, __pyx_L1_error)
   __Pyx_DECREF(__pyx_t_1); __pyx_t_1 = 0;
   __Pyx_RefNannyFinishContext();
   return 0;
@@ -22651,11 +25702,39 @@ static int __Pyx_modinit_Variable_import_code(__pyx_mstatetype *__pyx_mstate) {
 
 static int __Pyx_modinit_Function_import_code(__pyx_mstatetype *__pyx_mstate) {
   __Pyx_RefNannyDeclarations
+  PyObject *__pyx_t_1 = NULL;
+  int __pyx_lineno = 0;
+  const char *__pyx_filename = NULL;
+  int __pyx_clineno = 0;
   CYTHON_UNUSED_VAR(__pyx_mstate);
   __Pyx_RefNannySetupContext("__Pyx_modinit_Function_import_code", 0);
   /*--- Function import code ---*/
+  {
+    __pyx_t_1 = PyImport_ImportModule("newmarket_env.engine._table"); if (unlikely(!__pyx_t_1)) __PYX_ERR(0, 1, __pyx_L1_error)
+    __Pyx_GOTREF(__pyx_t_1);
+    const char * __pyx_import_signature = __Pyx_PyBytes_AsString(__pyx_mstate_global->__pyx_kp_b_void_struct___pyx_t_13newmarket_2);
+    #if !CYTHON_ASSUME_SAFE_MACROS
+    if (unlikely(!__pyx_import_signature)) __PYX_ERR(0, 1, __pyx_L1_error)
+    #endif
+    const char * __pyx_import_name = __pyx_import_signature + 83;
+    void (**const __pyx_import_pointers[])(void) = {(void (**)(void))&__pyx_f_13newmarket_env_6engine_6_table_write_mask, (void (**)(void)) NULL};
+    void (**const *__pyx_import_pointer)(void) = __pyx_import_pointers;
+    const char *__pyx_import_current_signature = __pyx_import_signature;
+    while (*__pyx_import_pointer) {
+      if (__Pyx_ImportFunction_3_3_1(__pyx_t_1, __pyx_import_name, *__pyx_import_pointer, __pyx_import_current_signature) < (0)) __PYX_ERR(0, 1, __pyx_L1_error)
+      ++__pyx_import_pointer;
+      __pyx_import_name = strchr(__pyx_import_name, '\0') + 1;
+      __pyx_import_signature = strchr(__pyx_import_signature, '\0') + 1;
+      if (*__pyx_import_signature != '\0') __pyx_import_current_signature = __pyx_import_signature;
+    }
+    __Pyx_DECREF(__pyx_t_1); __pyx_t_1 = 0;
+  }
   __Pyx_RefNannyFinishContext();
   return 0;
+  __pyx_L1_error:;
+  __Pyx_XDECREF(__pyx_t_1);
+  __Pyx_RefNannyFinishContext();
+  return -1;
 }
 
 #if CYTHON_PEP489_MULTI_PHASE_INIT
@@ -22860,6 +25939,7 @@ static CYTHON_SMALL_CODE int __pyx_pymod_exec__encode(PyObject *__pyx_pyinit_mod
   int __pyx_t_11;
   double __pyx_t_12;
   long __pyx_t_13;
+  npy_intp __pyx_t_14;
   int __pyx_lineno = 0;
   const char *__pyx_filename = NULL;
   int __pyx_clineno = 0;
@@ -22963,7 +26043,7 @@ __Pyx_RefNannySetupContext("PyInit__encode", 0);
   __Pyx_DECREF(__pyx_t_2); __pyx_t_2 = 0;
   if (unlikely((__Pyx_modinit_Type_import_code(__pyx_mstate) < 0))) __PYX_ERR(0, 1, __pyx_L1_error)
   (void)__Pyx_modinit_Variable_import_code(__pyx_mstate);
-  (void)__Pyx_modinit_Function_import_code(__pyx_mstate);
+  if (unlikely((__Pyx_modinit_Function_import_code(__pyx_mstate) < 0))) __PYX_ERR(0, 1, __pyx_L1_error)
   if (__Pyx_InitAfterSharedUtility() < (0)) __PYX_ERR(0, 1, __pyx_L1_error)
   /*--- Execution code ---*/
 
@@ -23459,8 +26539,21 @@ __Pyx_RefNannySetupContext("PyInit__encode", 0);
   if (PyDict_SetItem(__pyx_mstate_global->__pyx_d, __pyx_mstate_global->__pyx_n_u_pyx_unpickle_Enum, __pyx_t_2) < (0)) __PYX_ERR(1, 4, __pyx_L1_error)
   __Pyx_DECREF(__pyx_t_2); __pyx_t_2 = 0;
 
-  /* "newmarket_env/observation/_encode.pyx":24
+  /* "newmarket_env/observation/_encode.pyx":26
  * from newmarket_env.engine._table cimport *
+ * 
+ * import numpy as np             # <<<<<<<<<<<<<<
+ * 
+ * from newmarket_env.observation import layout
+*/
+  __pyx_t_1 = __Pyx_Import(__pyx_mstate_global->__pyx_n_u_numpy, 0, 0, NULL, 0); if (unlikely(!__pyx_t_1)) __PYX_ERR(0, 26, __pyx_L1_error)
+  __pyx_t_2 = __pyx_t_1;
+  __Pyx_GOTREF(__pyx_t_2);
+  if (PyDict_SetItem(__pyx_mstate_global->__pyx_d, __pyx_mstate_global->__pyx_n_u_np, __pyx_t_2) < (0)) __PYX_ERR(0, 26, __pyx_L1_error)
+  __Pyx_DECREF(__pyx_t_2); __pyx_t_2 = 0;
+
+  /* "newmarket_env/observation/_encode.pyx":28
+ * import numpy as np
  * 
  * from newmarket_env.observation import layout             # <<<<<<<<<<<<<<
  * from newmarket_env.observation.encode import static_part
@@ -23468,22 +26561,22 @@ __Pyx_RefNannySetupContext("PyInit__encode", 0);
 */
   {
     PyObject* const __pyx_imported_names[] = {__pyx_mstate_global->__pyx_n_u_layout};
-    __pyx_t_1 = __Pyx_Import(__pyx_mstate_global->__pyx_n_u_newmarket_env_observation, __pyx_imported_names, 1, NULL, 0); if (unlikely(!__pyx_t_1)) __PYX_ERR(0, 24, __pyx_L1_error)
+    __pyx_t_1 = __Pyx_Import(__pyx_mstate_global->__pyx_n_u_newmarket_env_observation, __pyx_imported_names, 1, NULL, 0); if (unlikely(!__pyx_t_1)) __PYX_ERR(0, 28, __pyx_L1_error)
   }
   __pyx_t_2 = __pyx_t_1;
   __Pyx_GOTREF(__pyx_t_2);
   {
     PyObject* const __pyx_imported_names[] = {__pyx_mstate_global->__pyx_n_u_layout};
     __pyx_t_9 = 0; {
-      __pyx_t_5 = __Pyx_ImportFrom(__pyx_t_2, __pyx_imported_names[__pyx_t_9]); if (unlikely(!__pyx_t_5)) __PYX_ERR(0, 24, __pyx_L1_error)
+      __pyx_t_5 = __Pyx_ImportFrom(__pyx_t_2, __pyx_imported_names[__pyx_t_9]); if (unlikely(!__pyx_t_5)) __PYX_ERR(0, 28, __pyx_L1_error)
       __Pyx_GOTREF(__pyx_t_5);
-      if (PyDict_SetItem(__pyx_mstate_global->__pyx_d, __pyx_imported_names[__pyx_t_9], __pyx_t_5) < (0)) __PYX_ERR(0, 24, __pyx_L1_error)
+      if (PyDict_SetItem(__pyx_mstate_global->__pyx_d, __pyx_imported_names[__pyx_t_9], __pyx_t_5) < (0)) __PYX_ERR(0, 28, __pyx_L1_error)
       __Pyx_DECREF(__pyx_t_5); __pyx_t_5 = 0;
     }
   }
   __Pyx_DECREF(__pyx_t_2); __pyx_t_2 = 0;
 
-  /* "newmarket_env/observation/_encode.pyx":25
+  /* "newmarket_env/observation/_encode.pyx":29
  * 
  * from newmarket_env.observation import layout
  * from newmarket_env.observation.encode import static_part             # <<<<<<<<<<<<<<
@@ -23492,22 +26585,22 @@ __Pyx_RefNannySetupContext("PyInit__encode", 0);
 */
   {
     PyObject* const __pyx_imported_names[] = {__pyx_mstate_global->__pyx_n_u_static_part};
-    __pyx_t_1 = __Pyx_Import(__pyx_mstate_global->__pyx_n_u_newmarket_env_observation_encode, __pyx_imported_names, 1, NULL, 0); if (unlikely(!__pyx_t_1)) __PYX_ERR(0, 25, __pyx_L1_error)
+    __pyx_t_1 = __Pyx_Import(__pyx_mstate_global->__pyx_n_u_newmarket_env_observation_encode, __pyx_imported_names, 1, NULL, 0); if (unlikely(!__pyx_t_1)) __PYX_ERR(0, 29, __pyx_L1_error)
   }
   __pyx_t_2 = __pyx_t_1;
   __Pyx_GOTREF(__pyx_t_2);
   {
     PyObject* const __pyx_imported_names[] = {__pyx_mstate_global->__pyx_n_u_static_part};
     __pyx_t_9 = 0; {
-      __pyx_t_5 = __Pyx_ImportFrom(__pyx_t_2, __pyx_imported_names[__pyx_t_9]); if (unlikely(!__pyx_t_5)) __PYX_ERR(0, 25, __pyx_L1_error)
+      __pyx_t_5 = __Pyx_ImportFrom(__pyx_t_2, __pyx_imported_names[__pyx_t_9]); if (unlikely(!__pyx_t_5)) __PYX_ERR(0, 29, __pyx_L1_error)
       __Pyx_GOTREF(__pyx_t_5);
-      if (PyDict_SetItem(__pyx_mstate_global->__pyx_d, __pyx_imported_names[__pyx_t_9], __pyx_t_5) < (0)) __PYX_ERR(0, 25, __pyx_L1_error)
+      if (PyDict_SetItem(__pyx_mstate_global->__pyx_d, __pyx_imported_names[__pyx_t_9], __pyx_t_5) < (0)) __PYX_ERR(0, 29, __pyx_L1_error)
       __Pyx_DECREF(__pyx_t_5); __pyx_t_5 = 0;
     }
   }
   __Pyx_DECREF(__pyx_t_2); __pyx_t_2 = 0;
 
-  /* "newmarket_env/observation/_encode.pyx":26
+  /* "newmarket_env/observation/_encode.pyx":30
  * from newmarket_env.observation import layout
  * from newmarket_env.observation.encode import static_part
  * from newmarket_env.observation.layout import FLAT_SIZE, offsets             # <<<<<<<<<<<<<<
@@ -23516,22 +26609,22 @@ __Pyx_RefNannySetupContext("PyInit__encode", 0);
 */
   {
     PyObject* const __pyx_imported_names[] = {__pyx_mstate_global->__pyx_n_u_FLAT_SIZE,__pyx_mstate_global->__pyx_n_u_offsets};
-    __pyx_t_1 = __Pyx_Import(__pyx_mstate_global->__pyx_n_u_newmarket_env_observation_layout, __pyx_imported_names, 2, NULL, 0); if (unlikely(!__pyx_t_1)) __PYX_ERR(0, 26, __pyx_L1_error)
+    __pyx_t_1 = __Pyx_Import(__pyx_mstate_global->__pyx_n_u_newmarket_env_observation_layout, __pyx_imported_names, 2, NULL, 0); if (unlikely(!__pyx_t_1)) __PYX_ERR(0, 30, __pyx_L1_error)
   }
   __pyx_t_2 = __pyx_t_1;
   __Pyx_GOTREF(__pyx_t_2);
   {
     PyObject* const __pyx_imported_names[] = {__pyx_mstate_global->__pyx_n_u_FLAT_SIZE,__pyx_mstate_global->__pyx_n_u_offsets};
     for (__pyx_t_9=0; __pyx_t_9 < 2; __pyx_t_9++) {
-      __pyx_t_5 = __Pyx_ImportFrom(__pyx_t_2, __pyx_imported_names[__pyx_t_9]); if (unlikely(!__pyx_t_5)) __PYX_ERR(0, 26, __pyx_L1_error)
+      __pyx_t_5 = __Pyx_ImportFrom(__pyx_t_2, __pyx_imported_names[__pyx_t_9]); if (unlikely(!__pyx_t_5)) __PYX_ERR(0, 30, __pyx_L1_error)
       __Pyx_GOTREF(__pyx_t_5);
-      if (PyDict_SetItem(__pyx_mstate_global->__pyx_d, __pyx_imported_names[__pyx_t_9], __pyx_t_5) < (0)) __PYX_ERR(0, 26, __pyx_L1_error)
+      if (PyDict_SetItem(__pyx_mstate_global->__pyx_d, __pyx_imported_names[__pyx_t_9], __pyx_t_5) < (0)) __PYX_ERR(0, 30, __pyx_L1_error)
       __Pyx_DECREF(__pyx_t_5); __pyx_t_5 = 0;
     }
   }
   __Pyx_DECREF(__pyx_t_2); __pyx_t_2 = 0;
 
-  /* "newmarket_env/observation/_encode.pyx":29
+  /* "newmarket_env/observation/_encode.pyx":33
  * 
  * # The observation layout (layout.py) as plain offsets, read once.
  * _SLOTS = offsets()             # <<<<<<<<<<<<<<
@@ -23539,7 +26632,7 @@ __Pyx_RefNannySetupContext("PyInit__encode", 0);
  * cdef int AT_KNOWN_DEAD = _SLOTS["known_dead"].start, AT_LAST_CARD = _SLOTS["last_card"].start
 */
   __pyx_t_5 = NULL;
-  __Pyx_GetModuleGlobalName(__pyx_t_10, __pyx_mstate_global->__pyx_n_u_offsets); if (unlikely(!__pyx_t_10)) __PYX_ERR(0, 29, __pyx_L1_error)
+  __Pyx_GetModuleGlobalName(__pyx_t_10, __pyx_mstate_global->__pyx_n_u_offsets); if (unlikely(!__pyx_t_10)) __PYX_ERR(0, 33, __pyx_L1_error)
   __Pyx_GOTREF(__pyx_t_10);
   __pyx_t_6 = 1;
   {
@@ -23547,292 +26640,172 @@ __Pyx_RefNannySetupContext("PyInit__encode", 0);
     __pyx_t_2 = __Pyx_PyObject_FastCall((PyObject*)__pyx_t_10, __pyx_callargs+__pyx_t_6, (1-__pyx_t_6) | (__pyx_t_6*__Pyx_PY_VECTORCALL_ARGUMENTS_OFFSET));
     __Pyx_XDECREF(__pyx_t_5); __pyx_t_5 = 0;
     __Pyx_DECREF(__pyx_t_10); __pyx_t_10 = 0;
-    if (unlikely(!__pyx_t_2)) __PYX_ERR(0, 29, __pyx_L1_error)
+    if (unlikely(!__pyx_t_2)) __PYX_ERR(0, 33, __pyx_L1_error)
     __Pyx_GOTREF(__pyx_t_2);
   }
-  if (PyDict_SetItem(__pyx_mstate_global->__pyx_d, __pyx_mstate_global->__pyx_n_u_SLOTS, __pyx_t_2) < (0)) __PYX_ERR(0, 29, __pyx_L1_error)
+  if (PyDict_SetItem(__pyx_mstate_global->__pyx_d, __pyx_mstate_global->__pyx_n_u_SLOTS, __pyx_t_2) < (0)) __PYX_ERR(0, 33, __pyx_L1_error)
   __Pyx_DECREF(__pyx_t_2); __pyx_t_2 = 0;
 
-  /* "newmarket_env/observation/_encode.pyx":30
+  /* "newmarket_env/observation/_encode.pyx":34
  * # The observation layout (layout.py) as plain offsets, read once.
  * _SLOTS = offsets()
  * cdef int AT_HAND = _SLOTS["hand"].start, AT_PLAYED_BY = _SLOTS["played_by"].start             # <<<<<<<<<<<<<<
  * cdef int AT_KNOWN_DEAD = _SLOTS["known_dead"].start, AT_LAST_CARD = _SLOTS["last_card"].start
  * cdef int AT_BOODLE_VALUE = _SLOTS["boodle_value"].start, AT_BOODLE_STACKS = _SLOTS["boodle_stacks"].start
 */
-  __Pyx_GetModuleGlobalName(__pyx_t_2, __pyx_mstate_global->__pyx_n_u_SLOTS); if (unlikely(!__pyx_t_2)) __PYX_ERR(0, 30, __pyx_L1_error)
+  __Pyx_GetModuleGlobalName(__pyx_t_2, __pyx_mstate_global->__pyx_n_u_SLOTS); if (unlikely(!__pyx_t_2)) __PYX_ERR(0, 34, __pyx_L1_error)
   __Pyx_GOTREF(__pyx_t_2);
-  __pyx_t_10 = __Pyx_PyObject_Dict_GetItem(__pyx_t_2, __pyx_mstate_global->__pyx_n_u_hand); if (unlikely(!__pyx_t_10)) __PYX_ERR(0, 30, __pyx_L1_error)
+  __pyx_t_10 = __Pyx_PyObject_Dict_GetItem(__pyx_t_2, __pyx_mstate_global->__pyx_n_u_hand); if (unlikely(!__pyx_t_10)) __PYX_ERR(0, 34, __pyx_L1_error)
   __Pyx_GOTREF(__pyx_t_10);
   __Pyx_DECREF(__pyx_t_2); __pyx_t_2 = 0;
-  __pyx_t_2 = __Pyx_PyObject_GetAttrStr(__pyx_t_10, __pyx_mstate_global->__pyx_n_u_start); if (unlikely(!__pyx_t_2)) __PYX_ERR(0, 30, __pyx_L1_error)
+  __pyx_t_2 = __Pyx_PyObject_GetAttrStr(__pyx_t_10, __pyx_mstate_global->__pyx_n_u_start); if (unlikely(!__pyx_t_2)) __PYX_ERR(0, 34, __pyx_L1_error)
   __Pyx_GOTREF(__pyx_t_2);
   __Pyx_DECREF(__pyx_t_10); __pyx_t_10 = 0;
-  __pyx_t_11 = __Pyx_PyLong_As_int(__pyx_t_2); if (unlikely((__pyx_t_11 == (int)-1) && PyErr_Occurred())) __PYX_ERR(0, 30, __pyx_L1_error)
+  __pyx_t_11 = __Pyx_PyLong_As_int(__pyx_t_2); if (unlikely((__pyx_t_11 == (int)-1) && PyErr_Occurred())) __PYX_ERR(0, 34, __pyx_L1_error)
   __Pyx_DECREF(__pyx_t_2); __pyx_t_2 = 0;
   __pyx_v_13newmarket_env_11observation_7_encode_AT_HAND = __pyx_t_11;
-  __Pyx_GetModuleGlobalName(__pyx_t_2, __pyx_mstate_global->__pyx_n_u_SLOTS); if (unlikely(!__pyx_t_2)) __PYX_ERR(0, 30, __pyx_L1_error)
+  __Pyx_GetModuleGlobalName(__pyx_t_2, __pyx_mstate_global->__pyx_n_u_SLOTS); if (unlikely(!__pyx_t_2)) __PYX_ERR(0, 34, __pyx_L1_error)
   __Pyx_GOTREF(__pyx_t_2);
-  __pyx_t_10 = __Pyx_PyObject_Dict_GetItem(__pyx_t_2, __pyx_mstate_global->__pyx_n_u_played_by); if (unlikely(!__pyx_t_10)) __PYX_ERR(0, 30, __pyx_L1_error)
+  __pyx_t_10 = __Pyx_PyObject_Dict_GetItem(__pyx_t_2, __pyx_mstate_global->__pyx_n_u_played_by); if (unlikely(!__pyx_t_10)) __PYX_ERR(0, 34, __pyx_L1_error)
   __Pyx_GOTREF(__pyx_t_10);
   __Pyx_DECREF(__pyx_t_2); __pyx_t_2 = 0;
-  __pyx_t_2 = __Pyx_PyObject_GetAttrStr(__pyx_t_10, __pyx_mstate_global->__pyx_n_u_start); if (unlikely(!__pyx_t_2)) __PYX_ERR(0, 30, __pyx_L1_error)
+  __pyx_t_2 = __Pyx_PyObject_GetAttrStr(__pyx_t_10, __pyx_mstate_global->__pyx_n_u_start); if (unlikely(!__pyx_t_2)) __PYX_ERR(0, 34, __pyx_L1_error)
   __Pyx_GOTREF(__pyx_t_2);
   __Pyx_DECREF(__pyx_t_10); __pyx_t_10 = 0;
-  __pyx_t_11 = __Pyx_PyLong_As_int(__pyx_t_2); if (unlikely((__pyx_t_11 == (int)-1) && PyErr_Occurred())) __PYX_ERR(0, 30, __pyx_L1_error)
+  __pyx_t_11 = __Pyx_PyLong_As_int(__pyx_t_2); if (unlikely((__pyx_t_11 == (int)-1) && PyErr_Occurred())) __PYX_ERR(0, 34, __pyx_L1_error)
   __Pyx_DECREF(__pyx_t_2); __pyx_t_2 = 0;
   __pyx_v_13newmarket_env_11observation_7_encode_AT_PLAYED_BY = __pyx_t_11;
 
-  /* "newmarket_env/observation/_encode.pyx":31
+  /* "newmarket_env/observation/_encode.pyx":35
  * _SLOTS = offsets()
  * cdef int AT_HAND = _SLOTS["hand"].start, AT_PLAYED_BY = _SLOTS["played_by"].start
  * cdef int AT_KNOWN_DEAD = _SLOTS["known_dead"].start, AT_LAST_CARD = _SLOTS["last_card"].start             # <<<<<<<<<<<<<<
  * cdef int AT_BOODLE_VALUE = _SLOTS["boodle_value"].start, AT_BOODLE_STACKS = _SLOTS["boodle_stacks"].start
  * cdef int AT_POT = _SLOTS["pot"].start, AT_CARD_COUNTS = _SLOTS["card_counts"].start
 */
-  __Pyx_GetModuleGlobalName(__pyx_t_2, __pyx_mstate_global->__pyx_n_u_SLOTS); if (unlikely(!__pyx_t_2)) __PYX_ERR(0, 31, __pyx_L1_error)
+  __Pyx_GetModuleGlobalName(__pyx_t_2, __pyx_mstate_global->__pyx_n_u_SLOTS); if (unlikely(!__pyx_t_2)) __PYX_ERR(0, 35, __pyx_L1_error)
   __Pyx_GOTREF(__pyx_t_2);
-  __pyx_t_10 = __Pyx_PyObject_Dict_GetItem(__pyx_t_2, __pyx_mstate_global->__pyx_n_u_known_dead); if (unlikely(!__pyx_t_10)) __PYX_ERR(0, 31, __pyx_L1_error)
+  __pyx_t_10 = __Pyx_PyObject_Dict_GetItem(__pyx_t_2, __pyx_mstate_global->__pyx_n_u_known_dead); if (unlikely(!__pyx_t_10)) __PYX_ERR(0, 35, __pyx_L1_error)
   __Pyx_GOTREF(__pyx_t_10);
   __Pyx_DECREF(__pyx_t_2); __pyx_t_2 = 0;
-  __pyx_t_2 = __Pyx_PyObject_GetAttrStr(__pyx_t_10, __pyx_mstate_global->__pyx_n_u_start); if (unlikely(!__pyx_t_2)) __PYX_ERR(0, 31, __pyx_L1_error)
+  __pyx_t_2 = __Pyx_PyObject_GetAttrStr(__pyx_t_10, __pyx_mstate_global->__pyx_n_u_start); if (unlikely(!__pyx_t_2)) __PYX_ERR(0, 35, __pyx_L1_error)
   __Pyx_GOTREF(__pyx_t_2);
   __Pyx_DECREF(__pyx_t_10); __pyx_t_10 = 0;
-  __pyx_t_11 = __Pyx_PyLong_As_int(__pyx_t_2); if (unlikely((__pyx_t_11 == (int)-1) && PyErr_Occurred())) __PYX_ERR(0, 31, __pyx_L1_error)
+  __pyx_t_11 = __Pyx_PyLong_As_int(__pyx_t_2); if (unlikely((__pyx_t_11 == (int)-1) && PyErr_Occurred())) __PYX_ERR(0, 35, __pyx_L1_error)
   __Pyx_DECREF(__pyx_t_2); __pyx_t_2 = 0;
   __pyx_v_13newmarket_env_11observation_7_encode_AT_KNOWN_DEAD = __pyx_t_11;
-  __Pyx_GetModuleGlobalName(__pyx_t_2, __pyx_mstate_global->__pyx_n_u_SLOTS); if (unlikely(!__pyx_t_2)) __PYX_ERR(0, 31, __pyx_L1_error)
+  __Pyx_GetModuleGlobalName(__pyx_t_2, __pyx_mstate_global->__pyx_n_u_SLOTS); if (unlikely(!__pyx_t_2)) __PYX_ERR(0, 35, __pyx_L1_error)
   __Pyx_GOTREF(__pyx_t_2);
-  __pyx_t_10 = __Pyx_PyObject_Dict_GetItem(__pyx_t_2, __pyx_mstate_global->__pyx_n_u_last_card); if (unlikely(!__pyx_t_10)) __PYX_ERR(0, 31, __pyx_L1_error)
+  __pyx_t_10 = __Pyx_PyObject_Dict_GetItem(__pyx_t_2, __pyx_mstate_global->__pyx_n_u_last_card); if (unlikely(!__pyx_t_10)) __PYX_ERR(0, 35, __pyx_L1_error)
   __Pyx_GOTREF(__pyx_t_10);
   __Pyx_DECREF(__pyx_t_2); __pyx_t_2 = 0;
-  __pyx_t_2 = __Pyx_PyObject_GetAttrStr(__pyx_t_10, __pyx_mstate_global->__pyx_n_u_start); if (unlikely(!__pyx_t_2)) __PYX_ERR(0, 31, __pyx_L1_error)
+  __pyx_t_2 = __Pyx_PyObject_GetAttrStr(__pyx_t_10, __pyx_mstate_global->__pyx_n_u_start); if (unlikely(!__pyx_t_2)) __PYX_ERR(0, 35, __pyx_L1_error)
   __Pyx_GOTREF(__pyx_t_2);
   __Pyx_DECREF(__pyx_t_10); __pyx_t_10 = 0;
-  __pyx_t_11 = __Pyx_PyLong_As_int(__pyx_t_2); if (unlikely((__pyx_t_11 == (int)-1) && PyErr_Occurred())) __PYX_ERR(0, 31, __pyx_L1_error)
+  __pyx_t_11 = __Pyx_PyLong_As_int(__pyx_t_2); if (unlikely((__pyx_t_11 == (int)-1) && PyErr_Occurred())) __PYX_ERR(0, 35, __pyx_L1_error)
   __Pyx_DECREF(__pyx_t_2); __pyx_t_2 = 0;
   __pyx_v_13newmarket_env_11observation_7_encode_AT_LAST_CARD = __pyx_t_11;
 
-  /* "newmarket_env/observation/_encode.pyx":32
+  /* "newmarket_env/observation/_encode.pyx":36
  * cdef int AT_HAND = _SLOTS["hand"].start, AT_PLAYED_BY = _SLOTS["played_by"].start
  * cdef int AT_KNOWN_DEAD = _SLOTS["known_dead"].start, AT_LAST_CARD = _SLOTS["last_card"].start
  * cdef int AT_BOODLE_VALUE = _SLOTS["boodle_value"].start, AT_BOODLE_STACKS = _SLOTS["boodle_stacks"].start             # <<<<<<<<<<<<<<
  * cdef int AT_POT = _SLOTS["pot"].start, AT_CARD_COUNTS = _SLOTS["card_counts"].start
  * cdef int AT_BALANCES = _SLOTS["balances"].start, AT_DEALER = _SLOTS["dealer"].start
 */
-  __Pyx_GetModuleGlobalName(__pyx_t_2, __pyx_mstate_global->__pyx_n_u_SLOTS); if (unlikely(!__pyx_t_2)) __PYX_ERR(0, 32, __pyx_L1_error)
+  __Pyx_GetModuleGlobalName(__pyx_t_2, __pyx_mstate_global->__pyx_n_u_SLOTS); if (unlikely(!__pyx_t_2)) __PYX_ERR(0, 36, __pyx_L1_error)
   __Pyx_GOTREF(__pyx_t_2);
-  __pyx_t_10 = __Pyx_PyObject_Dict_GetItem(__pyx_t_2, __pyx_mstate_global->__pyx_n_u_boodle_value); if (unlikely(!__pyx_t_10)) __PYX_ERR(0, 32, __pyx_L1_error)
+  __pyx_t_10 = __Pyx_PyObject_Dict_GetItem(__pyx_t_2, __pyx_mstate_global->__pyx_n_u_boodle_value); if (unlikely(!__pyx_t_10)) __PYX_ERR(0, 36, __pyx_L1_error)
   __Pyx_GOTREF(__pyx_t_10);
   __Pyx_DECREF(__pyx_t_2); __pyx_t_2 = 0;
-  __pyx_t_2 = __Pyx_PyObject_GetAttrStr(__pyx_t_10, __pyx_mstate_global->__pyx_n_u_start); if (unlikely(!__pyx_t_2)) __PYX_ERR(0, 32, __pyx_L1_error)
+  __pyx_t_2 = __Pyx_PyObject_GetAttrStr(__pyx_t_10, __pyx_mstate_global->__pyx_n_u_start); if (unlikely(!__pyx_t_2)) __PYX_ERR(0, 36, __pyx_L1_error)
   __Pyx_GOTREF(__pyx_t_2);
   __Pyx_DECREF(__pyx_t_10); __pyx_t_10 = 0;
-  __pyx_t_11 = __Pyx_PyLong_As_int(__pyx_t_2); if (unlikely((__pyx_t_11 == (int)-1) && PyErr_Occurred())) __PYX_ERR(0, 32, __pyx_L1_error)
+  __pyx_t_11 = __Pyx_PyLong_As_int(__pyx_t_2); if (unlikely((__pyx_t_11 == (int)-1) && PyErr_Occurred())) __PYX_ERR(0, 36, __pyx_L1_error)
   __Pyx_DECREF(__pyx_t_2); __pyx_t_2 = 0;
   __pyx_v_13newmarket_env_11observation_7_encode_AT_BOODLE_VALUE = __pyx_t_11;
-  __Pyx_GetModuleGlobalName(__pyx_t_2, __pyx_mstate_global->__pyx_n_u_SLOTS); if (unlikely(!__pyx_t_2)) __PYX_ERR(0, 32, __pyx_L1_error)
+  __Pyx_GetModuleGlobalName(__pyx_t_2, __pyx_mstate_global->__pyx_n_u_SLOTS); if (unlikely(!__pyx_t_2)) __PYX_ERR(0, 36, __pyx_L1_error)
   __Pyx_GOTREF(__pyx_t_2);
-  __pyx_t_10 = __Pyx_PyObject_Dict_GetItem(__pyx_t_2, __pyx_mstate_global->__pyx_n_u_boodle_stacks); if (unlikely(!__pyx_t_10)) __PYX_ERR(0, 32, __pyx_L1_error)
+  __pyx_t_10 = __Pyx_PyObject_Dict_GetItem(__pyx_t_2, __pyx_mstate_global->__pyx_n_u_boodle_stacks); if (unlikely(!__pyx_t_10)) __PYX_ERR(0, 36, __pyx_L1_error)
   __Pyx_GOTREF(__pyx_t_10);
   __Pyx_DECREF(__pyx_t_2); __pyx_t_2 = 0;
-  __pyx_t_2 = __Pyx_PyObject_GetAttrStr(__pyx_t_10, __pyx_mstate_global->__pyx_n_u_start); if (unlikely(!__pyx_t_2)) __PYX_ERR(0, 32, __pyx_L1_error)
+  __pyx_t_2 = __Pyx_PyObject_GetAttrStr(__pyx_t_10, __pyx_mstate_global->__pyx_n_u_start); if (unlikely(!__pyx_t_2)) __PYX_ERR(0, 36, __pyx_L1_error)
   __Pyx_GOTREF(__pyx_t_2);
   __Pyx_DECREF(__pyx_t_10); __pyx_t_10 = 0;
-  __pyx_t_11 = __Pyx_PyLong_As_int(__pyx_t_2); if (unlikely((__pyx_t_11 == (int)-1) && PyErr_Occurred())) __PYX_ERR(0, 32, __pyx_L1_error)
+  __pyx_t_11 = __Pyx_PyLong_As_int(__pyx_t_2); if (unlikely((__pyx_t_11 == (int)-1) && PyErr_Occurred())) __PYX_ERR(0, 36, __pyx_L1_error)
   __Pyx_DECREF(__pyx_t_2); __pyx_t_2 = 0;
   __pyx_v_13newmarket_env_11observation_7_encode_AT_BOODLE_STACKS = __pyx_t_11;
 
-  /* "newmarket_env/observation/_encode.pyx":33
+  /* "newmarket_env/observation/_encode.pyx":37
  * cdef int AT_KNOWN_DEAD = _SLOTS["known_dead"].start, AT_LAST_CARD = _SLOTS["last_card"].start
  * cdef int AT_BOODLE_VALUE = _SLOTS["boodle_value"].start, AT_BOODLE_STACKS = _SLOTS["boodle_stacks"].start
  * cdef int AT_POT = _SLOTS["pot"].start, AT_CARD_COUNTS = _SLOTS["card_counts"].start             # <<<<<<<<<<<<<<
  * cdef int AT_BALANCES = _SLOTS["balances"].start, AT_DEALER = _SLOTS["dealer"].start
  * cdef int AT_PHASE = _SLOTS["phase"].start, AT_DECISION = _SLOTS["decision"].start
 */
-  __Pyx_GetModuleGlobalName(__pyx_t_2, __pyx_mstate_global->__pyx_n_u_SLOTS); if (unlikely(!__pyx_t_2)) __PYX_ERR(0, 33, __pyx_L1_error)
+  __Pyx_GetModuleGlobalName(__pyx_t_2, __pyx_mstate_global->__pyx_n_u_SLOTS); if (unlikely(!__pyx_t_2)) __PYX_ERR(0, 37, __pyx_L1_error)
   __Pyx_GOTREF(__pyx_t_2);
-  __pyx_t_10 = __Pyx_PyObject_Dict_GetItem(__pyx_t_2, __pyx_mstate_global->__pyx_n_u_pot); if (unlikely(!__pyx_t_10)) __PYX_ERR(0, 33, __pyx_L1_error)
+  __pyx_t_10 = __Pyx_PyObject_Dict_GetItem(__pyx_t_2, __pyx_mstate_global->__pyx_n_u_pot); if (unlikely(!__pyx_t_10)) __PYX_ERR(0, 37, __pyx_L1_error)
   __Pyx_GOTREF(__pyx_t_10);
   __Pyx_DECREF(__pyx_t_2); __pyx_t_2 = 0;
-  __pyx_t_2 = __Pyx_PyObject_GetAttrStr(__pyx_t_10, __pyx_mstate_global->__pyx_n_u_start); if (unlikely(!__pyx_t_2)) __PYX_ERR(0, 33, __pyx_L1_error)
+  __pyx_t_2 = __Pyx_PyObject_GetAttrStr(__pyx_t_10, __pyx_mstate_global->__pyx_n_u_start); if (unlikely(!__pyx_t_2)) __PYX_ERR(0, 37, __pyx_L1_error)
   __Pyx_GOTREF(__pyx_t_2);
   __Pyx_DECREF(__pyx_t_10); __pyx_t_10 = 0;
-  __pyx_t_11 = __Pyx_PyLong_As_int(__pyx_t_2); if (unlikely((__pyx_t_11 == (int)-1) && PyErr_Occurred())) __PYX_ERR(0, 33, __pyx_L1_error)
+  __pyx_t_11 = __Pyx_PyLong_As_int(__pyx_t_2); if (unlikely((__pyx_t_11 == (int)-1) && PyErr_Occurred())) __PYX_ERR(0, 37, __pyx_L1_error)
   __Pyx_DECREF(__pyx_t_2); __pyx_t_2 = 0;
   __pyx_v_13newmarket_env_11observation_7_encode_AT_POT = __pyx_t_11;
-  __Pyx_GetModuleGlobalName(__pyx_t_2, __pyx_mstate_global->__pyx_n_u_SLOTS); if (unlikely(!__pyx_t_2)) __PYX_ERR(0, 33, __pyx_L1_error)
+  __Pyx_GetModuleGlobalName(__pyx_t_2, __pyx_mstate_global->__pyx_n_u_SLOTS); if (unlikely(!__pyx_t_2)) __PYX_ERR(0, 37, __pyx_L1_error)
   __Pyx_GOTREF(__pyx_t_2);
-  __pyx_t_10 = __Pyx_PyObject_Dict_GetItem(__pyx_t_2, __pyx_mstate_global->__pyx_n_u_card_counts); if (unlikely(!__pyx_t_10)) __PYX_ERR(0, 33, __pyx_L1_error)
+  __pyx_t_10 = __Pyx_PyObject_Dict_GetItem(__pyx_t_2, __pyx_mstate_global->__pyx_n_u_card_counts); if (unlikely(!__pyx_t_10)) __PYX_ERR(0, 37, __pyx_L1_error)
   __Pyx_GOTREF(__pyx_t_10);
   __Pyx_DECREF(__pyx_t_2); __pyx_t_2 = 0;
-  __pyx_t_2 = __Pyx_PyObject_GetAttrStr(__pyx_t_10, __pyx_mstate_global->__pyx_n_u_start); if (unlikely(!__pyx_t_2)) __PYX_ERR(0, 33, __pyx_L1_error)
+  __pyx_t_2 = __Pyx_PyObject_GetAttrStr(__pyx_t_10, __pyx_mstate_global->__pyx_n_u_start); if (unlikely(!__pyx_t_2)) __PYX_ERR(0, 37, __pyx_L1_error)
   __Pyx_GOTREF(__pyx_t_2);
   __Pyx_DECREF(__pyx_t_10); __pyx_t_10 = 0;
-  __pyx_t_11 = __Pyx_PyLong_As_int(__pyx_t_2); if (unlikely((__pyx_t_11 == (int)-1) && PyErr_Occurred())) __PYX_ERR(0, 33, __pyx_L1_error)
+  __pyx_t_11 = __Pyx_PyLong_As_int(__pyx_t_2); if (unlikely((__pyx_t_11 == (int)-1) && PyErr_Occurred())) __PYX_ERR(0, 37, __pyx_L1_error)
   __Pyx_DECREF(__pyx_t_2); __pyx_t_2 = 0;
   __pyx_v_13newmarket_env_11observation_7_encode_AT_CARD_COUNTS = __pyx_t_11;
 
-  /* "newmarket_env/observation/_encode.pyx":34
+  /* "newmarket_env/observation/_encode.pyx":38
  * cdef int AT_BOODLE_VALUE = _SLOTS["boodle_value"].start, AT_BOODLE_STACKS = _SLOTS["boodle_stacks"].start
  * cdef int AT_POT = _SLOTS["pot"].start, AT_CARD_COUNTS = _SLOTS["card_counts"].start
  * cdef int AT_BALANCES = _SLOTS["balances"].start, AT_DEALER = _SLOTS["dealer"].start             # <<<<<<<<<<<<<<
  * cdef int AT_PHASE = _SLOTS["phase"].start, AT_DECISION = _SLOTS["decision"].start
  * cdef int AT_STANDING_BID = _SLOTS["standing_bid"].start, AT_HIGH_BIDDER = _SLOTS["high_bidder"].start
 */
-  __Pyx_GetModuleGlobalName(__pyx_t_2, __pyx_mstate_global->__pyx_n_u_SLOTS); if (unlikely(!__pyx_t_2)) __PYX_ERR(0, 34, __pyx_L1_error)
+  __Pyx_GetModuleGlobalName(__pyx_t_2, __pyx_mstate_global->__pyx_n_u_SLOTS); if (unlikely(!__pyx_t_2)) __PYX_ERR(0, 38, __pyx_L1_error)
   __Pyx_GOTREF(__pyx_t_2);
-  __pyx_t_10 = __Pyx_PyObject_Dict_GetItem(__pyx_t_2, __pyx_mstate_global->__pyx_n_u_balances); if (unlikely(!__pyx_t_10)) __PYX_ERR(0, 34, __pyx_L1_error)
+  __pyx_t_10 = __Pyx_PyObject_Dict_GetItem(__pyx_t_2, __pyx_mstate_global->__pyx_n_u_balances); if (unlikely(!__pyx_t_10)) __PYX_ERR(0, 38, __pyx_L1_error)
   __Pyx_GOTREF(__pyx_t_10);
   __Pyx_DECREF(__pyx_t_2); __pyx_t_2 = 0;
-  __pyx_t_2 = __Pyx_PyObject_GetAttrStr(__pyx_t_10, __pyx_mstate_global->__pyx_n_u_start); if (unlikely(!__pyx_t_2)) __PYX_ERR(0, 34, __pyx_L1_error)
+  __pyx_t_2 = __Pyx_PyObject_GetAttrStr(__pyx_t_10, __pyx_mstate_global->__pyx_n_u_start); if (unlikely(!__pyx_t_2)) __PYX_ERR(0, 38, __pyx_L1_error)
   __Pyx_GOTREF(__pyx_t_2);
   __Pyx_DECREF(__pyx_t_10); __pyx_t_10 = 0;
-  __pyx_t_11 = __Pyx_PyLong_As_int(__pyx_t_2); if (unlikely((__pyx_t_11 == (int)-1) && PyErr_Occurred())) __PYX_ERR(0, 34, __pyx_L1_error)
+  __pyx_t_11 = __Pyx_PyLong_As_int(__pyx_t_2); if (unlikely((__pyx_t_11 == (int)-1) && PyErr_Occurred())) __PYX_ERR(0, 38, __pyx_L1_error)
   __Pyx_DECREF(__pyx_t_2); __pyx_t_2 = 0;
   __pyx_v_13newmarket_env_11observation_7_encode_AT_BALANCES = __pyx_t_11;
-  __Pyx_GetModuleGlobalName(__pyx_t_2, __pyx_mstate_global->__pyx_n_u_SLOTS); if (unlikely(!__pyx_t_2)) __PYX_ERR(0, 34, __pyx_L1_error)
+  __Pyx_GetModuleGlobalName(__pyx_t_2, __pyx_mstate_global->__pyx_n_u_SLOTS); if (unlikely(!__pyx_t_2)) __PYX_ERR(0, 38, __pyx_L1_error)
   __Pyx_GOTREF(__pyx_t_2);
-  __pyx_t_10 = __Pyx_PyObject_Dict_GetItem(__pyx_t_2, __pyx_mstate_global->__pyx_n_u_dealer); if (unlikely(!__pyx_t_10)) __PYX_ERR(0, 34, __pyx_L1_error)
+  __pyx_t_10 = __Pyx_PyObject_Dict_GetItem(__pyx_t_2, __pyx_mstate_global->__pyx_n_u_dealer); if (unlikely(!__pyx_t_10)) __PYX_ERR(0, 38, __pyx_L1_error)
   __Pyx_GOTREF(__pyx_t_10);
   __Pyx_DECREF(__pyx_t_2); __pyx_t_2 = 0;
-  __pyx_t_2 = __Pyx_PyObject_GetAttrStr(__pyx_t_10, __pyx_mstate_global->__pyx_n_u_start); if (unlikely(!__pyx_t_2)) __PYX_ERR(0, 34, __pyx_L1_error)
+  __pyx_t_2 = __Pyx_PyObject_GetAttrStr(__pyx_t_10, __pyx_mstate_global->__pyx_n_u_start); if (unlikely(!__pyx_t_2)) __PYX_ERR(0, 38, __pyx_L1_error)
   __Pyx_GOTREF(__pyx_t_2);
   __Pyx_DECREF(__pyx_t_10); __pyx_t_10 = 0;
-  __pyx_t_11 = __Pyx_PyLong_As_int(__pyx_t_2); if (unlikely((__pyx_t_11 == (int)-1) && PyErr_Occurred())) __PYX_ERR(0, 34, __pyx_L1_error)
+  __pyx_t_11 = __Pyx_PyLong_As_int(__pyx_t_2); if (unlikely((__pyx_t_11 == (int)-1) && PyErr_Occurred())) __PYX_ERR(0, 38, __pyx_L1_error)
   __Pyx_DECREF(__pyx_t_2); __pyx_t_2 = 0;
   __pyx_v_13newmarket_env_11observation_7_encode_AT_DEALER = __pyx_t_11;
 
-  /* "newmarket_env/observation/_encode.pyx":35
+  /* "newmarket_env/observation/_encode.pyx":39
  * cdef int AT_POT = _SLOTS["pot"].start, AT_CARD_COUNTS = _SLOTS["card_counts"].start
  * cdef int AT_BALANCES = _SLOTS["balances"].start, AT_DEALER = _SLOTS["dealer"].start
  * cdef int AT_PHASE = _SLOTS["phase"].start, AT_DECISION = _SLOTS["decision"].start             # <<<<<<<<<<<<<<
  * cdef int AT_STANDING_BID = _SLOTS["standing_bid"].start, AT_HIGH_BIDDER = _SLOTS["high_bidder"].start
  * cdef int AT_IN_AUCTION = _SLOTS["in_auction"].start, AT_WIDOW_TAKER = _SLOTS["widow_taker"].start
 */
-  __Pyx_GetModuleGlobalName(__pyx_t_2, __pyx_mstate_global->__pyx_n_u_SLOTS); if (unlikely(!__pyx_t_2)) __PYX_ERR(0, 35, __pyx_L1_error)
-  __Pyx_GOTREF(__pyx_t_2);
-  __pyx_t_10 = __Pyx_PyObject_Dict_GetItem(__pyx_t_2, __pyx_mstate_global->__pyx_n_u_phase); if (unlikely(!__pyx_t_10)) __PYX_ERR(0, 35, __pyx_L1_error)
-  __Pyx_GOTREF(__pyx_t_10);
-  __Pyx_DECREF(__pyx_t_2); __pyx_t_2 = 0;
-  __pyx_t_2 = __Pyx_PyObject_GetAttrStr(__pyx_t_10, __pyx_mstate_global->__pyx_n_u_start); if (unlikely(!__pyx_t_2)) __PYX_ERR(0, 35, __pyx_L1_error)
-  __Pyx_GOTREF(__pyx_t_2);
-  __Pyx_DECREF(__pyx_t_10); __pyx_t_10 = 0;
-  __pyx_t_11 = __Pyx_PyLong_As_int(__pyx_t_2); if (unlikely((__pyx_t_11 == (int)-1) && PyErr_Occurred())) __PYX_ERR(0, 35, __pyx_L1_error)
-  __Pyx_DECREF(__pyx_t_2); __pyx_t_2 = 0;
-  __pyx_v_13newmarket_env_11observation_7_encode_AT_PHASE = __pyx_t_11;
-  __Pyx_GetModuleGlobalName(__pyx_t_2, __pyx_mstate_global->__pyx_n_u_SLOTS); if (unlikely(!__pyx_t_2)) __PYX_ERR(0, 35, __pyx_L1_error)
-  __Pyx_GOTREF(__pyx_t_2);
-  __pyx_t_10 = __Pyx_PyObject_Dict_GetItem(__pyx_t_2, __pyx_mstate_global->__pyx_n_u_decision); if (unlikely(!__pyx_t_10)) __PYX_ERR(0, 35, __pyx_L1_error)
-  __Pyx_GOTREF(__pyx_t_10);
-  __Pyx_DECREF(__pyx_t_2); __pyx_t_2 = 0;
-  __pyx_t_2 = __Pyx_PyObject_GetAttrStr(__pyx_t_10, __pyx_mstate_global->__pyx_n_u_start); if (unlikely(!__pyx_t_2)) __PYX_ERR(0, 35, __pyx_L1_error)
-  __Pyx_GOTREF(__pyx_t_2);
-  __Pyx_DECREF(__pyx_t_10); __pyx_t_10 = 0;
-  __pyx_t_11 = __Pyx_PyLong_As_int(__pyx_t_2); if (unlikely((__pyx_t_11 == (int)-1) && PyErr_Occurred())) __PYX_ERR(0, 35, __pyx_L1_error)
-  __Pyx_DECREF(__pyx_t_2); __pyx_t_2 = 0;
-  __pyx_v_13newmarket_env_11observation_7_encode_AT_DECISION = __pyx_t_11;
-
-  /* "newmarket_env/observation/_encode.pyx":36
- * cdef int AT_BALANCES = _SLOTS["balances"].start, AT_DEALER = _SLOTS["dealer"].start
- * cdef int AT_PHASE = _SLOTS["phase"].start, AT_DECISION = _SLOTS["decision"].start
- * cdef int AT_STANDING_BID = _SLOTS["standing_bid"].start, AT_HIGH_BIDDER = _SLOTS["high_bidder"].start             # <<<<<<<<<<<<<<
- * cdef int AT_IN_AUCTION = _SLOTS["in_auction"].start, AT_WIDOW_TAKER = _SLOTS["widow_taker"].start
- * cdef int AT_DEAD_COUNT = _SLOTS["dead_count"].start, AT_OWN_PENDING = _SLOTS["own_pending"].start
-*/
-  __Pyx_GetModuleGlobalName(__pyx_t_2, __pyx_mstate_global->__pyx_n_u_SLOTS); if (unlikely(!__pyx_t_2)) __PYX_ERR(0, 36, __pyx_L1_error)
-  __Pyx_GOTREF(__pyx_t_2);
-  __pyx_t_10 = __Pyx_PyObject_Dict_GetItem(__pyx_t_2, __pyx_mstate_global->__pyx_n_u_standing_bid); if (unlikely(!__pyx_t_10)) __PYX_ERR(0, 36, __pyx_L1_error)
-  __Pyx_GOTREF(__pyx_t_10);
-  __Pyx_DECREF(__pyx_t_2); __pyx_t_2 = 0;
-  __pyx_t_2 = __Pyx_PyObject_GetAttrStr(__pyx_t_10, __pyx_mstate_global->__pyx_n_u_start); if (unlikely(!__pyx_t_2)) __PYX_ERR(0, 36, __pyx_L1_error)
-  __Pyx_GOTREF(__pyx_t_2);
-  __Pyx_DECREF(__pyx_t_10); __pyx_t_10 = 0;
-  __pyx_t_11 = __Pyx_PyLong_As_int(__pyx_t_2); if (unlikely((__pyx_t_11 == (int)-1) && PyErr_Occurred())) __PYX_ERR(0, 36, __pyx_L1_error)
-  __Pyx_DECREF(__pyx_t_2); __pyx_t_2 = 0;
-  __pyx_v_13newmarket_env_11observation_7_encode_AT_STANDING_BID = __pyx_t_11;
-  __Pyx_GetModuleGlobalName(__pyx_t_2, __pyx_mstate_global->__pyx_n_u_SLOTS); if (unlikely(!__pyx_t_2)) __PYX_ERR(0, 36, __pyx_L1_error)
-  __Pyx_GOTREF(__pyx_t_2);
-  __pyx_t_10 = __Pyx_PyObject_Dict_GetItem(__pyx_t_2, __pyx_mstate_global->__pyx_n_u_high_bidder); if (unlikely(!__pyx_t_10)) __PYX_ERR(0, 36, __pyx_L1_error)
-  __Pyx_GOTREF(__pyx_t_10);
-  __Pyx_DECREF(__pyx_t_2); __pyx_t_2 = 0;
-  __pyx_t_2 = __Pyx_PyObject_GetAttrStr(__pyx_t_10, __pyx_mstate_global->__pyx_n_u_start); if (unlikely(!__pyx_t_2)) __PYX_ERR(0, 36, __pyx_L1_error)
-  __Pyx_GOTREF(__pyx_t_2);
-  __Pyx_DECREF(__pyx_t_10); __pyx_t_10 = 0;
-  __pyx_t_11 = __Pyx_PyLong_As_int(__pyx_t_2); if (unlikely((__pyx_t_11 == (int)-1) && PyErr_Occurred())) __PYX_ERR(0, 36, __pyx_L1_error)
-  __Pyx_DECREF(__pyx_t_2); __pyx_t_2 = 0;
-  __pyx_v_13newmarket_env_11observation_7_encode_AT_HIGH_BIDDER = __pyx_t_11;
-
-  /* "newmarket_env/observation/_encode.pyx":37
- * cdef int AT_PHASE = _SLOTS["phase"].start, AT_DECISION = _SLOTS["decision"].start
- * cdef int AT_STANDING_BID = _SLOTS["standing_bid"].start, AT_HIGH_BIDDER = _SLOTS["high_bidder"].start
- * cdef int AT_IN_AUCTION = _SLOTS["in_auction"].start, AT_WIDOW_TAKER = _SLOTS["widow_taker"].start             # <<<<<<<<<<<<<<
- * cdef int AT_DEAD_COUNT = _SLOTS["dead_count"].start, AT_OWN_PENDING = _SLOTS["own_pending"].start
- * cdef int AT_DEALS_LEFT = _SLOTS["deals_left"].start
-*/
-  __Pyx_GetModuleGlobalName(__pyx_t_2, __pyx_mstate_global->__pyx_n_u_SLOTS); if (unlikely(!__pyx_t_2)) __PYX_ERR(0, 37, __pyx_L1_error)
-  __Pyx_GOTREF(__pyx_t_2);
-  __pyx_t_10 = __Pyx_PyObject_Dict_GetItem(__pyx_t_2, __pyx_mstate_global->__pyx_n_u_in_auction); if (unlikely(!__pyx_t_10)) __PYX_ERR(0, 37, __pyx_L1_error)
-  __Pyx_GOTREF(__pyx_t_10);
-  __Pyx_DECREF(__pyx_t_2); __pyx_t_2 = 0;
-  __pyx_t_2 = __Pyx_PyObject_GetAttrStr(__pyx_t_10, __pyx_mstate_global->__pyx_n_u_start); if (unlikely(!__pyx_t_2)) __PYX_ERR(0, 37, __pyx_L1_error)
-  __Pyx_GOTREF(__pyx_t_2);
-  __Pyx_DECREF(__pyx_t_10); __pyx_t_10 = 0;
-  __pyx_t_11 = __Pyx_PyLong_As_int(__pyx_t_2); if (unlikely((__pyx_t_11 == (int)-1) && PyErr_Occurred())) __PYX_ERR(0, 37, __pyx_L1_error)
-  __Pyx_DECREF(__pyx_t_2); __pyx_t_2 = 0;
-  __pyx_v_13newmarket_env_11observation_7_encode_AT_IN_AUCTION = __pyx_t_11;
-  __Pyx_GetModuleGlobalName(__pyx_t_2, __pyx_mstate_global->__pyx_n_u_SLOTS); if (unlikely(!__pyx_t_2)) __PYX_ERR(0, 37, __pyx_L1_error)
-  __Pyx_GOTREF(__pyx_t_2);
-  __pyx_t_10 = __Pyx_PyObject_Dict_GetItem(__pyx_t_2, __pyx_mstate_global->__pyx_n_u_widow_taker); if (unlikely(!__pyx_t_10)) __PYX_ERR(0, 37, __pyx_L1_error)
-  __Pyx_GOTREF(__pyx_t_10);
-  __Pyx_DECREF(__pyx_t_2); __pyx_t_2 = 0;
-  __pyx_t_2 = __Pyx_PyObject_GetAttrStr(__pyx_t_10, __pyx_mstate_global->__pyx_n_u_start); if (unlikely(!__pyx_t_2)) __PYX_ERR(0, 37, __pyx_L1_error)
-  __Pyx_GOTREF(__pyx_t_2);
-  __Pyx_DECREF(__pyx_t_10); __pyx_t_10 = 0;
-  __pyx_t_11 = __Pyx_PyLong_As_int(__pyx_t_2); if (unlikely((__pyx_t_11 == (int)-1) && PyErr_Occurred())) __PYX_ERR(0, 37, __pyx_L1_error)
-  __Pyx_DECREF(__pyx_t_2); __pyx_t_2 = 0;
-  __pyx_v_13newmarket_env_11observation_7_encode_AT_WIDOW_TAKER = __pyx_t_11;
-
-  /* "newmarket_env/observation/_encode.pyx":38
- * cdef int AT_STANDING_BID = _SLOTS["standing_bid"].start, AT_HIGH_BIDDER = _SLOTS["high_bidder"].start
- * cdef int AT_IN_AUCTION = _SLOTS["in_auction"].start, AT_WIDOW_TAKER = _SLOTS["widow_taker"].start
- * cdef int AT_DEAD_COUNT = _SLOTS["dead_count"].start, AT_OWN_PENDING = _SLOTS["own_pending"].start             # <<<<<<<<<<<<<<
- * cdef int AT_DEALS_LEFT = _SLOTS["deals_left"].start
- * 
-*/
-  __Pyx_GetModuleGlobalName(__pyx_t_2, __pyx_mstate_global->__pyx_n_u_SLOTS); if (unlikely(!__pyx_t_2)) __PYX_ERR(0, 38, __pyx_L1_error)
-  __Pyx_GOTREF(__pyx_t_2);
-  __pyx_t_10 = __Pyx_PyObject_Dict_GetItem(__pyx_t_2, __pyx_mstate_global->__pyx_n_u_dead_count); if (unlikely(!__pyx_t_10)) __PYX_ERR(0, 38, __pyx_L1_error)
-  __Pyx_GOTREF(__pyx_t_10);
-  __Pyx_DECREF(__pyx_t_2); __pyx_t_2 = 0;
-  __pyx_t_2 = __Pyx_PyObject_GetAttrStr(__pyx_t_10, __pyx_mstate_global->__pyx_n_u_start); if (unlikely(!__pyx_t_2)) __PYX_ERR(0, 38, __pyx_L1_error)
-  __Pyx_GOTREF(__pyx_t_2);
-  __Pyx_DECREF(__pyx_t_10); __pyx_t_10 = 0;
-  __pyx_t_11 = __Pyx_PyLong_As_int(__pyx_t_2); if (unlikely((__pyx_t_11 == (int)-1) && PyErr_Occurred())) __PYX_ERR(0, 38, __pyx_L1_error)
-  __Pyx_DECREF(__pyx_t_2); __pyx_t_2 = 0;
-  __pyx_v_13newmarket_env_11observation_7_encode_AT_DEAD_COUNT = __pyx_t_11;
-  __Pyx_GetModuleGlobalName(__pyx_t_2, __pyx_mstate_global->__pyx_n_u_SLOTS); if (unlikely(!__pyx_t_2)) __PYX_ERR(0, 38, __pyx_L1_error)
-  __Pyx_GOTREF(__pyx_t_2);
-  __pyx_t_10 = __Pyx_PyObject_Dict_GetItem(__pyx_t_2, __pyx_mstate_global->__pyx_n_u_own_pending); if (unlikely(!__pyx_t_10)) __PYX_ERR(0, 38, __pyx_L1_error)
-  __Pyx_GOTREF(__pyx_t_10);
-  __Pyx_DECREF(__pyx_t_2); __pyx_t_2 = 0;
-  __pyx_t_2 = __Pyx_PyObject_GetAttrStr(__pyx_t_10, __pyx_mstate_global->__pyx_n_u_start); if (unlikely(!__pyx_t_2)) __PYX_ERR(0, 38, __pyx_L1_error)
-  __Pyx_GOTREF(__pyx_t_2);
-  __Pyx_DECREF(__pyx_t_10); __pyx_t_10 = 0;
-  __pyx_t_11 = __Pyx_PyLong_As_int(__pyx_t_2); if (unlikely((__pyx_t_11 == (int)-1) && PyErr_Occurred())) __PYX_ERR(0, 38, __pyx_L1_error)
-  __Pyx_DECREF(__pyx_t_2); __pyx_t_2 = 0;
-  __pyx_v_13newmarket_env_11observation_7_encode_AT_OWN_PENDING = __pyx_t_11;
-
-  /* "newmarket_env/observation/_encode.pyx":39
- * cdef int AT_IN_AUCTION = _SLOTS["in_auction"].start, AT_WIDOW_TAKER = _SLOTS["widow_taker"].start
- * cdef int AT_DEAD_COUNT = _SLOTS["dead_count"].start, AT_OWN_PENDING = _SLOTS["own_pending"].start
- * cdef int AT_DEALS_LEFT = _SLOTS["deals_left"].start             # <<<<<<<<<<<<<<
- * 
- * cdef int OBS_SIZE = FLAT_SIZE
-*/
   __Pyx_GetModuleGlobalName(__pyx_t_2, __pyx_mstate_global->__pyx_n_u_SLOTS); if (unlikely(!__pyx_t_2)) __PYX_ERR(0, 39, __pyx_L1_error)
   __Pyx_GOTREF(__pyx_t_2);
-  __pyx_t_10 = __Pyx_PyObject_Dict_GetItem(__pyx_t_2, __pyx_mstate_global->__pyx_n_u_deals_left); if (unlikely(!__pyx_t_10)) __PYX_ERR(0, 39, __pyx_L1_error)
+  __pyx_t_10 = __Pyx_PyObject_Dict_GetItem(__pyx_t_2, __pyx_mstate_global->__pyx_n_u_phase); if (unlikely(!__pyx_t_10)) __PYX_ERR(0, 39, __pyx_L1_error)
   __Pyx_GOTREF(__pyx_t_10);
   __Pyx_DECREF(__pyx_t_2); __pyx_t_2 = 0;
   __pyx_t_2 = __Pyx_PyObject_GetAttrStr(__pyx_t_10, __pyx_mstate_global->__pyx_n_u_start); if (unlikely(!__pyx_t_2)) __PYX_ERR(0, 39, __pyx_L1_error)
@@ -23840,87 +26813,270 @@ __Pyx_RefNannySetupContext("PyInit__encode", 0);
   __Pyx_DECREF(__pyx_t_10); __pyx_t_10 = 0;
   __pyx_t_11 = __Pyx_PyLong_As_int(__pyx_t_2); if (unlikely((__pyx_t_11 == (int)-1) && PyErr_Occurred())) __PYX_ERR(0, 39, __pyx_L1_error)
   __Pyx_DECREF(__pyx_t_2); __pyx_t_2 = 0;
-  __pyx_v_13newmarket_env_11observation_7_encode_AT_DEALS_LEFT = __pyx_t_11;
+  __pyx_v_13newmarket_env_11observation_7_encode_AT_PHASE = __pyx_t_11;
+  __Pyx_GetModuleGlobalName(__pyx_t_2, __pyx_mstate_global->__pyx_n_u_SLOTS); if (unlikely(!__pyx_t_2)) __PYX_ERR(0, 39, __pyx_L1_error)
+  __Pyx_GOTREF(__pyx_t_2);
+  __pyx_t_10 = __Pyx_PyObject_Dict_GetItem(__pyx_t_2, __pyx_mstate_global->__pyx_n_u_decision); if (unlikely(!__pyx_t_10)) __PYX_ERR(0, 39, __pyx_L1_error)
+  __Pyx_GOTREF(__pyx_t_10);
+  __Pyx_DECREF(__pyx_t_2); __pyx_t_2 = 0;
+  __pyx_t_2 = __Pyx_PyObject_GetAttrStr(__pyx_t_10, __pyx_mstate_global->__pyx_n_u_start); if (unlikely(!__pyx_t_2)) __PYX_ERR(0, 39, __pyx_L1_error)
+  __Pyx_GOTREF(__pyx_t_2);
+  __Pyx_DECREF(__pyx_t_10); __pyx_t_10 = 0;
+  __pyx_t_11 = __Pyx_PyLong_As_int(__pyx_t_2); if (unlikely((__pyx_t_11 == (int)-1) && PyErr_Occurred())) __PYX_ERR(0, 39, __pyx_L1_error)
+  __Pyx_DECREF(__pyx_t_2); __pyx_t_2 = 0;
+  __pyx_v_13newmarket_env_11observation_7_encode_AT_DECISION = __pyx_t_11;
+
+  /* "newmarket_env/observation/_encode.pyx":40
+ * cdef int AT_BALANCES = _SLOTS["balances"].start, AT_DEALER = _SLOTS["dealer"].start
+ * cdef int AT_PHASE = _SLOTS["phase"].start, AT_DECISION = _SLOTS["decision"].start
+ * cdef int AT_STANDING_BID = _SLOTS["standing_bid"].start, AT_HIGH_BIDDER = _SLOTS["high_bidder"].start             # <<<<<<<<<<<<<<
+ * cdef int AT_IN_AUCTION = _SLOTS["in_auction"].start, AT_WIDOW_TAKER = _SLOTS["widow_taker"].start
+ * cdef int AT_DEAD_COUNT = _SLOTS["dead_count"].start, AT_OWN_PENDING = _SLOTS["own_pending"].start
+*/
+  __Pyx_GetModuleGlobalName(__pyx_t_2, __pyx_mstate_global->__pyx_n_u_SLOTS); if (unlikely(!__pyx_t_2)) __PYX_ERR(0, 40, __pyx_L1_error)
+  __Pyx_GOTREF(__pyx_t_2);
+  __pyx_t_10 = __Pyx_PyObject_Dict_GetItem(__pyx_t_2, __pyx_mstate_global->__pyx_n_u_standing_bid); if (unlikely(!__pyx_t_10)) __PYX_ERR(0, 40, __pyx_L1_error)
+  __Pyx_GOTREF(__pyx_t_10);
+  __Pyx_DECREF(__pyx_t_2); __pyx_t_2 = 0;
+  __pyx_t_2 = __Pyx_PyObject_GetAttrStr(__pyx_t_10, __pyx_mstate_global->__pyx_n_u_start); if (unlikely(!__pyx_t_2)) __PYX_ERR(0, 40, __pyx_L1_error)
+  __Pyx_GOTREF(__pyx_t_2);
+  __Pyx_DECREF(__pyx_t_10); __pyx_t_10 = 0;
+  __pyx_t_11 = __Pyx_PyLong_As_int(__pyx_t_2); if (unlikely((__pyx_t_11 == (int)-1) && PyErr_Occurred())) __PYX_ERR(0, 40, __pyx_L1_error)
+  __Pyx_DECREF(__pyx_t_2); __pyx_t_2 = 0;
+  __pyx_v_13newmarket_env_11observation_7_encode_AT_STANDING_BID = __pyx_t_11;
+  __Pyx_GetModuleGlobalName(__pyx_t_2, __pyx_mstate_global->__pyx_n_u_SLOTS); if (unlikely(!__pyx_t_2)) __PYX_ERR(0, 40, __pyx_L1_error)
+  __Pyx_GOTREF(__pyx_t_2);
+  __pyx_t_10 = __Pyx_PyObject_Dict_GetItem(__pyx_t_2, __pyx_mstate_global->__pyx_n_u_high_bidder); if (unlikely(!__pyx_t_10)) __PYX_ERR(0, 40, __pyx_L1_error)
+  __Pyx_GOTREF(__pyx_t_10);
+  __Pyx_DECREF(__pyx_t_2); __pyx_t_2 = 0;
+  __pyx_t_2 = __Pyx_PyObject_GetAttrStr(__pyx_t_10, __pyx_mstate_global->__pyx_n_u_start); if (unlikely(!__pyx_t_2)) __PYX_ERR(0, 40, __pyx_L1_error)
+  __Pyx_GOTREF(__pyx_t_2);
+  __Pyx_DECREF(__pyx_t_10); __pyx_t_10 = 0;
+  __pyx_t_11 = __Pyx_PyLong_As_int(__pyx_t_2); if (unlikely((__pyx_t_11 == (int)-1) && PyErr_Occurred())) __PYX_ERR(0, 40, __pyx_L1_error)
+  __Pyx_DECREF(__pyx_t_2); __pyx_t_2 = 0;
+  __pyx_v_13newmarket_env_11observation_7_encode_AT_HIGH_BIDDER = __pyx_t_11;
 
   /* "newmarket_env/observation/_encode.pyx":41
+ * cdef int AT_PHASE = _SLOTS["phase"].start, AT_DECISION = _SLOTS["decision"].start
+ * cdef int AT_STANDING_BID = _SLOTS["standing_bid"].start, AT_HIGH_BIDDER = _SLOTS["high_bidder"].start
+ * cdef int AT_IN_AUCTION = _SLOTS["in_auction"].start, AT_WIDOW_TAKER = _SLOTS["widow_taker"].start             # <<<<<<<<<<<<<<
+ * cdef int AT_DEAD_COUNT = _SLOTS["dead_count"].start, AT_OWN_PENDING = _SLOTS["own_pending"].start
+ * cdef int AT_DEALS_LEFT = _SLOTS["deals_left"].start
+*/
+  __Pyx_GetModuleGlobalName(__pyx_t_2, __pyx_mstate_global->__pyx_n_u_SLOTS); if (unlikely(!__pyx_t_2)) __PYX_ERR(0, 41, __pyx_L1_error)
+  __Pyx_GOTREF(__pyx_t_2);
+  __pyx_t_10 = __Pyx_PyObject_Dict_GetItem(__pyx_t_2, __pyx_mstate_global->__pyx_n_u_in_auction); if (unlikely(!__pyx_t_10)) __PYX_ERR(0, 41, __pyx_L1_error)
+  __Pyx_GOTREF(__pyx_t_10);
+  __Pyx_DECREF(__pyx_t_2); __pyx_t_2 = 0;
+  __pyx_t_2 = __Pyx_PyObject_GetAttrStr(__pyx_t_10, __pyx_mstate_global->__pyx_n_u_start); if (unlikely(!__pyx_t_2)) __PYX_ERR(0, 41, __pyx_L1_error)
+  __Pyx_GOTREF(__pyx_t_2);
+  __Pyx_DECREF(__pyx_t_10); __pyx_t_10 = 0;
+  __pyx_t_11 = __Pyx_PyLong_As_int(__pyx_t_2); if (unlikely((__pyx_t_11 == (int)-1) && PyErr_Occurred())) __PYX_ERR(0, 41, __pyx_L1_error)
+  __Pyx_DECREF(__pyx_t_2); __pyx_t_2 = 0;
+  __pyx_v_13newmarket_env_11observation_7_encode_AT_IN_AUCTION = __pyx_t_11;
+  __Pyx_GetModuleGlobalName(__pyx_t_2, __pyx_mstate_global->__pyx_n_u_SLOTS); if (unlikely(!__pyx_t_2)) __PYX_ERR(0, 41, __pyx_L1_error)
+  __Pyx_GOTREF(__pyx_t_2);
+  __pyx_t_10 = __Pyx_PyObject_Dict_GetItem(__pyx_t_2, __pyx_mstate_global->__pyx_n_u_widow_taker); if (unlikely(!__pyx_t_10)) __PYX_ERR(0, 41, __pyx_L1_error)
+  __Pyx_GOTREF(__pyx_t_10);
+  __Pyx_DECREF(__pyx_t_2); __pyx_t_2 = 0;
+  __pyx_t_2 = __Pyx_PyObject_GetAttrStr(__pyx_t_10, __pyx_mstate_global->__pyx_n_u_start); if (unlikely(!__pyx_t_2)) __PYX_ERR(0, 41, __pyx_L1_error)
+  __Pyx_GOTREF(__pyx_t_2);
+  __Pyx_DECREF(__pyx_t_10); __pyx_t_10 = 0;
+  __pyx_t_11 = __Pyx_PyLong_As_int(__pyx_t_2); if (unlikely((__pyx_t_11 == (int)-1) && PyErr_Occurred())) __PYX_ERR(0, 41, __pyx_L1_error)
+  __Pyx_DECREF(__pyx_t_2); __pyx_t_2 = 0;
+  __pyx_v_13newmarket_env_11observation_7_encode_AT_WIDOW_TAKER = __pyx_t_11;
+
+  /* "newmarket_env/observation/_encode.pyx":42
+ * cdef int AT_STANDING_BID = _SLOTS["standing_bid"].start, AT_HIGH_BIDDER = _SLOTS["high_bidder"].start
+ * cdef int AT_IN_AUCTION = _SLOTS["in_auction"].start, AT_WIDOW_TAKER = _SLOTS["widow_taker"].start
+ * cdef int AT_DEAD_COUNT = _SLOTS["dead_count"].start, AT_OWN_PENDING = _SLOTS["own_pending"].start             # <<<<<<<<<<<<<<
+ * cdef int AT_DEALS_LEFT = _SLOTS["deals_left"].start
+ * 
+*/
+  __Pyx_GetModuleGlobalName(__pyx_t_2, __pyx_mstate_global->__pyx_n_u_SLOTS); if (unlikely(!__pyx_t_2)) __PYX_ERR(0, 42, __pyx_L1_error)
+  __Pyx_GOTREF(__pyx_t_2);
+  __pyx_t_10 = __Pyx_PyObject_Dict_GetItem(__pyx_t_2, __pyx_mstate_global->__pyx_n_u_dead_count); if (unlikely(!__pyx_t_10)) __PYX_ERR(0, 42, __pyx_L1_error)
+  __Pyx_GOTREF(__pyx_t_10);
+  __Pyx_DECREF(__pyx_t_2); __pyx_t_2 = 0;
+  __pyx_t_2 = __Pyx_PyObject_GetAttrStr(__pyx_t_10, __pyx_mstate_global->__pyx_n_u_start); if (unlikely(!__pyx_t_2)) __PYX_ERR(0, 42, __pyx_L1_error)
+  __Pyx_GOTREF(__pyx_t_2);
+  __Pyx_DECREF(__pyx_t_10); __pyx_t_10 = 0;
+  __pyx_t_11 = __Pyx_PyLong_As_int(__pyx_t_2); if (unlikely((__pyx_t_11 == (int)-1) && PyErr_Occurred())) __PYX_ERR(0, 42, __pyx_L1_error)
+  __Pyx_DECREF(__pyx_t_2); __pyx_t_2 = 0;
+  __pyx_v_13newmarket_env_11observation_7_encode_AT_DEAD_COUNT = __pyx_t_11;
+  __Pyx_GetModuleGlobalName(__pyx_t_2, __pyx_mstate_global->__pyx_n_u_SLOTS); if (unlikely(!__pyx_t_2)) __PYX_ERR(0, 42, __pyx_L1_error)
+  __Pyx_GOTREF(__pyx_t_2);
+  __pyx_t_10 = __Pyx_PyObject_Dict_GetItem(__pyx_t_2, __pyx_mstate_global->__pyx_n_u_own_pending); if (unlikely(!__pyx_t_10)) __PYX_ERR(0, 42, __pyx_L1_error)
+  __Pyx_GOTREF(__pyx_t_10);
+  __Pyx_DECREF(__pyx_t_2); __pyx_t_2 = 0;
+  __pyx_t_2 = __Pyx_PyObject_GetAttrStr(__pyx_t_10, __pyx_mstate_global->__pyx_n_u_start); if (unlikely(!__pyx_t_2)) __PYX_ERR(0, 42, __pyx_L1_error)
+  __Pyx_GOTREF(__pyx_t_2);
+  __Pyx_DECREF(__pyx_t_10); __pyx_t_10 = 0;
+  __pyx_t_11 = __Pyx_PyLong_As_int(__pyx_t_2); if (unlikely((__pyx_t_11 == (int)-1) && PyErr_Occurred())) __PYX_ERR(0, 42, __pyx_L1_error)
+  __Pyx_DECREF(__pyx_t_2); __pyx_t_2 = 0;
+  __pyx_v_13newmarket_env_11observation_7_encode_AT_OWN_PENDING = __pyx_t_11;
+
+  /* "newmarket_env/observation/_encode.pyx":43
+ * cdef int AT_IN_AUCTION = _SLOTS["in_auction"].start, AT_WIDOW_TAKER = _SLOTS["widow_taker"].start
+ * cdef int AT_DEAD_COUNT = _SLOTS["dead_count"].start, AT_OWN_PENDING = _SLOTS["own_pending"].start
+ * cdef int AT_DEALS_LEFT = _SLOTS["deals_left"].start             # <<<<<<<<<<<<<<
+ * 
+ * cdef int OBS_SIZE = FLAT_SIZE
+*/
+  __Pyx_GetModuleGlobalName(__pyx_t_2, __pyx_mstate_global->__pyx_n_u_SLOTS); if (unlikely(!__pyx_t_2)) __PYX_ERR(0, 43, __pyx_L1_error)
+  __Pyx_GOTREF(__pyx_t_2);
+  __pyx_t_10 = __Pyx_PyObject_Dict_GetItem(__pyx_t_2, __pyx_mstate_global->__pyx_n_u_deals_left); if (unlikely(!__pyx_t_10)) __PYX_ERR(0, 43, __pyx_L1_error)
+  __Pyx_GOTREF(__pyx_t_10);
+  __Pyx_DECREF(__pyx_t_2); __pyx_t_2 = 0;
+  __pyx_t_2 = __Pyx_PyObject_GetAttrStr(__pyx_t_10, __pyx_mstate_global->__pyx_n_u_start); if (unlikely(!__pyx_t_2)) __PYX_ERR(0, 43, __pyx_L1_error)
+  __Pyx_GOTREF(__pyx_t_2);
+  __Pyx_DECREF(__pyx_t_10); __pyx_t_10 = 0;
+  __pyx_t_11 = __Pyx_PyLong_As_int(__pyx_t_2); if (unlikely((__pyx_t_11 == (int)-1) && PyErr_Occurred())) __PYX_ERR(0, 43, __pyx_L1_error)
+  __Pyx_DECREF(__pyx_t_2); __pyx_t_2 = 0;
+  __pyx_v_13newmarket_env_11observation_7_encode_AT_DEALS_LEFT = __pyx_t_11;
+
+  /* "newmarket_env/observation/_encode.pyx":45
  * cdef int AT_DEALS_LEFT = _SLOTS["deals_left"].start
  * 
  * cdef int OBS_SIZE = FLAT_SIZE             # <<<<<<<<<<<<<<
  * cdef double CHIP_SCALE = layout.CHIP_SCALE, CHIP_CLIP = layout.CHIP_CLIP
  * #: The largest chip stack the observation tells apart (larger ones are clipped to it).
 */
-  __Pyx_GetModuleGlobalName(__pyx_t_2, __pyx_mstate_global->__pyx_n_u_FLAT_SIZE); if (unlikely(!__pyx_t_2)) __PYX_ERR(0, 41, __pyx_L1_error)
+  __Pyx_GetModuleGlobalName(__pyx_t_2, __pyx_mstate_global->__pyx_n_u_FLAT_SIZE); if (unlikely(!__pyx_t_2)) __PYX_ERR(0, 45, __pyx_L1_error)
   __Pyx_GOTREF(__pyx_t_2);
-  __pyx_t_11 = __Pyx_PyLong_As_int(__pyx_t_2); if (unlikely((__pyx_t_11 == (int)-1) && PyErr_Occurred())) __PYX_ERR(0, 41, __pyx_L1_error)
+  __pyx_t_11 = __Pyx_PyLong_As_int(__pyx_t_2); if (unlikely((__pyx_t_11 == (int)-1) && PyErr_Occurred())) __PYX_ERR(0, 45, __pyx_L1_error)
   __Pyx_DECREF(__pyx_t_2); __pyx_t_2 = 0;
   __pyx_v_13newmarket_env_11observation_7_encode_OBS_SIZE = __pyx_t_11;
 
-  /* "newmarket_env/observation/_encode.pyx":42
+  /* "newmarket_env/observation/_encode.pyx":46
  * 
  * cdef int OBS_SIZE = FLAT_SIZE
  * cdef double CHIP_SCALE = layout.CHIP_SCALE, CHIP_CLIP = layout.CHIP_CLIP             # <<<<<<<<<<<<<<
  * #: The largest chip stack the observation tells apart (larger ones are clipped to it).
  * STACK_LIMIT = <long>(layout.CHIP_SCALE * layout.CHIP_CLIP)
 */
-  __Pyx_GetModuleGlobalName(__pyx_t_2, __pyx_mstate_global->__pyx_n_u_layout); if (unlikely(!__pyx_t_2)) __PYX_ERR(0, 42, __pyx_L1_error)
+  __Pyx_GetModuleGlobalName(__pyx_t_2, __pyx_mstate_global->__pyx_n_u_layout); if (unlikely(!__pyx_t_2)) __PYX_ERR(0, 46, __pyx_L1_error)
   __Pyx_GOTREF(__pyx_t_2);
-  __pyx_t_10 = __Pyx_PyObject_GetAttrStr(__pyx_t_2, __pyx_mstate_global->__pyx_n_u_CHIP_SCALE); if (unlikely(!__pyx_t_10)) __PYX_ERR(0, 42, __pyx_L1_error)
+  __pyx_t_10 = __Pyx_PyObject_GetAttrStr(__pyx_t_2, __pyx_mstate_global->__pyx_n_u_CHIP_SCALE); if (unlikely(!__pyx_t_10)) __PYX_ERR(0, 46, __pyx_L1_error)
   __Pyx_GOTREF(__pyx_t_10);
   __Pyx_DECREF(__pyx_t_2); __pyx_t_2 = 0;
-  __pyx_t_12 = __Pyx_PyFloat_AsDouble(__pyx_t_10); if (unlikely((__pyx_t_12 == (double)-1) && PyErr_Occurred())) __PYX_ERR(0, 42, __pyx_L1_error)
+  __pyx_t_12 = __Pyx_PyFloat_AsDouble(__pyx_t_10); if (unlikely((__pyx_t_12 == (double)-1) && PyErr_Occurred())) __PYX_ERR(0, 46, __pyx_L1_error)
   __Pyx_DECREF(__pyx_t_10); __pyx_t_10 = 0;
   __pyx_v_13newmarket_env_11observation_7_encode_CHIP_SCALE = __pyx_t_12;
-  __Pyx_GetModuleGlobalName(__pyx_t_10, __pyx_mstate_global->__pyx_n_u_layout); if (unlikely(!__pyx_t_10)) __PYX_ERR(0, 42, __pyx_L1_error)
+  __Pyx_GetModuleGlobalName(__pyx_t_10, __pyx_mstate_global->__pyx_n_u_layout); if (unlikely(!__pyx_t_10)) __PYX_ERR(0, 46, __pyx_L1_error)
   __Pyx_GOTREF(__pyx_t_10);
-  __pyx_t_2 = __Pyx_PyObject_GetAttrStr(__pyx_t_10, __pyx_mstate_global->__pyx_n_u_CHIP_CLIP); if (unlikely(!__pyx_t_2)) __PYX_ERR(0, 42, __pyx_L1_error)
+  __pyx_t_2 = __Pyx_PyObject_GetAttrStr(__pyx_t_10, __pyx_mstate_global->__pyx_n_u_CHIP_CLIP); if (unlikely(!__pyx_t_2)) __PYX_ERR(0, 46, __pyx_L1_error)
   __Pyx_GOTREF(__pyx_t_2);
   __Pyx_DECREF(__pyx_t_10); __pyx_t_10 = 0;
-  __pyx_t_12 = __Pyx_PyFloat_AsDouble(__pyx_t_2); if (unlikely((__pyx_t_12 == (double)-1) && PyErr_Occurred())) __PYX_ERR(0, 42, __pyx_L1_error)
+  __pyx_t_12 = __Pyx_PyFloat_AsDouble(__pyx_t_2); if (unlikely((__pyx_t_12 == (double)-1) && PyErr_Occurred())) __PYX_ERR(0, 46, __pyx_L1_error)
   __Pyx_DECREF(__pyx_t_2); __pyx_t_2 = 0;
   __pyx_v_13newmarket_env_11observation_7_encode_CHIP_CLIP = __pyx_t_12;
 
-  /* "newmarket_env/observation/_encode.pyx":44
+  /* "newmarket_env/observation/_encode.pyx":48
  * cdef double CHIP_SCALE = layout.CHIP_SCALE, CHIP_CLIP = layout.CHIP_CLIP
  * #: The largest chip stack the observation tells apart (larger ones are clipped to it).
  * STACK_LIMIT = <long>(layout.CHIP_SCALE * layout.CHIP_CLIP)             # <<<<<<<<<<<<<<
  * 
- * 
+ * cnp.import_array()
 */
-  __Pyx_GetModuleGlobalName(__pyx_t_2, __pyx_mstate_global->__pyx_n_u_layout); if (unlikely(!__pyx_t_2)) __PYX_ERR(0, 44, __pyx_L1_error)
+  __Pyx_GetModuleGlobalName(__pyx_t_2, __pyx_mstate_global->__pyx_n_u_layout); if (unlikely(!__pyx_t_2)) __PYX_ERR(0, 48, __pyx_L1_error)
   __Pyx_GOTREF(__pyx_t_2);
-  __pyx_t_10 = __Pyx_PyObject_GetAttrStr(__pyx_t_2, __pyx_mstate_global->__pyx_n_u_CHIP_SCALE); if (unlikely(!__pyx_t_10)) __PYX_ERR(0, 44, __pyx_L1_error)
+  __pyx_t_10 = __Pyx_PyObject_GetAttrStr(__pyx_t_2, __pyx_mstate_global->__pyx_n_u_CHIP_SCALE); if (unlikely(!__pyx_t_10)) __PYX_ERR(0, 48, __pyx_L1_error)
   __Pyx_GOTREF(__pyx_t_10);
   __Pyx_DECREF(__pyx_t_2); __pyx_t_2 = 0;
-  __Pyx_GetModuleGlobalName(__pyx_t_2, __pyx_mstate_global->__pyx_n_u_layout); if (unlikely(!__pyx_t_2)) __PYX_ERR(0, 44, __pyx_L1_error)
+  __Pyx_GetModuleGlobalName(__pyx_t_2, __pyx_mstate_global->__pyx_n_u_layout); if (unlikely(!__pyx_t_2)) __PYX_ERR(0, 48, __pyx_L1_error)
   __Pyx_GOTREF(__pyx_t_2);
-  __pyx_t_5 = __Pyx_PyObject_GetAttrStr(__pyx_t_2, __pyx_mstate_global->__pyx_n_u_CHIP_CLIP); if (unlikely(!__pyx_t_5)) __PYX_ERR(0, 44, __pyx_L1_error)
+  __pyx_t_5 = __Pyx_PyObject_GetAttrStr(__pyx_t_2, __pyx_mstate_global->__pyx_n_u_CHIP_CLIP); if (unlikely(!__pyx_t_5)) __PYX_ERR(0, 48, __pyx_L1_error)
   __Pyx_GOTREF(__pyx_t_5);
   __Pyx_DECREF(__pyx_t_2); __pyx_t_2 = 0;
-  __pyx_t_2 = __Pyx_PyNumber_Multiply_object_object(__pyx_t_10, __pyx_t_5); if (unlikely(!__pyx_t_2)) __PYX_ERR(0, 44, __pyx_L1_error)
+  __pyx_t_2 = __Pyx_PyNumber_Multiply_object_object(__pyx_t_10, __pyx_t_5); if (unlikely(!__pyx_t_2)) __PYX_ERR(0, 48, __pyx_L1_error)
   __Pyx_GOTREF(__pyx_t_2);
   __Pyx_DECREF(__pyx_t_10); __pyx_t_10 = 0;
   __Pyx_DECREF(__pyx_t_5); __pyx_t_5 = 0;
-  __pyx_t_13 = __Pyx_PyLong_As_long(__pyx_t_2); if (unlikely((__pyx_t_13 == (long)-1) && PyErr_Occurred())) __PYX_ERR(0, 44, __pyx_L1_error)
+  __pyx_t_13 = __Pyx_PyLong_As_long(__pyx_t_2); if (unlikely((__pyx_t_13 == (long)-1) && PyErr_Occurred())) __PYX_ERR(0, 48, __pyx_L1_error)
   __Pyx_DECREF(__pyx_t_2); __pyx_t_2 = 0;
-  __pyx_t_2 = __Pyx_PyLong_From_long(((long)__pyx_t_13)); if (unlikely(!__pyx_t_2)) __PYX_ERR(0, 44, __pyx_L1_error)
+  __pyx_t_2 = __Pyx_PyLong_From_long(((long)__pyx_t_13)); if (unlikely(!__pyx_t_2)) __PYX_ERR(0, 48, __pyx_L1_error)
   __Pyx_GOTREF(__pyx_t_2);
 
-  if (PyDict_SetItem(__pyx_mstate_global->__pyx_d, __pyx_mstate_global->__pyx_n_u_STACK_LIMIT, __pyx_t_2) < (0)) __PYX_ERR(0, 44, __pyx_L1_error)
+  if (PyDict_SetItem(__pyx_mstate_global->__pyx_d, __pyx_mstate_global->__pyx_n_u_STACK_LIMIT, __pyx_t_2) < (0)) __PYX_ERR(0, 48, __pyx_L1_error)
   __Pyx_DECREF(__pyx_t_2); __pyx_t_2 = 0;
 
-  /* "newmarket_env/observation/_encode.pyx":105
+  /* "newmarket_env/observation/_encode.pyx":50
+ * STACK_LIMIT = <long>(layout.CHIP_SCALE * layout.CHIP_CLIP)
+ * 
+ * cnp.import_array()             # <<<<<<<<<<<<<<
+ * cdef cnp.npy_intp OBS_DIMS[1]
+ * OBS_DIMS[0] = FLAT_SIZE
+*/
+  __pyx_t_11 = __pyx_f_5numpy_import_array(); if (unlikely(__pyx_t_11 == ((int)-1))) __PYX_ERR(0, 50, __pyx_L1_error)
+
+
+  /* "newmarket_env/observation/_encode.pyx":52
+ * cnp.import_array()
+ * cdef cnp.npy_intp OBS_DIMS[1]
+ * OBS_DIMS[0] = FLAT_SIZE             # <<<<<<<<<<<<<<
+ * cdef cnp.npy_intp MASK_DIMS[1]
+ * MASK_DIMS[0] = NUM_ACTIONS
+*/
+  __Pyx_GetModuleGlobalName(__pyx_t_2, __pyx_mstate_global->__pyx_n_u_FLAT_SIZE); if (unlikely(!__pyx_t_2)) __PYX_ERR(0, 52, __pyx_L1_error)
+  __Pyx_GOTREF(__pyx_t_2);
+  __pyx_t_14 = __Pyx_PyLong_As_npy_intp(__pyx_t_2); if (unlikely((__pyx_t_14 == ((npy_intp)-1)) && PyErr_Occurred())) __PYX_ERR(0, 52, __pyx_L1_error)
+  __Pyx_DECREF(__pyx_t_2); __pyx_t_2 = 0;
+  (__pyx_v_13newmarket_env_11observation_7_encode_OBS_DIMS[0]) = __pyx_t_14;
+
+
+  /* "newmarket_env/observation/_encode.pyx":54
+ * OBS_DIMS[0] = FLAT_SIZE
+ * cdef cnp.npy_intp MASK_DIMS[1]
+ * MASK_DIMS[0] = NUM_ACTIONS             # <<<<<<<<<<<<<<
+ * 
+ * 
+*/
+  (__pyx_v_13newmarket_env_11observation_7_encode_MASK_DIMS[0]) = __pyx_e_13newmarket_env_6engine_6_table_NUM_ACTIONS;
+
+  /* "newmarket_env/observation/_encode.pyx":115
+ * 
+ * 
+ * def observe_game(FastGame game, int viewer, cnp.ndarray static):             # <<<<<<<<<<<<<<
+ *     """``viewer``'s flat observation of a compiled game as a new float32 array (what ``encode_flat`` returns).
+ * 
+*/
+  __pyx_t_2 = __Pyx_CyFunction_New(&__pyx_mdef_13newmarket_env_11observation_7_encode_1observe_game, 0, __pyx_mstate_global->__pyx_n_u_observe_game, NULL, __pyx_mstate_global->__pyx_n_u_newmarket_env_observation__encod, __pyx_mstate_global->__pyx_d, ((PyObject *)__pyx_mstate_global->__pyx_codeobj_tab[0])); if (unlikely(!__pyx_t_2)) __PYX_ERR(0, 115, __pyx_L1_error)
+  __Pyx_GOTREF(__pyx_t_2);
+  #if CYTHON_COMPILING_IN_CPYTHON && PY_VERSION_HEX >= 0x030E0000
+  PyUnstable_Object_EnableDeferredRefcount(__pyx_t_2);
+  #endif
+  if (PyDict_SetItem(__pyx_mstate_global->__pyx_d, __pyx_mstate_global->__pyx_n_u_observe_game, __pyx_t_2) < (0)) __PYX_ERR(0, 115, __pyx_L1_error)
+  __Pyx_DECREF(__pyx_t_2); __pyx_t_2 = 0;
+
+  /* "newmarket_env/observation/_encode.pyx":131
+ * 
+ * 
+ * def legal_mask(FastGame game):             # <<<<<<<<<<<<<<
+ *     """The legal actions of a compiled game's pending decision as a new int8 array over every action id
+ *     (1 = legal; all zero once the session is over): the env's ``action_mask``, made in C."""
+*/
+  __pyx_t_2 = __Pyx_CyFunction_New(&__pyx_mdef_13newmarket_env_11observation_7_encode_3legal_mask, 0, __pyx_mstate_global->__pyx_n_u_legal_mask, NULL, __pyx_mstate_global->__pyx_n_u_newmarket_env_observation__encod, __pyx_mstate_global->__pyx_d, ((PyObject *)__pyx_mstate_global->__pyx_codeobj_tab[1])); if (unlikely(!__pyx_t_2)) __PYX_ERR(0, 131, __pyx_L1_error)
+  __Pyx_GOTREF(__pyx_t_2);
+  #if CYTHON_COMPILING_IN_CPYTHON && PY_VERSION_HEX >= 0x030E0000
+  PyUnstable_Object_EnableDeferredRefcount(__pyx_t_2);
+  #endif
+  if (PyDict_SetItem(__pyx_mstate_global->__pyx_d, __pyx_mstate_global->__pyx_n_u_legal_mask, __pyx_t_2) < (0)) __PYX_ERR(0, 131, __pyx_L1_error)
+  __Pyx_DECREF(__pyx_t_2); __pyx_t_2 = 0;
+
+  /* "newmarket_env/observation/_encode.pyx":139
  * 
  * 
  * def encode_game(FastGame game, int viewer, float[::1] out, const float[::1] static):             # <<<<<<<<<<<<<<
  *     """Write ``viewer``'s flat observation of a compiled game into ``out`` (what ``encode_flat`` returns).
  * 
 */
-  __pyx_t_2 = __Pyx_CyFunction_New(&__pyx_mdef_13newmarket_env_11observation_7_encode_1encode_game, 0, __pyx_mstate_global->__pyx_n_u_encode_game, NULL, __pyx_mstate_global->__pyx_n_u_newmarket_env_observation__encod, __pyx_mstate_global->__pyx_d, ((PyObject *)__pyx_mstate_global->__pyx_codeobj_tab[0])); if (unlikely(!__pyx_t_2)) __PYX_ERR(0, 105, __pyx_L1_error)
+  __pyx_t_2 = __Pyx_CyFunction_New(&__pyx_mdef_13newmarket_env_11observation_7_encode_5encode_game, 0, __pyx_mstate_global->__pyx_n_u_encode_game, NULL, __pyx_mstate_global->__pyx_n_u_newmarket_env_observation__encod, __pyx_mstate_global->__pyx_d, ((PyObject *)__pyx_mstate_global->__pyx_codeobj_tab[2])); if (unlikely(!__pyx_t_2)) __PYX_ERR(0, 139, __pyx_L1_error)
   __Pyx_GOTREF(__pyx_t_2);
   #if CYTHON_COMPILING_IN_CPYTHON && PY_VERSION_HEX >= 0x030E0000
   PyUnstable_Object_EnableDeferredRefcount(__pyx_t_2);
   #endif
-  if (PyDict_SetItem(__pyx_mstate_global->__pyx_d, __pyx_mstate_global->__pyx_n_u_encode_game, __pyx_t_2) < (0)) __PYX_ERR(0, 105, __pyx_L1_error)
+  if (PyDict_SetItem(__pyx_mstate_global->__pyx_d, __pyx_mstate_global->__pyx_n_u_encode_game, __pyx_t_2) < (0)) __PYX_ERR(0, 139, __pyx_L1_error)
   __Pyx_DECREF(__pyx_t_2); __pyx_t_2 = 0;
 
   /* "(tree fragment)":1
@@ -23928,7 +27084,7 @@ __Pyx_RefNannySetupContext("PyInit__encode", 0);
  *     cdef tuple state
  *     cdef object _dict
 */
-  __pyx_t_2 = __Pyx_CyFunction_New(&__pyx_mdef_13newmarket_env_11observation_7_encode_12FlatObserver_3__reduce_cython__, __Pyx_CYFUNCTION_CCLASS, __pyx_mstate_global->__pyx_n_u_FlatObserver___reduce_cython, NULL, __pyx_mstate_global->__pyx_n_u_newmarket_env_observation__encod, __pyx_mstate_global->__pyx_d, ((PyObject *)__pyx_mstate_global->__pyx_codeobj_tab[1])); if (unlikely(!__pyx_t_2)) __PYX_ERR(1, 1, __pyx_L1_error)
+  __pyx_t_2 = __Pyx_CyFunction_New(&__pyx_mdef_13newmarket_env_11observation_7_encode_12FlatObserver_3__reduce_cython__, __Pyx_CYFUNCTION_CCLASS, __pyx_mstate_global->__pyx_n_u_FlatObserver___reduce_cython, NULL, __pyx_mstate_global->__pyx_n_u_newmarket_env_observation__encod, __pyx_mstate_global->__pyx_d, ((PyObject *)__pyx_mstate_global->__pyx_codeobj_tab[3])); if (unlikely(!__pyx_t_2)) __PYX_ERR(1, 1, __pyx_L1_error)
   __Pyx_GOTREF(__pyx_t_2);
   #if CYTHON_COMPILING_IN_CPYTHON && PY_VERSION_HEX >= 0x030E0000
   PyUnstable_Object_EnableDeferredRefcount(__pyx_t_2);
@@ -23942,7 +27098,7 @@ __Pyx_RefNannySetupContext("PyInit__encode", 0);
  * def __setstate_cython__(self, __pyx_state):             # <<<<<<<<<<<<<<
  *     __pyx_unpickle_FlatObserver__set_state(self, __pyx_state)
 */
-  __pyx_t_2 = __Pyx_CyFunction_New(&__pyx_mdef_13newmarket_env_11observation_7_encode_12FlatObserver_5__setstate_cython__, __Pyx_CYFUNCTION_CCLASS, __pyx_mstate_global->__pyx_n_u_FlatObserver___setstate_cython, NULL, __pyx_mstate_global->__pyx_n_u_newmarket_env_observation__encod, __pyx_mstate_global->__pyx_d, ((PyObject *)__pyx_mstate_global->__pyx_codeobj_tab[2])); if (unlikely(!__pyx_t_2)) __PYX_ERR(1, 17, __pyx_L1_error)
+  __pyx_t_2 = __Pyx_CyFunction_New(&__pyx_mdef_13newmarket_env_11observation_7_encode_12FlatObserver_5__setstate_cython__, __Pyx_CYFUNCTION_CCLASS, __pyx_mstate_global->__pyx_n_u_FlatObserver___setstate_cython, NULL, __pyx_mstate_global->__pyx_n_u_newmarket_env_observation__encod, __pyx_mstate_global->__pyx_d, ((PyObject *)__pyx_mstate_global->__pyx_codeobj_tab[4])); if (unlikely(!__pyx_t_2)) __PYX_ERR(1, 17, __pyx_L1_error)
   __Pyx_GOTREF(__pyx_t_2);
   #if CYTHON_COMPILING_IN_CPYTHON && PY_VERSION_HEX >= 0x030E0000
   PyUnstable_Object_EnableDeferredRefcount(__pyx_t_2);
@@ -23957,7 +27113,7 @@ __Pyx_RefNannySetupContext("PyInit__encode", 0);
  *     cdef object __pyx_result
  *     __Pyx_CheckUnpickleChecksum(__pyx_checksum, 0x01782c9, 0x87c97cc, 0x1acfe67, b'_static, size, stack_limit, static')
 */
-  __pyx_t_2 = __Pyx_CyFunction_New(&__pyx_mdef_13newmarket_env_11observation_7_encode_3__pyx_unpickle_FlatObserver, 0, __pyx_mstate_global->__pyx_n_u_pyx_unpickle_FlatObserver, NULL, __pyx_mstate_global->__pyx_n_u_newmarket_env_observation__encod, __pyx_mstate_global->__pyx_d, ((PyObject *)__pyx_mstate_global->__pyx_codeobj_tab[3])); if (unlikely(!__pyx_t_2)) __PYX_ERR(1, 4, __pyx_L1_error)
+  __pyx_t_2 = __Pyx_CyFunction_New(&__pyx_mdef_13newmarket_env_11observation_7_encode_7__pyx_unpickle_FlatObserver, 0, __pyx_mstate_global->__pyx_n_u_pyx_unpickle_FlatObserver, NULL, __pyx_mstate_global->__pyx_n_u_newmarket_env_observation__encod, __pyx_mstate_global->__pyx_d, ((PyObject *)__pyx_mstate_global->__pyx_codeobj_tab[5])); if (unlikely(!__pyx_t_2)) __PYX_ERR(1, 4, __pyx_L1_error)
   __Pyx_GOTREF(__pyx_t_2);
   #if CYTHON_COMPILING_IN_CPYTHON && PY_VERSION_HEX >= 0x030E0000
   PyUnstable_Object_EnableDeferredRefcount(__pyx_t_2);
@@ -24140,41 +27296,41 @@ static int __Pyx_InitConstants(__pyx_mstatetype *__pyx_mstate) {
   int __pyx_clineno = 0;
   CYTHON_UNUSED_VAR(__pyx_mstate);
   {
-    const struct { const unsigned int length: 8; } str_length_index[] = {{6},{28},{8},{15},{1},{2},{15},{23},{25},{32},{20},{22},{1},{1},{37},{45},{22},{179},{8},{15},{7},{6},{36},{2},{9},{37},{50},{30},{37},{7},{5},{9},{10},{8},{9},{12},{30},{32},{11},{8},{15},{6},{20},{12},{9},{17},{8},{8},{12},{10},{8},{10},{8},{7},{12},{14},{12},{11},{10},{19},{27},{14},{12},{10},{17},{13},{12},{12},{19},{8},{5},{13},{3},{15},{18},{8},{4},{13},{12},{1},{11},{18},{5},{10},{6},{10},{8},{15},{6},{11},{9},{5},{5},{6},{7},{4},{4},{11},{2},{10},{5},{5},{8},{10},{9},{6},{7},{4},{4},{4},{25},{33},{32},{32},{3},{7},{3},{11},{4},{5},{9},{3},{3},{8},{5},{4},{10},{5},{4},{12},{5},{5},{6},{11},{4},{4},{6},{6},{6},{12},{6},{6},{11},{1}};
-    const struct { const unsigned int length: 8; } bytes_length_index[] = {{1},{229},{11},{55},{114},{116}};
+    const struct { const unsigned int length: 8; } str_length_index[] = {{6},{28},{8},{15},{1},{2},{15},{23},{25},{32},{20},{22},{1},{1},{37},{45},{22},{179},{8},{15},{7},{6},{36},{2},{9},{37},{50},{39},{34},{73},{30},{37},{7},{5},{9},{10},{8},{9},{12},{30},{32},{11},{8},{15},{6},{20},{12},{9},{17},{8},{8},{12},{10},{8},{10},{8},{7},{12},{14},{12},{11},{10},{19},{27},{14},{12},{10},{17},{13},{12},{12},{19},{8},{5},{13},{3},{15},{18},{8},{4},{13},{12},{1},{11},{18},{5},{10},{6},{10},{8},{15},{6},{11},{9},{5},{5},{6},{7},{4},{4},{11},{2},{10},{5},{5},{8},{10},{9},{6},{10},{4},{7},{4},{4},{4},{25},{33},{32},{32},{2},{5},{3},{12},{7},{3},{11},{4},{5},{9},{3},{3},{8},{5},{4},{10},{5},{4},{12},{5},{5},{6},{11},{4},{4},{6},{6},{6},{12},{6},{6},{11},{1}};
+    const struct { const unsigned int length: 8; } bytes_length_index[] = {{1},{229},{93},{11},{55},{44},{114},{116},{152}};
     #ifndef CYTHON_COMPRESS_STRINGS
       #define CYTHON_COMPRESS_STRINGS 90
     #endif
-    #if (CYTHON_COMPRESS_STRINGS) == 1 /* compression: zlib (1329 bytes) */
-static const char cstring[] = "x\332\225UMo\023G\030NDZ\334R\025RP+\304\241\023\0255\200\222%!(P\240\240\310$\255\325\000\001G\255\304e4\273\363\256=d=\263\236\231u\354\252Rs\314q\217>\372\350\243\2179\346\230c\216>\362\023\372\023\372\316\254m\034(\255j\311\2633\363~\3143\317\3731\204Y\262\322&\302\020\251,a\304\000\263\017\tK\022\265\017\374\001Y\t\002\242\3027\020\331\3077\254\006 \261f\265\006H{3x@\036=\203\206\322\235_\005\354\023\025\223G\221\222V\3242\225\031\302$\047\\hg\367\376\266\220c\201\261Zp\340S\312D\351\177\225\237\335\233h>~Rf\322\3437F\324$\261\212h`|Y\311\244C\032\036d\013AVd\213%\202\223\206\342\260D\240\235\242-\272Z\214\026\335\271\213\261\322V3\271\270Dj\350j\254l\352,\005<\212\2606\222\364\\Y \266\216\244\225;\266\256\244#\216C\"B\320\314\002\236\346\360\241W\355\224$\331\331\334Y\276{\377\256G\253\301\321h\210\311\302(A\240`\034ia&\022\213\336m\047\005\023\220JL:*#\022\020\027\336\"E\275i\003[\007\211!\262nB\026\375\235\231\025JR4\027\262\2668\242I\264\300Yo\261\304@\3008\247\250\007\221J\022\047S\322\004,\214\2700,L\000d1F\310\t\255\261\006\370\263\r\211\023\305\354\332\035\302\264f\035\217\264\026\tShs\t\373\r\246\367\300R\220\255\333*4\240[\036\307mZx\n\322N[*d&fYb\t\245\032x\026\001\245\204g\036\232Tr\031\231j\t\226\2404\022RXJ3\357\335\211]\376EHhq<\341\314\262\340\037\244El\034\271EZ\230\300\205\031\364\217\033\325r\245R\376\271\262C\313\333\225\035?\251\2267\26677\223D\244F\230\255\355\215]Z\255\274\336\334J\230}\341\361\203\236\236\007\023\310\221\2173\245\357I1\010\006\271\177\047\257\356n\224\177\241\333\225g\225\335*43\344\001\\a\004\357j\204V\267_\354V)\335\351\264\361\377\024\323\204>\207\266}\0051\245\243P\"C\310\206\013\366\273I\r\254\260\320p\033\334\331\340/\316d\344\276\2651\010\374\211F\212\371\353f\r&\244\377*\236%^&1\256\376\213 \360\207\301\241\021K\305d^\207h\317d\215b\245\301`\314\212\371\310\273\233\272\004-f\231LE\264\207\2367\345\330f\2625\315R!jY\0276wT3c\311\030\3118\037>\240y\262\001m\267@\232\047\350\315\324m?\240\237R\013\306\2169\022\206FJ""\253\014+\0130\327\307\tC\303,\216\261RMGFB\005\023\025\023\262\204a\300\360k T\212#`t\217\244\214\026\330\n2\210\"\2469\372\315\2445Q\202f\024y\306\216\021A\210\252~\237c\327\241\343Y\002\332\215\206&\020\343\032\313\007+\204{\036\021_\321U\213r\231*?@N}/\001\255\225\216\023V3\330\227\032\314\216\272\223\323\301\316\302\353\242V\247\241\340\0340\361\021\007\313|icK\204\266K\027S\014\277\303\236T\373\222:`\230M\226\272;$\014{\214\305\276\350\252\3055C\3070\366\322\306\231\272\016\246\352\372\243\202`T\360\037W\370/y\001\006\331Pq\354\242\352\026\0108u\200d-Ef\323:F%E=\3404\354\244*M\025>E5a\260\315j\314p\354\214\2113\035u\033\337\024\334\3151\202\336\207\243\t\347\272\310\0307\210\250\030i\352w!5V\341_#\207\230\311xd\226b\313\201\314\300$\321|\006\230\242\275\354\013\256\366\251e{\240\333/Z\n\037\211\033\2051\031\225\n]];sa\272\016\262\346\022f\235\026\325\260\353[\031>\214\306\222[K\370\272\330\245\242\343\272U1\031\to\316\374\257\003~\240\251JD$\300P\377,\277\357n\211\270\007\022\037\227\250\316\364\031\0007gFY\350\021\316\270\233R\025\323\026&\251\322\007\263\303\271[\375\205\376\372`\376`\366\355\334\267\335\346)Y\031\\8zx\274w\372\362\325p\356r\376\250\333\3565\373\250v\376\340\217\374^waX\n\372\254\377\347\221<\331\030\316]8\\=\230\375\2534\363\3715\047\230\317\257\344\257\273\266w\257\177\275/\217\236\036\317\016K\227\362\363y\263\373i7\351/8\017\255\303\337\362\315\356\225\356\313a\351\253\034-\276\311\233oq\260\335\373h\3445\232\303\322\305\323\213\313\375\335\301\374`\361\350\332\361O\047\253o\317\356l\340\211_\314|R:0\207\337\347\263\371\345\274\234wz\347z\353\375\257\373\315\301\271\301\332\200\rK_\036\276\351\316\236^}r\324<\366\310\355\341\235\303j\376Yq\262\027v\257\366\026N\277\333:f\307\366d\355$<\335y9\234\273\204\356\346\363\3539\357\336\350-\364\326z\254g\373\253\375\255\301\302`\365o;\375\233O";
-    PyObject *data = __Pyx_DecompressString(cstring, 1329, 1);
+    #if (CYTHON_COMPRESS_STRINGS) == 1 /* compression: zlib (1534 bytes) */
+static const char cstring[] = "x\332\255VMo\023G\030ND\200\264P \245\242THt\242\242\006P\262%\244J[>\225\206\244\265\232\226\200\255V\342\320\321x\367]{\310zf=3\353\330\375\314\321\307=\372\350\343\036}\3641\307\034}\364\221\237\320\237\320wfm\343@\351\207TK\273;;\357\307\274\363\274\317<k\302\014\271\325$\\\023!\raD\0033w\t\213\"\271\017\301\035r\313\363\210,?\007\337<\270n\024\000\t\025\253\324@\230\033\336\035r\357[\250I\325\372\236\303>\221!\271\347Kax%\221\211&L\004$\340\312\306\275:\315\305\330\240\215\342\001\004S\316D\252\277\265\037\237\233x>x\270\311\204\253_k^\021\304H\242\200\005+RD-RsE6\260\310\202h\260\210\007\244&\003X&\320\2141\026S-\371Kv\335\245P*\243\230XZ&\025L5v\326U\026\003.EX\023A\372N\032 \246\212\240m\266LU\n\013\\\000\021/\203b\006p5[\037fU\326I\220\335\255\335\225O?\377\324U\253\300\302\250\211N\312~\204\205\202\266\240\225\023\036\031\314nZ1h\217\024B\322\222\t\021\200u\341.b\364\233\0160U\020\330\"c\007d\311\355\231\031.\005\305p.*K#\230x\003l\3646\2134x,\010(\372\201/\243\310\332\244\320\036+\373\001\327\254\034\001\210\374\356#&\264\302j\340\326\326$\214$3k\267\tS\212\265\\\245\025\237\353\334;\020\260_cj\017\014\005\321\370D\2265\250\206\253\343\023\232g\362\342VSHD&dId\010\245\n\202\304\007JI\220\270\322\204\024+\210T\203\263\010\255>\027\334P*\222Z\334\362\250/\025x5\214\343nq\0222\036\345p\360Z\214=\232vKj\314T_\363\310+:\266\037\013\230J\"\320K\330\"\254\325Gl\225\271\203\214\237\242\347\261M\333=\047n\2776\261=\021>\266xd\013\230a\336_Xs\266\330v\347D\325\236%\036\250\373\033\305\315Ba\363\353\302.\335\334)\354\272Aqscgk+\212x\254\271\336\336\331(\321b\341\331\326v\304\314\343\274~5=\366& \372\216y\224\276bEZ\330\235\275\264\027K\033\233\337\320\235\302\267\205R\021\352\tv\006\354Q\365^\236ZZ\334y\\*R\272\333j\342\365\010\211K\277\203\246y\n!\245#ra\317\260?\226~/\007\0250\334@\315N\0046\006\177a\"|\373\254\214\213\300_\336\013;\2521.\334S\006\330\002;\022\330\031\367\304\"\360\207t\241>\213\371d\\\005\177O\047\265\374M\201F6\344\343Qv;\264G&\037%\"\346\376""\036f\336\022\343\230\311\3244J\271\251al\333\354R\365\204E\343J\306\014}\r\346\311\0044\355\013\302<\251^O\355\3665\370)5\240\315\030#\256-ae\202g\035\360\364\215\tC\313I\030\242v\350\226\360\271\364&.\272\314\"\206\r\303\247\206\262\224\001\026\214\351\021\224\321\013\212S\002\276\317T\200y\023a\264\037a\030E\234Q\303|(\243\253\233\017P\007\351x\024\201\262wM#\010\361\035\0174\236\331\300\341\210\365\345:\237\037\340)A\000\304\324\251\033(%U\030\261\212F\245\304s7\322K\353\203Z\027Ty\245J\313<\010\000\211\217u\260\304\211\r\21244-]t~\373\t\366\204\334\027\324\026\206l2\324\356!b\250z&\202\n\213\220,z\317]P\263g\307\212\265\305\033\265\276vLw\274)\335y\243\301\033\t\322\233\035\376\311\236\227&b\247:\010\321\264\266\3100\264mG\273\335Qlk\024\225\030\241\217\253\330\266\030C!\240\345V,\343X\342\327\263\3025~\031\234\ni\210l\350H \235jXh\260\305.\207\305\021\307*\247T.X\371\235\306n\026bm$^\nAF\252\343\222I\214\232\004\211\206\t\023\035Et\256?\373<\220\373\324\260=P\315\307\r\211\337\265\353y0\031\235%\272\272v\014\003\272\016\242b\031\265N\363\343RrZ\207b\251\r\271\271\214\037D\263\234\353\245}\313\007#\343\215\231\377\264\300\0274\226\021\3679h\352\376I\274\232n\231\330o:\312\273_e\352X\0017fF4u\025\316\330\235R\031\322\006\262X\252\377c\223\323\013\343\266\366\025R\330\361\363`v8w3[\314\326{\013\007\263/\346>\354\324\007\344V\357L\377\356\341\336\340\311\323\341\334\305\364^\247\331\255g\350v\372\340\227\364\263\316\342p\336\313X\366{_\034m\014\347\316\264W\017f\37785s\222t~\313\236d~\357j\377\347\243\305\341\334\2716k\327\323\271\364\321\340\362\315l\245W\357\317\216}\347g\336\276b\223,\244\357\245\317:\246\373Yv-\023\375G\207\263\303\371\013\351\351\264\3369\325\211\262E\273Z\243\375C\272\325y\257\363d8\377n\212\021\357\247\365\027x3\235\3171\310y\324\207\363\347\007\347W\262Ro\241\267\324\277r\370\325\321\352\213\3433\033\270\342\331\231\223\363\007\272\375q:\233^L7\323V\367Dw=\273\224\325{\047zk=6\234?\327~\336\231\035|\360\260_?t\2734\355\333\355b\372V\276""\2623v>\350.\016>\332>d\207\346h\355\250<\330}2\234\273\200\351\026\322ki\320\271\336]\354\256uY\327d\253\331vo\261\267:^\363\337%:\323\276\217\206\313\335K\335_{\333\375\225\303\372\321\374`\2678(\226\206g\317\267\367\007\227,\332\365I\225\301 \200\001\204\303\271\253\035\221md\305\336;\375\037\217V\217\227\263\234\325\372\253\375\355\301\227\245A\211\rXyP\366\035\372\177\002z\335R\257";
+    PyObject *data = __Pyx_DecompressString(cstring, 1534, 1);
     #define __Pyx_DecompressString_LZSS_UNUSED
     if (unlikely(!data)) __PYX_ERR(0, 1, __pyx_L1_error)
     const char* const bytes = __Pyx_PyBytes_AsString(data);
     #if !CYTHON_ASSUME_SAFE_MACROS
     if (likely(bytes)); else { Py_DECREF(data); __PYX_ERR(0, 1, __pyx_L1_error) }
     #endif
-    #elif (CYTHON_COMPRESS_STRINGS) > 0 && (CYTHON_COMPRESS_STRINGS) <= 90 /* compression: lzss (1753 bytes) */
-static const char cstring[] = "\377 at 0x i\377s not a \377seat; al\377lowed: 0\377.. objec\377t>(tree \377fragment\377).: <Mem\377oryView \377of <cont\377iguous a?nd dir4\001\007\r\373in\021\005strid{ed\"\010 or \004\031\363><(\tA\006>?Ca\375n\273\002ssign \377to read-\277only m\240\002v\376\242\000Invalid\377 mode, esxp\324\000|\000\047c\047t\001\377\047fortran\317\047, g\210 %\005shwape\222\000 ax\242 \177Note th\262 \277Cython\265!d\377eliberatyek\000\320\001cter!\001\377n PEP-48\3554\212\"re\303!s s\377ubclasse\375s\261!builti\376\260\000ypes. I\377f you ne\344\224 \303\000p%\000%\ttheun\240@t\200\000e \047\357\002\377ation_ty\337ping\047\355$iv\376\242\000o False\337.add_\331@ec\347oll\305@+\000s.a\377bcdisabl\327een\000\003c\221 _g\367amew\002s fl\377oat32 ar\367ray\245\002gcis\376(\003dnewmar\377ket_env/\277observ\203\002/\374\016\000F\001.pyxno\377 default\377 __reduc\277e__ du\226\002n\367on-\373@vial\376\033\000cinit__\221u\207\002\272A\374ac\316 y\003 \037data.\013\020\226C\350a\366\305cs.\343Aer=A\377SCIICHIP\337_CLIP\004\002SC\377ALEEllip\377sisFLAT_\377SIZEFlat\255O\273\002er\000\t.\252\006c\366\343B__\017\014sets\365t\360@_\030\005STAC\377K_LIMITS\177equence\225\205\001\375.\232\205\007_SLOTS\337__Pyx\001\000Di\377ct_NextR\317ef__\304D\237 __\366\231b__\001\005geti\227tem\r\001d0\001\027\000f\227unc\035\001g}\005+\000i\357mpor\302 __m\367ain;\001modu\005lM\002n\325@M\001\265@T\001\232@\337_capi\003\006he\317cksu`\000\026\001re\rs\261@__\"\001\335\003\006\002\337`\375e\017\003unpick\206W\000En,\005\n\006\304)=\003vyt\343a\313\001qual\202\005\230\210e\326.\242fex\377\001\344 _\362\266\005s\343\010\356.__te\371s\373\001\237\"is_co\377routinea\373bc\307e_buff\377erasynci\373o.\032\006sbala\374\256@\005\000sebood\360\264 \333@\222 \006\004valu\277eccardU\000u_ntsclW\000_\345 \377tracebacwkco\025\000dea\033\004\356\007\000ler\002\001s_l\377eftdecis\017iond\303\"\235\000\320\211\003\244`\047ode\000\003\372\205\002e\321 \307\207\002\377errorfla\377gsformat\374\227\210\004\237\206\001handh""i\377gh_biddewrid\355@auc\205\207\001_index\253as\000\002\377izeknown\315_\225\001la\236 \300\001la\035y\230 mem\221\211\001\211\211\001\234a/ndim\313\206\n.\315\206\010\000\026\301.\352\206\004\007\027\334\003\047\027\207\003ob\217joff\321\205\001\262@\255\001p\333en\324\000gp\327 ph\357asep\262\000ed_\377bypoppot\277regist\241 u?lessel7\001\347\207\004:\254\212\002s\367\000sta?\002\243!\317star\253\206\003\262\206\001ic\366\000\003_p\021\002epst\265o\001\000r\301 uno\001u\377pdateuse\351_\340\206\005\375Bs\331\207\003wid\377ow_taker\377xOvoid (\353st9\001 \260\205\003t_1}3\226\211\n_6eng\255a\3536_\210\205\003T\367\211\001 co\377nst *, i\207nt,\354\211\003\n\001\366\211\002\025\005)\375\0004*9_poli_cies_\222\216\002*P\005\374c\006\235\215\001ed chaMrt\n)\000\377d\253\206\002\000\254\215\001\377_of_vect\377or\200\001\330\004*\250\377!\2506\260\021\200\001\340\377\004\037\230q\320 0\260\377\013\270;\300k\320QR\377\330\004\023\220<\230x\240\373q\250$\000\007\200|\2207\377\230!\330\010.\250a\250\377\177\270n\310A\330\004\013\377\2101\200\001\360\010\000\n\375\033\025\001\021\220\024\220Z\230\377t\2407\250$\250n\270\377D\300\001\330\010\020\220\007\377\220q\230\006\230l\250!\377\330\004\007\200v\210W\220\377E\230\024\230Q\330\010\022\375\220H\000\027\220q\340\010\027\317\220t\23082\000\035\002q\330\377\010\017\320\017-\250T\260\377\021\260\047\270\033\300G\310\3531\340\004\013Ao\000\014\000\005\377\010\200s\210&\220\001\220\377\023\220C\220y\240\003\240\3776\250\026\250q\260\003\260\3773\260a\330\010\016\210j\377\230\001\320\031?\270q\300\376\265\002t\2102\210S\220\t\374t\003\030\002\230\031\240!\320#\377F\300a\300t\3103\310\177b\320PQ\330\004\020L\000\377\021\220$\220d\230(\240\377!\2403\240a\240t\250\1771\250F\260!\2601";
-    PyObject *data = __Pyx_DecompressString_LZSS(cstring, 1753, 2382);
+    #elif (CYTHON_COMPRESS_STRINGS) > 0 && (CYTHON_COMPRESS_STRINGS) <= 90 /* compression: lzss (2020 bytes) */
+static const char cstring[] = "\377 at 0x i\377s not a \377seat; al\377lowed: 0\377.. objec\377t>(tree \377fragment\377).: <Mem\377oryView \377of <cont\377iguous a?nd dir4\001\007\r\373in\021\005strid{ed\"\010 or \004\031\363><(\tA\006>?Ca\375n\273\002ssign \377to read-\277only m\240\002v\376\242\000Invalid\377 mode, esxp\324\000|\000\047c\047t\001\377\047fortran\317\047, g\210 %\005shwape\222\000 ax\242 \177Note th\262 \277Cython\265!d\377eliberatyek\000\320\001cter!\001\377n PEP-48\3554\212\"re\303!s s\377ubclasse\375s\261!builti\376\260\000ypes. I\377f you ne\344\224 \303\000p%\000%\ttheun\240@t\200\000e \047\357\002\377ation_ty\337ping\047\355$iv\376\242\000o False\337.add_\331@ec\347oll\305@+\000s.a\377bcdisabl\327een\000\003c\221 _g\367amew\002s fl\377oat32 ar\367ray\245\002gcis\376(\003dnewmar\377ket_env/\277observ\203\002/\374\016\000F\001.pyxno\377 default\377 __reduc\277e__ du\226\002n\367on-\373@vial\376\033\000cinit__\377numpy._c_ore.m5\000ix\002\337 fail\211#im\371p\241@\033\tumath\344\021\016\214\003e\304\t\267  ru\177les\047 st\261 \377c part: #a \253\204\010\350\n\317\204\001u\231\"\314a\362\216\205\001c\340@\213# dat\303a.\013\020\250c\372\204\001\327\204\003s.\376\365aer=ASCI\377ICHIP_CL\373IP\004\002SCALE\377Ellipsis\377FLAT_SIZ\277EFlatO\315\"e\325r\000\t.\274&c\365b__n\017\014set\326\001e_\030\005\377STACK_LI\377MITSeque\327nce\247\206\001.\254\206\007_S\377LOTS__Py\375x\001\000Dict_N\377extRef__l\326d\261@__\253\204\002__\001\005\177getitem\r\001yd0\001\027\000func\035\001\341g}\005+\000\250C3\001maiMn\003\002od\200@E\001n\347`\346\003\002ewT\001\254`_ca\373pi\003\006hecks\271u`\000\026\001res\303`_\361_\"\001\335\003\006\002type\376\017\003unpickl\017e_En,\005\n\006\304)=\003\363vt\365\204\001\313\001qual0\202\005\232\204\005\326.\264\204\006ex\377\001\344 \345_\266\005s\343\010\356.__tgest\263 \237\"is\324\204\001\377outineab\375c\307e_buffe\377rasyncio\357.cor\035\003sba\363la\256@\005\000sebo;od\332\000sta\222 \006\004\377valuecca\377rd_count\327sclW\000_\345 tr\317aceb(""\000\023\002de\271a\033\004\007\000ler\002\001s\377_leftdec?isiond\303\"\235\000\234\342\212\003\244`ode\000\003\214\207\002e\367num\331\210\002erro\377rflagsfo\317rmat\251\211\004\261\207\001ha\377ndhigh_b\177idderid\355@\367auc\227\210\001inde\365x\253as\000\002izek\337nown_\225\001la\334\236 \300\001lay\230 le\377gal_mask\216\000\001mem\261\212\001\251\212\001\252an\227dim\353\207\n.\355\207\010\000\026.`\212\210\004\007\027\352\003\047\027\225\003np\230\210\002wobj\320\207\toff\362\205\001\334\323@\316\001pen\365\000gp~\243@phasep\323\000\377ed_bypop\377potregis9t\302 \202\210\001sel7\001\232\211\004:\337\213\002s\230 sta?\002\304!\217star\314\206\003\253\210\003\261\210\003_\274\263\210\001D\000psto\001\000r\366\342 uno\001upda?teuse_\201\207\005\236b\375s\372\207\003widow_\377takerxOv\177oid (st9\001\275 \321\205\003t_13\311\212\n_o6eng\316a6_\251\205\003\371T\252\213\001\251\211\001st *,\037 int,\237\213\003\n\001\251\213\002\366\025\005)\0004*9_po\177licies_\305\217\002\235*P\005conf\003\320\216\001e\277d chart\n)\351\000\240\204\004\314\206\002\000\337\216\001_of\177_vector\241\200A\376m\t*)\000writ\375e\233\204\002\200\001\330\004*\250\377!\2506\260\021\200\001\340\377\004\037\230q\320 0\260\377\013\270;\300k\320QR\377\330\004\023\220<\230x\240\373q\250$\000\007\200|\2207\377\230!\330\010.\250a\250\377\177\270n\310A\330\004\013\377\2101\200\001\360\006\000\005\377 \230~\250Q\250c\260\377\036\270{\310!\330\004\016\377\210a\210q\220\004\220D\377\320\030*\250-\260q\270\275\001$\005\010\000\n\033A\001\021\377\220\024\220Z\230t\2407\377\250$\250n\270D\300\001\377\330\010\020\220\007\220q\230\357\006\230l\250?\000\007\200v\377\210W\220E\230\024\230Q\357\330\010\022\220t\000\027\220q\177\340\010\027\220t\23082\000\376\035\002q\330\010\017\320\017-\377\250T\260\021\260\047\270\033_\300G\3101\340\004\013A\233\000\377\014\000\005\010\200s\210&\377\220\001\220\023\220C\220y\377\240\003\2406\250\026\250q\377\260\003\2603\260a\330\010\377\016\210j\230\001\320\031?\367""\270q\300\341\002t\2102\210\347S\220\tt\003\030\002\230\031\240\377!\320#F\300a\300t\377\3103\310b\320PQ\330\373\004\020L\000\021\220$\220d\377\230(\240!\2403\240a\377\240t\2501\250F\260!\363\2601l\005##\013\210=\230\377\001\230\030\240\026\240}\260\377F\270-\300q\310\010\320\377PS\320ST\330\014\017\257\210w\320\026\352!q\235\006d\377\320de\320ef\330\004\377\036\230n\250A\250S\260\337\r\270^\3101\201\013,\250\377m\2701\270F\320BT\377\320Ta\320ab\320b\001c\245B";
+    PyObject *data = __Pyx_DecompressString_LZSS(cstring, 2020, 2850);
     #define __Pyx_DecompressString_UNUSED
     if (unlikely(!data)) __PYX_ERR(0, 1, __pyx_L1_error)
     const char* const bytes = __Pyx_PyBytes_AsString(data);
     #if !CYTHON_ASSUME_SAFE_MACROS
     if (likely(bytes)); else { Py_DECREF(data); __PYX_ERR(0, 1, __pyx_L1_error) }
     #endif
-    #else /* compression: none (2382 bytes) */
-static const char bytes[] = " at 0x is not a seat; allowed: 0.. object>(tree fragment).: <MemoryView of <contiguous and direct><contiguous and indirect><strided and direct or indirect><strided and direct><strided and indirect>>?Cannot assign to read-only memoryviewInvalid mode, expected \047c\047 or \047fortran\047, got Invalid shape in axis Note that Cython is deliberately stricter than PEP-484 and rejects subclasses of builtin types. If you need to pass subclasses then set the \047annotation_typing\047 directive to False.add_notecollections.abcdisableenableencode_game needs float32 arrays of gcisenablednewmarket_env/observation/_encode.pyxno default __reduce__ due to non-trivial __cinit__unable to allocate array data.unable to allocate shape and strides.viewer=ASCIICHIP_CLIPCHIP_SCALEEllipsisFLAT_SIZEFlatObserverFlatObserver.__reduce_cython__FlatObserver.__setstate_cython__STACK_LIMITSequenceView.MemoryView_SLOTS__Pyx_PyDict_NextRef__annotate____class____class_getitem____dict____func____getstate____import____main____module____name____new____pyx_capi____pyx_checksum__pyx_result__pyx_state__pyx_type__pyx_unpickle_Enum__pyx_unpickle_FlatObserver__pyx_vtable____qualname____reduce____reduce_cython____reduce_ex____set_name____setstate____setstate_cython____test___dict_is_coroutineabcallocate_bufferasyncio.coroutinesbalancesbaseboodle_stacksboodle_valueccard_countscline_in_tracebackcountdead_countdealerdeals_leftdecisiondtype_is_objectencodeencode_gameenumerateerrorflagsformatfortrangamehandhigh_bidderidin_auctionindexitemsitemsizeknown_deadlast_cardlayoutmemviewmodenamendimnewmarket_env.observationnewmarket_env.observation._encodenewmarket_env.observation.encodenewmarket_env.observation.layoutobjoffsetsoutown_pendingpackphaseplayed_bypoppotregisterrulesselfsetdefaultshapesizestanding_bidstartstatestaticstatic_partstepstopstructunpackupdateuse_setstatevaluesviewerwidow_takerxOvoid (struct __pyx_t_13newmarket_env_6engine_6_table_Table const *, int, float *, float const *)\000void (struct __pyx_t_13ne""wmarket_env_6engine_9_policies_View *, float const *, signed char const *, int)\000encode_table\000view_of_vector\200\001\330\004*\250!\2506\260\021\200\001\340\004\037\230q\320 0\260\013\270;\300k\320QR\330\004\023\220<\230x\240q\250\001\330\004\007\200|\2207\230!\330\010.\250a\250\177\270n\310A\330\004\013\2101\200\001\360\010\000\n\033\230!\330\010\021\220\024\220Z\230t\2407\250$\250n\270D\300\001\330\010\020\220\007\220q\230\006\230l\250!\330\004\007\200v\210W\220E\230\024\230Q\330\010\022\220!\330\010\027\220q\340\010\027\220t\2308\2407\250!\330\004\007\200q\330\010\017\320\017-\250T\260\021\260\047\270\033\300G\3101\340\010\017\320\017-\250T\260\021\260\047\270\033\300A\200\001\360\014\000\005\010\200s\210&\220\001\220\023\220C\220y\240\003\2406\250\026\250q\260\003\2603\260a\330\010\016\210j\230\001\320\031?\270q\300\001\330\004\007\200t\2102\210S\220\t\230\024\230Q\330\010\016\210j\230\001\230\031\240!\320#F\300a\300t\3103\310b\320PQ\330\004\020\220\001\220\021\220$\220d\230(\240!\2403\240a\240t\2501\250F\260!\2601";
+    #else /* compression: none (2850 bytes) */
+static const char bytes[] = " at 0x is not a seat; allowed: 0.. object>(tree fragment).: <MemoryView of <contiguous and direct><contiguous and indirect><strided and direct or indirect><strided and direct><strided and indirect>>?Cannot assign to read-only memoryviewInvalid mode, expected \047c\047 or \047fortran\047, got Invalid shape in axis Note that Cython is deliberately stricter than PEP-484 and rejects subclasses of builtin types. If you need to pass subclasses then set the \047annotation_typing\047 directive to False.add_notecollections.abcdisableenableencode_game needs float32 arrays of gcisenablednewmarket_env/observation/_encode.pyxno default __reduce__ due to non-trivial __cinit__numpy._core.multiarray failed to importnumpy._core.umath failed to importobserve_game needs the rules\047 static part: a contiguous float32 array of unable to allocate array data.unable to allocate shape and strides.viewer=ASCIICHIP_CLIPCHIP_SCALEEllipsisFLAT_SIZEFlatObserverFlatObserver.__reduce_cython__FlatObserver.__setstate_cython__STACK_LIMITSequenceView.MemoryView_SLOTS__Pyx_PyDict_NextRef__annotate____class____class_getitem____dict____func____getstate____import____main____module____name____new____pyx_capi____pyx_checksum__pyx_result__pyx_state__pyx_type__pyx_unpickle_Enum__pyx_unpickle_FlatObserver__pyx_vtable____qualname____reduce____reduce_cython____reduce_ex____set_name____setstate____setstate_cython____test___dict_is_coroutineabcallocate_bufferasyncio.coroutinesbalancesbaseboodle_stacksboodle_valueccard_countscline_in_tracebackcountdead_countdealerdeals_leftdecisiondtype_is_objectencodeencode_gameenumerateerrorflagsformatfortrangamehandhigh_bidderidin_auctionindexitemsitemsizeknown_deadlast_cardlayoutlegal_maskmaskmemviewmodenamendimnewmarket_env.observationnewmarket_env.observation._encodenewmarket_env.observation.encodenewmarket_env.observation.layoutnpnumpyobjobserve_gameoffsetsoutown_pendingpackphaseplayed_bypoppotregisterrulesselfsetdefaultshapesizestanding_bidstartstatestaticstatic_partstepst""opstructunpackupdateuse_setstatevaluesviewerwidow_takerxOvoid (struct __pyx_t_13newmarket_env_6engine_6_table_Table const *, int, float *, float const *)\000void (struct __pyx_t_13newmarket_env_6engine_9_policies_View *, float const *, signed char const *, int)\000encode_table\000view_of_vectorvoid (struct __pyx_t_13newmarket_env_6engine_6_table_Table const *, signed char *)\000write_mask\200\001\330\004*\250!\2506\260\021\200\001\340\004\037\230q\320 0\260\013\270;\300k\320QR\330\004\023\220<\230x\240q\250\001\330\004\007\200|\2207\230!\330\010.\250a\250\177\270n\310A\330\004\013\2101\200\001\360\006\000\005 \230~\250Q\250c\260\036\270{\310!\330\004\016\210a\210q\220\004\220D\320\030*\250-\260q\270\001\330\004\013\2101\200\001\360\010\000\n\033\230!\330\010\021\220\024\220Z\230t\2407\250$\250n\270D\300\001\330\010\020\220\007\220q\230\006\230l\250!\330\004\007\200v\210W\220E\230\024\230Q\330\010\022\220!\330\010\027\220q\340\010\027\220t\2308\2407\250!\330\004\007\200q\330\010\017\320\017-\250T\260\021\260\047\270\033\300G\3101\340\010\017\320\017-\250T\260\021\260\047\270\033\300A\200\001\360\014\000\005\010\200s\210&\220\001\220\023\220C\220y\240\003\2406\250\026\250q\260\003\2603\260a\330\010\016\210j\230\001\320\031?\270q\300\001\330\004\007\200t\2102\210S\220\t\230\024\230Q\330\010\016\210j\230\001\230\031\240!\320#F\300a\300t\3103\310b\320PQ\330\004\020\220\001\220\021\220$\220d\230(\240!\2403\240a\240t\2501\250F\260!\2601\200\001\360\014\000\005\010\200t\2102\210S\220\t\230\024\230Q\330\010\016\210j\230\001\230\031\240!\320#F\300a\300t\3103\310b\320PQ\330\004\013\210=\230\001\230\030\240\026\240}\260F\270-\300q\310\010\320PS\320ST\330\014\017\210w\320\026.\250a\250q\330\010\016\210j\230\001\320\031d\320de\320ef\330\004\036\230n\250A\250S\260\r\270^\3101\330\004\020\220\001\220\021\220$\220d\230(\240,\250m\2701\270F\320BT\320Ta\320ab\320bc\330\004\013\2101";
     PyObject *data = NULL;
     #define __Pyx_DecompressString_UNUSED
     #define __Pyx_DecompressString_LZSS_UNUSED
     #endif
     PyObject **stringtab = __pyx_mstate->__pyx_string_tab;
     Py_ssize_t pos = 0;
-    for (int i = 0; i < 144; i++) {
+    for (int i = 0; i < 152; i++) {
       Py_ssize_t bytes_length = str_length_index[i].length;
       PyObject *string = PyUnicode_DecodeUTF8(bytes + pos, bytes_length, NULL);
-      if (likely(string) && i >= 30) PyUnicode_InternInPlace(&string);
+      if (likely(string) && i >= 33) PyUnicode_InternInPlace(&string);
       if (unlikely(!string)) {
         Py_XDECREF(data);
         __PYX_ERR(0, 1, __pyx_L1_error)
@@ -24182,8 +27338,8 @@ static const char bytes[] = " at 0x is not a seat; allowed: 0.. object>(tree fra
       stringtab[i] = string;
       pos += bytes_length;
     }
-    for (int i = 144; i < 150; i++) {
-      Py_ssize_t bytes_length = bytes_length_index[i-144].length;
+    for (int i = 152; i < 161; i++) {
+      Py_ssize_t bytes_length = bytes_length_index[i-152].length;
       PyObject *string = PyBytes_FromStringAndSize(bytes + pos, bytes_length);
       stringtab[i] = string;
       pos += bytes_length;
@@ -24193,15 +27349,15 @@ static const char bytes[] = " at 0x is not a seat; allowed: 0.. object>(tree fra
       }
     }
     Py_XDECREF(data);
-    for (Py_ssize_t i = 0; i < 150; i++) {
+    for (Py_ssize_t i = 0; i < 161; i++) {
       if (unlikely(PyObject_Hash(stringtab[i]) == -1)) {
         __PYX_ERR(0, 1, __pyx_L1_error)
       }
     }
     #if CYTHON_IMMORTAL_CONSTANTS
     {
-      PyObject **table = stringtab + 144;
-      for (Py_ssize_t i=0; i<6; ++i) {
+      PyObject **table = stringtab + 152;
+      for (Py_ssize_t i=0; i<9; ++i) {
         #if PY_VERSION_HEX >= 0x030F0000
         PyUnstable_SetImmortal(table[i]);
         #elif CYTHON_COMPILING_IN_CPYTHON_FREETHREADING
@@ -24268,7 +27424,7 @@ typedef struct {
     unsigned int num_kwonly_args : 1;
     unsigned int nlocals : 3;
     unsigned int flags : 10;
-    unsigned int first_line : 7;
+    unsigned int first_line : 8;
 } __Pyx_PyCode_New_function_description;
 #ifdef __cplusplus
 } /* anonymous namespace */
@@ -24288,24 +27444,34 @@ static int __Pyx_CreateCodeObjects(__pyx_mstatetype *__pyx_mstate) {
   PyObject* tuple_dedup_map = PyDict_New();
   if (unlikely(!tuple_dedup_map)) return -1;
   {
-    const __Pyx_PyCode_New_function_description descr = {4, 0, 0, 4, (unsigned int)(CO_OPTIMIZED|CO_NEWLOCALS), 105};
+    const __Pyx_PyCode_New_function_description descr = {3, 0, 0, 4, (unsigned int)(CO_OPTIMIZED|CO_NEWLOCALS), 115};
+    PyObject* const varnames[] = {__pyx_mstate->__pyx_n_u_game, __pyx_mstate->__pyx_n_u_viewer, __pyx_mstate->__pyx_n_u_static, __pyx_mstate->__pyx_n_u_out};
+    __pyx_mstate_global->__pyx_codeobj_tab[0] = __Pyx_PyCode_New(descr, varnames, __pyx_mstate->__pyx_kp_u_newmarket_env_observation__encod_2, __pyx_mstate->__pyx_n_u_observe_game, __pyx_mstate->__pyx_kp_b_iso88591_t2S_Q_j_Fat3bPQ_F_q_PSST_w_aq_j, tuple_dedup_map); if (unlikely(!__pyx_mstate_global->__pyx_codeobj_tab[0])) goto bad;
+  }
+  {
+    const __Pyx_PyCode_New_function_description descr = {1, 0, 0, 2, (unsigned int)(CO_OPTIMIZED|CO_NEWLOCALS), 131};
+    PyObject* const varnames[] = {__pyx_mstate->__pyx_n_u_game, __pyx_mstate->__pyx_n_u_mask};
+    __pyx_mstate_global->__pyx_codeobj_tab[1] = __Pyx_PyCode_New(descr, varnames, __pyx_mstate->__pyx_kp_u_newmarket_env_observation__encod_2, __pyx_mstate->__pyx_n_u_legal_mask, __pyx_mstate->__pyx_kp_b_iso88591_Qc_aq_D_q_1, tuple_dedup_map); if (unlikely(!__pyx_mstate_global->__pyx_codeobj_tab[1])) goto bad;
+  }
+  {
+    const __Pyx_PyCode_New_function_description descr = {4, 0, 0, 4, (unsigned int)(CO_OPTIMIZED|CO_NEWLOCALS), 139};
     PyObject* const varnames[] = {__pyx_mstate->__pyx_n_u_game, __pyx_mstate->__pyx_n_u_viewer, __pyx_mstate->__pyx_n_u_out, __pyx_mstate->__pyx_n_u_static};
-    __pyx_mstate_global->__pyx_codeobj_tab[0] = __Pyx_PyCode_New(descr, varnames, __pyx_mstate->__pyx_kp_u_newmarket_env_observation__encod_2, __pyx_mstate->__pyx_n_u_encode_game, __pyx_mstate->__pyx_kp_b_iso88591_s_Cy_6_q_3a_j_q_t2S_Q_j_Fat3bPQ, tuple_dedup_map); if (unlikely(!__pyx_mstate_global->__pyx_codeobj_tab[0])) goto bad;
+    __pyx_mstate_global->__pyx_codeobj_tab[2] = __Pyx_PyCode_New(descr, varnames, __pyx_mstate->__pyx_kp_u_newmarket_env_observation__encod_2, __pyx_mstate->__pyx_n_u_encode_game, __pyx_mstate->__pyx_kp_b_iso88591_s_Cy_6_q_3a_j_q_t2S_Q_j_Fat3bPQ, tuple_dedup_map); if (unlikely(!__pyx_mstate_global->__pyx_codeobj_tab[2])) goto bad;
   }
   {
     const __Pyx_PyCode_New_function_description descr = {1, 0, 0, 4, (unsigned int)(CO_OPTIMIZED|CO_NEWLOCALS), 1};
     PyObject* const varnames[] = {__pyx_mstate->__pyx_n_u_self, __pyx_mstate->__pyx_n_u_state, __pyx_mstate->__pyx_n_u_dict_2, __pyx_mstate->__pyx_n_u_use_setstate};
-    __pyx_mstate_global->__pyx_codeobj_tab[1] = __Pyx_PyCode_New(descr, varnames, __pyx_mstate->__pyx_kp_u_tree_fragment, __pyx_mstate->__pyx_n_u_reduce_cython, __pyx_mstate->__pyx_kp_b_iso88591_Zt7_nD_q_l_vWE_Q_q_t87_q_T_G1_T, tuple_dedup_map); if (unlikely(!__pyx_mstate_global->__pyx_codeobj_tab[1])) goto bad;
+    __pyx_mstate_global->__pyx_codeobj_tab[3] = __Pyx_PyCode_New(descr, varnames, __pyx_mstate->__pyx_kp_u_tree_fragment, __pyx_mstate->__pyx_n_u_reduce_cython, __pyx_mstate->__pyx_kp_b_iso88591_Zt7_nD_q_l_vWE_Q_q_t87_q_T_G1_T, tuple_dedup_map); if (unlikely(!__pyx_mstate_global->__pyx_codeobj_tab[3])) goto bad;
   }
   {
     const __Pyx_PyCode_New_function_description descr = {2, 0, 0, 2, (unsigned int)(CO_OPTIMIZED|CO_NEWLOCALS), 17};
     PyObject* const varnames[] = {__pyx_mstate->__pyx_n_u_self, __pyx_mstate->__pyx_n_u_pyx_state};
-    __pyx_mstate_global->__pyx_codeobj_tab[2] = __Pyx_PyCode_New(descr, varnames, __pyx_mstate->__pyx_kp_u_tree_fragment, __pyx_mstate->__pyx_n_u_setstate_cython, __pyx_mstate->__pyx_kp_b_iso88591_6, tuple_dedup_map); if (unlikely(!__pyx_mstate_global->__pyx_codeobj_tab[2])) goto bad;
+    __pyx_mstate_global->__pyx_codeobj_tab[4] = __Pyx_PyCode_New(descr, varnames, __pyx_mstate->__pyx_kp_u_tree_fragment, __pyx_mstate->__pyx_n_u_setstate_cython, __pyx_mstate->__pyx_kp_b_iso88591_6, tuple_dedup_map); if (unlikely(!__pyx_mstate_global->__pyx_codeobj_tab[4])) goto bad;
   }
   {
     const __Pyx_PyCode_New_function_description descr = {3, 0, 0, 4, (unsigned int)(CO_OPTIMIZED|CO_NEWLOCALS), 4};
     PyObject* const varnames[] = {__pyx_mstate->__pyx_n_u_pyx_type, __pyx_mstate->__pyx_n_u_pyx_checksum, __pyx_mstate->__pyx_n_u_pyx_state, __pyx_mstate->__pyx_n_u_pyx_result};
-    __pyx_mstate_global->__pyx_codeobj_tab[3] = __Pyx_PyCode_New(descr, varnames, __pyx_mstate->__pyx_kp_u_tree_fragment, __pyx_mstate->__pyx_n_u_pyx_unpickle_FlatObserver, __pyx_mstate->__pyx_kp_b_iso88591_q_0_kQR_xq_7_a_nA_1, tuple_dedup_map); if (unlikely(!__pyx_mstate_global->__pyx_codeobj_tab[3])) goto bad;
+    __pyx_mstate_global->__pyx_codeobj_tab[5] = __Pyx_PyCode_New(descr, varnames, __pyx_mstate->__pyx_kp_u_tree_fragment, __pyx_mstate->__pyx_n_u_pyx_unpickle_FlatObserver, __pyx_mstate->__pyx_kp_b_iso88591_q_0_kQR_xq_7_a_nA_1, tuple_dedup_map); if (unlikely(!__pyx_mstate_global->__pyx_codeobj_tab[5])) goto bad;
   }
   Py_DECREF(tuple_dedup_map);
   return 0;
@@ -28663,6 +31829,72 @@ int __Pyx_ApplySequenceOrMappingFlag(PyTypeObject *tp, int is_sequence) {
 }
 #endif
 
+/* PxdImportShared (used by FunctionImport) */
+#ifndef __PYX_HAVE_RT_ImportFromPxd_3_3_1
+#define __PYX_HAVE_RT_ImportFromPxd_3_3_1
+static int __Pyx_ImportFromPxd_3_3_1(PyObject *module, const char *name, void **p, const char *sig, const char *what, int optional) {
+    PyObject *d = 0;
+    PyObject *cobj = 0;
+    d = PyObject_GetAttrString(module, "__pyx_capi__");
+    if (!d)
+        goto bad;
+#if (defined(Py_LIMITED_API) && Py_LIMITED_API >= 0x030d0000) || (!defined(Py_LIMITED_API) && PY_VERSION_HEX >= 0x030d0000)
+    PyDict_GetItemStringRef(d, name, &cobj);
+#else
+    cobj = PyDict_GetItemString(d, name);
+    Py_XINCREF(cobj);
+#endif
+    if (!cobj) {
+        if (optional && !PyErr_Occurred()) {
+            PyErr_Clear();
+            *p = NULL;
+            goto allowed_failure;
+        } else {
+            PyErr_Format(PyExc_ImportError,
+                "%.200s does not export expected C %.8s %.200s",
+                    PyModule_GetName(module), what, name);
+            goto bad;
+        }
+    }
+    if (!PyCapsule_IsValid(cobj, sig)) {
+        PyErr_Format(PyExc_TypeError,
+            "C %.8s %.200s.%.200s has wrong signature (expected %.500s, got %.500s)",
+             what, PyModule_GetName(module), name, sig, PyCapsule_GetName(cobj));
+        goto bad;
+    }
+    *p = PyCapsule_GetPointer(cobj, sig);
+    if (!(*p))
+        goto bad;
+    Py_DECREF(cobj);
+allowed_failure:
+    Py_DECREF(d);
+    return 0;
+bad:
+    Py_XDECREF(d);
+    Py_XDECREF(cobj);
+    return -1;
+}
+#endif
+
+/* FunctionImport */
+#ifndef __PYX_HAVE_RT_ImportFunction_3_3_1
+#define __PYX_HAVE_RT_ImportFunction_3_3_1
+static int __Pyx_ImportFunction_3_3_1(PyObject *module, const char *funcname, void (**f)(void), const char *sig) {
+    if (*f) {
+        return 0; // already imported under a different name
+    }
+    union {
+        void (*fp)(void);
+        void *p;
+    } tmp;
+    int result = __Pyx_ImportFromPxd_3_3_1(module, funcname, &tmp.p, sig, "function", 0);
+    if (result == 0) {
+        *f = tmp.fp;
+    }
+    return result;
+}
+#endif
+
 /* ImportFrom */
 static PyObject* __Pyx_ImportFrom(PyObject* module, PyObject* name) {
     PyObject* value = __Pyx_PyObject_GetAttrStr(module, name);
@@ -31792,6 +35024,468 @@ __pyx_fail:
     return result;
 }
 
+/* Declarations */
+#if CYTHON_CCOMPLEX && (1) && (!0 || __cplusplus)
+  #ifdef __cplusplus
+    static CYTHON_INLINE __pyx_t_float_complex __pyx_t_float_complex_from_parts(float x, float y) {
+      return ::std::complex< float >(x, y);
+    }
+  #else
+    static CYTHON_INLINE __pyx_t_float_complex __pyx_t_float_complex_from_parts(float x, float y) {
+      return x + y*(__pyx_t_float_complex)_Complex_I;
+    }
+  #endif
+#else
+    static CYTHON_INLINE __pyx_t_float_complex __pyx_t_float_complex_from_parts(float x, float y) {
+      __pyx_t_float_complex z;
+      z.real = x;
+      z.imag = y;
+      return z;
+    }
+#endif
+
+/* Arithmetic */
+#if CYTHON_CCOMPLEX && (1) && (!0 || __cplusplus)
+#else
+    static CYTHON_INLINE int __Pyx_c_eq_float(__pyx_t_float_complex a, __pyx_t_float_complex b) {
+       return (a.real == b.real) && (a.imag == b.imag);
+    }
+    static CYTHON_INLINE __pyx_t_float_complex __Pyx_c_sum_float(__pyx_t_float_complex a, __pyx_t_float_complex b) {
+        __pyx_t_float_complex z;
+        z.real = a.real + b.real;
+        z.imag = a.imag + b.imag;
+        return z;
+    }
+    static CYTHON_INLINE __pyx_t_float_complex __Pyx_c_diff_float(__pyx_t_float_complex a, __pyx_t_float_complex b) {
+        __pyx_t_float_complex z;
+        z.real = a.real - b.real;
+        z.imag = a.imag - b.imag;
+        return z;
+    }
+    static CYTHON_INLINE __pyx_t_float_complex __Pyx_c_prod_float(__pyx_t_float_complex a, __pyx_t_float_complex b) {
+        __pyx_t_float_complex z;
+        z.real = a.real * b.real - a.imag * b.imag;
+        z.imag = a.real * b.imag + a.imag * b.real;
+        return z;
+    }
+    #if 1
+    static CYTHON_INLINE __pyx_t_float_complex __Pyx_c_quot_float(__pyx_t_float_complex a, __pyx_t_float_complex b) {
+        if (b.imag == 0) {
+            return __pyx_t_float_complex_from_parts(a.real / b.real, a.imag / b.real);
+        } else if (fabsf(b.real) >= fabsf(b.imag)) {
+            if (b.real == 0 && b.imag == 0) {
+                return __pyx_t_float_complex_from_parts(a.real / b.real, a.imag / b.imag);
+            } else {
+                float r = b.imag / b.real;
+                float s = (float)(1.0) / (b.real + b.imag * r);
+                return __pyx_t_float_complex_from_parts(
+                    (a.real + a.imag * r) * s, (a.imag - a.real * r) * s);
+            }
+        } else {
+            float r = b.real / b.imag;
+            float s = (float)(1.0) / (b.imag + b.real * r);
+            return __pyx_t_float_complex_from_parts(
+                (a.real * r + a.imag) * s, (a.imag * r - a.real) * s);
+        }
+    }
+    #else
+    static CYTHON_INLINE __pyx_t_float_complex __Pyx_c_quot_float(__pyx_t_float_complex a, __pyx_t_float_complex b) {
+        if (b.imag == 0) {
+            return __pyx_t_float_complex_from_parts(a.real / b.real, a.imag / b.real);
+        } else {
+            float denom = b.real * b.real + b.imag * b.imag;
+            return __pyx_t_float_complex_from_parts(
+                (a.real * b.real + a.imag * b.imag) / denom,
+                (a.imag * b.real - a.real * b.imag) / denom);
+        }
+    }
+    #endif
+    static CYTHON_INLINE __pyx_t_float_complex __Pyx_c_neg_float(__pyx_t_float_complex a) {
+        __pyx_t_float_complex z;
+        z.real = -a.real;
+        z.imag = -a.imag;
+        return z;
+    }
+    static CYTHON_INLINE int __Pyx_c_is_zero_float(__pyx_t_float_complex a) {
+       return (a.real == 0) && (a.imag == 0);
+    }
+    static CYTHON_INLINE __pyx_t_float_complex __Pyx_c_conj_float(__pyx_t_float_complex a) {
+        __pyx_t_float_complex z;
+        z.real =  a.real;
+        z.imag = -a.imag;
+        return z;
+    }
+    #if 1
+        static CYTHON_INLINE float __Pyx_c_abs_float(__pyx_t_float_complex z) {
+          #if !defined(HAVE_HYPOT) || defined(_MSC_VER)
+            return sqrtf(z.real*z.real + z.imag*z.imag);
+          #else
+            return hypotf(z.real, z.imag);
+          #endif
+        }
+        static CYTHON_INLINE __pyx_t_float_complex __Pyx_c_pow_float(__pyx_t_float_complex a, __pyx_t_float_complex b) {
+            __pyx_t_float_complex z;
+            float r, lnr, theta, z_r, z_theta;
+            if (b.imag == 0 && b.real == (int)b.real) {
+                if (b.real < 0) {
+                    float denom = a.real * a.real + a.imag * a.imag;
+                    a.real = a.real / denom;
+                    a.imag = -a.imag / denom;
+                    b.real = -b.real;
+                }
+                switch ((int)b.real) {
+                    case 0:
+                        z.real = 1;
+                        z.imag = 0;
+                        return z;
+                    case 1:
+                        return a;
+                    case 2:
+                        return __Pyx_c_prod_float(a, a);
+                    case 3:
+                        z = __Pyx_c_prod_float(a, a);
+                        return __Pyx_c_prod_float(z, a);
+                    case 4:
+                        z = __Pyx_c_prod_float(a, a);
+                        return __Pyx_c_prod_float(z, z);
+                }
+            }
+            if (a.imag == 0) {
+                if (a.real == 0) {
+                    return a;
+                } else if ((b.imag == 0) && (a.real >= 0)) {
+                    z.real = powf(a.real, b.real);
+                    z.imag = 0;
+                    return z;
+                } else if (a.real > 0) {
+                    r = a.real;
+                    theta = 0;
+                } else {
+                    r = -a.real;
+                    theta = atan2f(0.0, -1.0);
+                }
+            } else {
+                r = __Pyx_c_abs_float(a);
+                theta = atan2f(a.imag, a.real);
+            }
+            lnr = logf(r);
+            z_r = expf(lnr * b.real - theta * b.imag);
+            z_theta = theta * b.real + lnr * b.imag;
+            z.real = z_r * cosf(z_theta);
+            z.imag = z_r * sinf(z_theta);
+            return z;
+        }
+    #endif
+#endif
+
+/* Declarations */
+#if CYTHON_CCOMPLEX && (1) && (!0 || __cplusplus)
+  #ifdef __cplusplus
+    static CYTHON_INLINE __pyx_t_double_complex __pyx_t_double_complex_from_parts(double x, double y) {
+      return ::std::complex< double >(x, y);
+    }
+  #else
+    static CYTHON_INLINE __pyx_t_double_complex __pyx_t_double_complex_from_parts(double x, double y) {
+      return x + y*(__pyx_t_double_complex)_Complex_I;
+    }
+  #endif
+#else
+    static CYTHON_INLINE __pyx_t_double_complex __pyx_t_double_complex_from_parts(double x, double y) {
+      __pyx_t_double_complex z;
+      z.real = x;
+      z.imag = y;
+      return z;
+    }
+#endif
+
+/* Arithmetic */
+#if CYTHON_CCOMPLEX && (1) && (!0 || __cplusplus)
+#else
+    static CYTHON_INLINE int __Pyx_c_eq_double(__pyx_t_double_complex a, __pyx_t_double_complex b) {
+       return (a.real == b.real) && (a.imag == b.imag);
+    }
+    static CYTHON_INLINE __pyx_t_double_complex __Pyx_c_sum_double(__pyx_t_double_complex a, __pyx_t_double_complex b) {
+        __pyx_t_double_complex z;
+        z.real = a.real + b.real;
+        z.imag = a.imag + b.imag;
+        return z;
+    }
+    static CYTHON_INLINE __pyx_t_double_complex __Pyx_c_diff_double(__pyx_t_double_complex a, __pyx_t_double_complex b) {
+        __pyx_t_double_complex z;
+        z.real = a.real - b.real;
+        z.imag = a.imag - b.imag;
+        return z;
+    }
+    static CYTHON_INLINE __pyx_t_double_complex __Pyx_c_prod_double(__pyx_t_double_complex a, __pyx_t_double_complex b) {
+        __pyx_t_double_complex z;
+        z.real = a.real * b.real - a.imag * b.imag;
+        z.imag = a.real * b.imag + a.imag * b.real;
+        return z;
+    }
+    #if 1
+    static CYTHON_INLINE __pyx_t_double_complex __Pyx_c_quot_double(__pyx_t_double_complex a, __pyx_t_double_complex b) {
+        if (b.imag == 0) {
+            return __pyx_t_double_complex_from_parts(a.real / b.real, a.imag / b.real);
+        } else if (fabs(b.real) >= fabs(b.imag)) {
+            if (b.real == 0 && b.imag == 0) {
+                return __pyx_t_double_complex_from_parts(a.real / b.real, a.imag / b.imag);
+            } else {
+                double r = b.imag / b.real;
+                double s = (double)(1.0) / (b.real + b.imag * r);
+                return __pyx_t_double_complex_from_parts(
+                    (a.real + a.imag * r) * s, (a.imag - a.real * r) * s);
+            }
+        } else {
+            double r = b.real / b.imag;
+            double s = (double)(1.0) / (b.imag + b.real * r);
+            return __pyx_t_double_complex_from_parts(
+                (a.real * r + a.imag) * s, (a.imag * r - a.real) * s);
+        }
+    }
+    #else
+    static CYTHON_INLINE __pyx_t_double_complex __Pyx_c_quot_double(__pyx_t_double_complex a, __pyx_t_double_complex b) {
+        if (b.imag == 0) {
+            return __pyx_t_double_complex_from_parts(a.real / b.real, a.imag / b.real);
+        } else {
+            double denom = b.real * b.real + b.imag * b.imag;
+            return __pyx_t_double_complex_from_parts(
+                (a.real * b.real + a.imag * b.imag) / denom,
+                (a.imag * b.real - a.real * b.imag) / denom);
+        }
+    }
+    #endif
+    static CYTHON_INLINE __pyx_t_double_complex __Pyx_c_neg_double(__pyx_t_double_complex a) {
+        __pyx_t_double_complex z;
+        z.real = -a.real;
+        z.imag = -a.imag;
+        return z;
+    }
+    static CYTHON_INLINE int __Pyx_c_is_zero_double(__pyx_t_double_complex a) {
+       return (a.real == 0) && (a.imag == 0);
+    }
+    static CYTHON_INLINE __pyx_t_double_complex __Pyx_c_conj_double(__pyx_t_double_complex a) {
+        __pyx_t_double_complex z;
+        z.real =  a.real;
+        z.imag = -a.imag;
+        return z;
+    }
+    #if 1
+        static CYTHON_INLINE double __Pyx_c_abs_double(__pyx_t_double_complex z) {
+          #if !defined(HAVE_HYPOT) || defined(_MSC_VER)
+            return sqrt(z.real*z.real + z.imag*z.imag);
+          #else
+            return hypot(z.real, z.imag);
+          #endif
+        }
+        static CYTHON_INLINE __pyx_t_double_complex __Pyx_c_pow_double(__pyx_t_double_complex a, __pyx_t_double_complex b) {
+            __pyx_t_double_complex z;
+            double r, lnr, theta, z_r, z_theta;
+            if (b.imag == 0 && b.real == (int)b.real) {
+                if (b.real < 0) {
+                    double denom = a.real * a.real + a.imag * a.imag;
+                    a.real = a.real / denom;
+                    a.imag = -a.imag / denom;
+                    b.real = -b.real;
+                }
+                switch ((int)b.real) {
+                    case 0:
+                        z.real = 1;
+                        z.imag = 0;
+                        return z;
+                    case 1:
+                        return a;
+                    case 2:
+                        return __Pyx_c_prod_double(a, a);
+                    case 3:
+                        z = __Pyx_c_prod_double(a, a);
+                        return __Pyx_c_prod_double(z, a);
+                    case 4:
+                        z = __Pyx_c_prod_double(a, a);
+                        return __Pyx_c_prod_double(z, z);
+                }
+            }
+            if (a.imag == 0) {
+                if (a.real == 0) {
+                    return a;
+                } else if ((b.imag == 0) && (a.real >= 0)) {
+                    z.real = pow(a.real, b.real);
+                    z.imag = 0;
+                    return z;
+                } else if (a.real > 0) {
+                    r = a.real;
+                    theta = 0;
+                } else {
+                    r = -a.real;
+                    theta = atan2(0.0, -1.0);
+                }
+            } else {
+                r = __Pyx_c_abs_double(a);
+                theta = atan2(a.imag, a.real);
+            }
+            lnr = log(r);
+            z_r = exp(lnr * b.real - theta * b.imag);
+            z_theta = theta * b.real + lnr * b.imag;
+            z.real = z_r * cos(z_theta);
+            z.imag = z_r * sin(z_theta);
+            return z;
+        }
+    #endif
+#endif
+
+/* Declarations */
+#if CYTHON_CCOMPLEX && (1) && (!0 || __cplusplus)
+  #ifdef __cplusplus
+    static CYTHON_INLINE __pyx_t_long_double_complex __pyx_t_long_double_complex_from_parts(long double x, long double y) {
+      return ::std::complex< long double >(x, y);
+    }
+  #else
+    static CYTHON_INLINE __pyx_t_long_double_complex __pyx_t_long_double_complex_from_parts(long double x, long double y) {
+      return x + y*(__pyx_t_long_double_complex)_Complex_I;
+    }
+  #endif
+#else
+    static CYTHON_INLINE __pyx_t_long_double_complex __pyx_t_long_double_complex_from_parts(long double x, long double y) {
+      __pyx_t_long_double_complex z;
+      z.real = x;
+      z.imag = y;
+      return z;
+    }
+#endif
+
+/* Arithmetic */
+#if CYTHON_CCOMPLEX && (1) && (!0 || __cplusplus)
+#else
+    static CYTHON_INLINE int __Pyx_c_eq_long__double(__pyx_t_long_double_complex a, __pyx_t_long_double_complex b) {
+       return (a.real == b.real) && (a.imag == b.imag);
+    }
+    static CYTHON_INLINE __pyx_t_long_double_complex __Pyx_c_sum_long__double(__pyx_t_long_double_complex a, __pyx_t_long_double_complex b) {
+        __pyx_t_long_double_complex z;
+        z.real = a.real + b.real;
+        z.imag = a.imag + b.imag;
+        return z;
+    }
+    static CYTHON_INLINE __pyx_t_long_double_complex __Pyx_c_diff_long__double(__pyx_t_long_double_complex a, __pyx_t_long_double_complex b) {
+        __pyx_t_long_double_complex z;
+        z.real = a.real - b.real;
+        z.imag = a.imag - b.imag;
+        return z;
+    }
+    static CYTHON_INLINE __pyx_t_long_double_complex __Pyx_c_prod_long__double(__pyx_t_long_double_complex a, __pyx_t_long_double_complex b) {
+        __pyx_t_long_double_complex z;
+        z.real = a.real * b.real - a.imag * b.imag;
+        z.imag = a.real * b.imag + a.imag * b.real;
+        return z;
+    }
+    #if 1
+    static CYTHON_INLINE __pyx_t_long_double_complex __Pyx_c_quot_long__double(__pyx_t_long_double_complex a, __pyx_t_long_double_complex b) {
+        if (b.imag == 0) {
+            return __pyx_t_long_double_complex_from_parts(a.real / b.real, a.imag / b.real);
+        } else if (fabsl(b.real) >= fabsl(b.imag)) {
+            if (b.real == 0 && b.imag == 0) {
+                return __pyx_t_long_double_complex_from_parts(a.real / b.real, a.imag / b.imag);
+            } else {
+                long double r = b.imag / b.real;
+                long double s = (long double)(1.0) / (b.real + b.imag * r);
+                return __pyx_t_long_double_complex_from_parts(
+                    (a.real + a.imag * r) * s, (a.imag - a.real * r) * s);
+            }
+        } else {
+            long double r = b.real / b.imag;
+            long double s = (long double)(1.0) / (b.imag + b.real * r);
+            return __pyx_t_long_double_complex_from_parts(
+                (a.real * r + a.imag) * s, (a.imag * r - a.real) * s);
+        }
+    }
+    #else
+    static CYTHON_INLINE __pyx_t_long_double_complex __Pyx_c_quot_long__double(__pyx_t_long_double_complex a, __pyx_t_long_double_complex b) {
+        if (b.imag == 0) {
+            return __pyx_t_long_double_complex_from_parts(a.real / b.real, a.imag / b.real);
+        } else {
+            long double denom = b.real * b.real + b.imag * b.imag;
+            return __pyx_t_long_double_complex_from_parts(
+                (a.real * b.real + a.imag * b.imag) / denom,
+                (a.imag * b.real - a.real * b.imag) / denom);
+        }
+    }
+    #endif
+    static CYTHON_INLINE __pyx_t_long_double_complex __Pyx_c_neg_long__double(__pyx_t_long_double_complex a) {
+        __pyx_t_long_double_complex z;
+        z.real = -a.real;
+        z.imag = -a.imag;
+        return z;
+    }
+    static CYTHON_INLINE int __Pyx_c_is_zero_long__double(__pyx_t_long_double_complex a) {
+       return (a.real == 0) && (a.imag == 0);
+    }
+    static CYTHON_INLINE __pyx_t_long_double_complex __Pyx_c_conj_long__double(__pyx_t_long_double_complex a) {
+        __pyx_t_long_double_complex z;
+        z.real =  a.real;
+        z.imag = -a.imag;
+        return z;
+    }
+    #if 1
+        static CYTHON_INLINE long double __Pyx_c_abs_long__double(__pyx_t_long_double_complex z) {
+          #if !defined(HAVE_HYPOT) || defined(_MSC_VER)
+            return sqrtl(z.real*z.real + z.imag*z.imag);
+          #else
+            return hypotl(z.real, z.imag);
+          #endif
+        }
+        static CYTHON_INLINE __pyx_t_long_double_complex __Pyx_c_pow_long__double(__pyx_t_long_double_complex a, __pyx_t_long_double_complex b) {
+            __pyx_t_long_double_complex z;
+            long double r, lnr, theta, z_r, z_theta;
+            if (b.imag == 0 && b.real == (int)b.real) {
+                if (b.real < 0) {
+                    long double denom = a.real * a.real + a.imag * a.imag;
+                    a.real = a.real / denom;
+                    a.imag = -a.imag / denom;
+                    b.real = -b.real;
+                }
+                switch ((int)b.real) {
+                    case 0:
+                        z.real = 1;
+                        z.imag = 0;
+                        return z;
+                    case 1:
+                        return a;
+                    case 2:
+                        return __Pyx_c_prod_long__double(a, a);
+                    case 3:
+                        z = __Pyx_c_prod_long__double(a, a);
+                        return __Pyx_c_prod_long__double(z, a);
+                    case 4:
+                        z = __Pyx_c_prod_long__double(a, a);
+                        return __Pyx_c_prod_long__double(z, z);
+                }
+            }
+            if (a.imag == 0) {
+                if (a.real == 0) {
+                    return a;
+                } else if ((b.imag == 0) && (a.real >= 0)) {
+                    z.real = powl(a.real, b.real);
+                    z.imag = 0;
+                    return z;
+                } else if (a.real > 0) {
+                    r = a.real;
+                    theta = 0;
+                } else {
+                    r = -a.real;
+                    theta = atan2l(0.0, -1.0);
+                }
+            } else {
+                r = __Pyx_c_abs_long__double(a);
+                theta = atan2l(a.imag, a.real);
+            }
+            lnr = logl(r);
+            z_r = expl(lnr * b.real - theta * b.imag);
+            z_theta = theta * b.real + lnr * b.imag;
+            z.real = z_r * cosl(z_theta);
+            z.imag = z_r * sinl(z_theta);
+            return z;
+        }
+    #endif
+#endif
+
 /* MemviewSliceCopy */
 static __Pyx_memviewslice
 __pyx_memoryview_copy_new_contig(const __Pyx_memviewslice *from_mvs,
@@ -32667,6 +36361,307 @@ static CYTHON_INLINE long __Pyx_PyLong_As_long(PyObject *x) {
         return __Pyx_PyLong___Pyx_PyLong_As_long(x);
     } else {
         return __Pyx_NonPyLong___Pyx_PyLong_As_long(x);
+    }
+}
+
+/* CIntFromPy */
+static npy_intp __Pyx_LargePyLong___Pyx_PyLong_As_npy_intp(PyObject *x);
+static npy_intp __Pyx_raise_neg_overflow___Pyx_PyLong_As_npy_intp(void) {
+    const char* type_name = "npy_intp";
+    PyErr_Format(PyExc_OverflowError,
+        "can't convert negative value to %.200s", type_name);
+    return (npy_intp) -1;
+}
+static npy_intp __Pyx_raise_overflow___Pyx_PyLong_As_npy_intp(void) {
+    const char* type_name = "npy_intp";
+    PyErr_Format(PyExc_OverflowError,
+        "value too large to convert to %.200s", type_name);
+    return (npy_intp) -1;
+}
+static CYTHON_INLINE npy_intp __Pyx_PyULong___Pyx_PyLong_As_npy_intp(PyObject *x) {
+    const int is_unsigned = 1;
+#if CYTHON_USE_PYLONG_INTERNALS
+    {
+        const digit* digits = __Pyx_PyLong_Digits(x);
+        const Py_ssize_t size = __Pyx_PyLong_DigitCount(x);
+        if (size == 2 && (8 * sizeof(npy_intp) > 1 * PyLong_SHIFT)) {
+            if ((8 * sizeof(unsigned long) > 2 * PyLong_SHIFT)) {
+                __PYX_VERIFY_RETURN_INT(npy_intp, unsigned long, (((((unsigned long)digits[1]) << PyLong_SHIFT) | (unsigned long)digits[0])))
+            } else if ((8 * sizeof(npy_intp) >= 2 * PyLong_SHIFT)) {
+                return (npy_intp) (((((npy_intp)digits[1]) << PyLong_SHIFT) | (npy_intp)digits[0]));
+            }
+        } else
+        if (size == 3 && (8 * sizeof(npy_intp) > 2 * PyLong_SHIFT)) {
+            if ((8 * sizeof(unsigned long) > 3 * PyLong_SHIFT)) {
+                __PYX_VERIFY_RETURN_INT(npy_intp, unsigned long, (((((((unsigned long)digits[2]) << PyLong_SHIFT) | (unsigned long)digits[1]) << PyLong_SHIFT) | (unsigned long)digits[0])))
+            } else if ((8 * sizeof(npy_intp) >= 3 * PyLong_SHIFT)) {
+                return (npy_intp) (((((((npy_intp)digits[2]) << PyLong_SHIFT) | (npy_intp)digits[1]) << PyLong_SHIFT) | (npy_intp)digits[0]));
+            }
+        } else
+        if (size == 4 && (8 * sizeof(npy_intp) > 3 * PyLong_SHIFT)) {
+            if ((8 * sizeof(unsigned long) > 4 * PyLong_SHIFT)) {
+                __PYX_VERIFY_RETURN_INT(npy_intp, unsigned long, (((((((((unsigned long)digits[3]) << PyLong_SHIFT) | (unsigned long)digits[2]) << PyLong_SHIFT) | (unsigned long)digits[1]) << PyLong_SHIFT) | (unsigned long)digits[0])))
+            } else if ((8 * sizeof(npy_intp) >= 4 * PyLong_SHIFT)) {
+                return (npy_intp) (((((((((npy_intp)digits[3]) << PyLong_SHIFT) | (npy_intp)digits[2]) << PyLong_SHIFT) | (npy_intp)digits[1]) << PyLong_SHIFT) | (npy_intp)digits[0]));
+            }
+        } else
+        {}
+    }
+#elif CYTHON_COMPILING_IN_CPYTHON && PY_VERSION_HEX < 0x030C00A7
+    if (unlikely(Py_SIZE(x) < 0)) {
+        goto raise_neg_overflow;
+    }
+#else
+    {
+        int result = PyObject_RichCompareBool(x, Py_False, Py_LT);
+        if (unlikely(result < 0))
+            return (npy_intp) -1;
+        if (unlikely(result == 1))
+            goto raise_neg_overflow;
+    }
+#endif
+    if ((sizeof(npy_intp) <= sizeof(unsigned long))) {
+        __PYX_VERIFY_RETURN_INT_EXC(npy_intp, unsigned long, PyLong_AsUnsignedLong(x))
+    } else if ((sizeof(npy_intp) <= sizeof(unsigned PY_LONG_LONG))) {
+        __PYX_VERIFY_RETURN_INT_EXC(npy_intp, unsigned PY_LONG_LONG, PyLong_AsUnsignedLongLong(x))
+    }
+    return __Pyx_LargePyLong___Pyx_PyLong_As_npy_intp(x);
+raise_neg_overflow:
+    return __Pyx_raise_neg_overflow___Pyx_PyLong_As_npy_intp();
+raise_overflow:
+    return __Pyx_raise_overflow___Pyx_PyLong_As_npy_intp();
+}
+static CYTHON_INLINE npy_intp __Pyx_PySLong___Pyx_PyLong_As_npy_intp(PyObject *x) {
+    const int is_unsigned = 0;
+#if CYTHON_USE_PYLONG_INTERNALS
+    if (__Pyx_PyLong_IsNeg(x)) {
+        const Py_ssize_t size = __Pyx_PyLong_DigitCount(x);
+        const digit* digits = __Pyx_PyLong_Digits(x);
+        if (size == 2 && (8 * sizeof(npy_intp) > 1 * PyLong_SHIFT)) {
+            if ((8 * sizeof(long) > 2 * PyLong_SHIFT)) {
+                long ival = - (long) (((((unsigned long)digits[1]) << PyLong_SHIFT) | (unsigned long)digits[0]));
+                __PYX_VERIFY_RETURN_INT(npy_intp, long, ival)
+            } else if ((8 * sizeof(npy_intp) - 1 > 2 * PyLong_SHIFT)) {
+                return (npy_intp) (((npy_intp) -1) * (((((npy_intp)digits[1]) << PyLong_SHIFT) | (npy_intp)digits[0])));
+            }
+        } else
+        if (size == 3 && (8 * sizeof(npy_intp) > 2 * PyLong_SHIFT)) {
+            if ((8 * sizeof(long) > 3 * PyLong_SHIFT)) {
+                long ival = - (long) (((((((unsigned long)digits[2]) << PyLong_SHIFT) | (unsigned long)digits[1]) << PyLong_SHIFT) | (unsigned long)digits[0]));
+                __PYX_VERIFY_RETURN_INT(npy_intp, long, ival)
+            } else if ((8 * sizeof(npy_intp) - 1 > 3 * PyLong_SHIFT)) {
+                return (npy_intp) (((npy_intp) -1) * (((((((npy_intp)digits[2]) << PyLong_SHIFT) | (npy_intp)digits[1]) << PyLong_SHIFT) | (npy_intp)digits[0])));
+            }
+        } else
+        if (size == 4 && (8 * sizeof(npy_intp) > 3 * PyLong_SHIFT)) {
+            if ((8 * sizeof(long) > 4 * PyLong_SHIFT)) {
+                long ival = - (long) (((((((((unsigned long)digits[3]) << PyLong_SHIFT) | (unsigned long)digits[2]) << PyLong_SHIFT) | (unsigned long)digits[1]) << PyLong_SHIFT) | (unsigned long)digits[0]));
+                __PYX_VERIFY_RETURN_INT(npy_intp, long, ival)
+            } else if ((8 * sizeof(npy_intp) - 1 > 4 * PyLong_SHIFT)) {
+                return (npy_intp) (((npy_intp) -1) * (((((((((npy_intp)digits[3]) << PyLong_SHIFT) | (npy_intp)digits[2]) << PyLong_SHIFT) | (npy_intp)digits[1]) << PyLong_SHIFT) | (npy_intp)digits[0])));
+            }
+        } else
+        {}
+    } else {
+        const Py_ssize_t size = __Pyx_PyLong_DigitCount(x);
+        const digit* digits = __Pyx_PyLong_Digits(x);
+        if (size == 2 && (8 * sizeof(npy_intp) > 1 * PyLong_SHIFT)) {
+            if ((8 * sizeof(long) > 2 * PyLong_SHIFT)) {
+                __PYX_VERIFY_RETURN_INT(npy_intp, unsigned long, (((((unsigned long)digits[1]) << PyLong_SHIFT) | (unsigned long)digits[0])))
+            } else if ((8 * sizeof(npy_intp) - 1 > 2 * PyLong_SHIFT)) {
+                return (npy_intp) (((((npy_intp)digits[1]) << PyLong_SHIFT) | (npy_intp)digits[0]));
+            }
+        } else
+        if (size == 3 && (8 * sizeof(npy_intp) > 2 * PyLong_SHIFT)) {
+            if ((8 * sizeof(long) > 3 * PyLong_SHIFT)) {
+                __PYX_VERIFY_RETURN_INT(npy_intp, unsigned long, (((((((unsigned long)digits[2]) << PyLong_SHIFT) | (unsigned long)digits[1]) << PyLong_SHIFT) | (unsigned long)digits[0])))
+            } else if ((8 * sizeof(npy_intp) - 1 > 3 * PyLong_SHIFT)) {
+                return (npy_intp) (((((((npy_intp)digits[2]) << PyLong_SHIFT) | (npy_intp)digits[1]) << PyLong_SHIFT) | (npy_intp)digits[0]));
+            }
+        } else
+        if (size == 4 && (8 * sizeof(npy_intp) > 3 * PyLong_SHIFT)) {
+            if ((8 * sizeof(long) > 4 * PyLong_SHIFT)) {
+                __PYX_VERIFY_RETURN_INT(npy_intp, unsigned long, (((((((((unsigned long)digits[3]) << PyLong_SHIFT) | (unsigned long)digits[2]) << PyLong_SHIFT) | (unsigned long)digits[1]) << PyLong_SHIFT) | (unsigned long)digits[0])))
+            } else if ((8 * sizeof(npy_intp) - 1 > 4 * PyLong_SHIFT)) {
+                return (npy_intp) (((((((((npy_intp)digits[3]) << PyLong_SHIFT) | (npy_intp)digits[2]) << PyLong_SHIFT) | (npy_intp)digits[1]) << PyLong_SHIFT) | (npy_intp)digits[0]));
+            }
+        } else
+        {}
+    }
+#endif
+    #if __PYX_LIMITED_VERSION_HEX >= 0x030d0000
+    if ((sizeof(npy_intp) <= sizeof(int)) && (sizeof(int) < sizeof(long))) {
+        __PYX_VERIFY_RETURN_INT_EXC(npy_intp, int, PyLong_AsInt(x))
+    } else
+    #endif
+    if ((sizeof(npy_intp) <= sizeof(long))) {
+        __PYX_VERIFY_RETURN_INT_EXC(npy_intp, long, PyLong_AsLong(x))
+    } else if ((sizeof(npy_intp) <= sizeof(PY_LONG_LONG))) {
+        __PYX_VERIFY_RETURN_INT_EXC(npy_intp, PY_LONG_LONG, PyLong_AsLongLong(x))
+    }
+    return __Pyx_LargePyLong___Pyx_PyLong_As_npy_intp(x);
+raise_neg_overflow:
+    return __Pyx_raise_neg_overflow___Pyx_PyLong_As_npy_intp();
+raise_overflow:
+    return __Pyx_raise_overflow___Pyx_PyLong_As_npy_intp();
+}
+static npy_intp __Pyx_LargePyLong___Pyx_PyLong_As_npy_intp(PyObject *x) {
+#ifdef __Pyx_HAS_GCC_DIAGNOSTIC
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wconversion"
+#endif
+    const npy_intp neg_one = (npy_intp) -1, const_zero = (npy_intp) 0;
+#ifdef __Pyx_HAS_GCC_DIAGNOSTIC
+#pragma GCC diagnostic pop
+#endif
+    const int is_unsigned = neg_one > const_zero;
+    npy_intp val;
+    int ret = -1;
+#if PY_VERSION_HEX >= 0x030d00A6 && !CYTHON_COMPILING_IN_LIMITED_API
+    Py_ssize_t bytes_copied = PyLong_AsNativeBytes(
+        x, &val, sizeof(val), Py_ASNATIVEBYTES_NATIVE_ENDIAN | (is_unsigned ? Py_ASNATIVEBYTES_UNSIGNED_BUFFER | Py_ASNATIVEBYTES_REJECT_NEGATIVE : 0));
+    if (unlikely(bytes_copied == -1)) {
+    } else if (unlikely(bytes_copied > (Py_ssize_t) sizeof(val))) {
+        goto raise_overflow;
+    } else {
+        ret = 0;
+    }
+#elif PY_VERSION_HEX < 0x030d0000 && !(CYTHON_COMPILING_IN_PYPY || CYTHON_COMPILING_IN_LIMITED_API) || defined(_PyLong_AsByteArray)
+    int one = 1; int is_little = (int)*(unsigned char *)&one;
+    unsigned char *bytes = (unsigned char *)&val;
+    ret = _PyLong_AsByteArray((PyLongObject *)x,
+                                bytes, sizeof(val),
+                                is_little, !is_unsigned);
+    if ((0)) goto raise_overflow;
+#else
+    PyObject *v;
+    PyObject *stepval = NULL, *mask = NULL, *shift = NULL;
+    int bits, remaining_bits, is_negative = 0;
+    int chunk_size = (sizeof(long) < 8) ? 30 : 62;
+    if (likely(PyLong_CheckExact(x))) {
+        v = __Pyx_NewRef(x);
+    } else {
+        v = PyNumber_Long(x);
+        if (unlikely(!v)) return (npy_intp) -1;
+        assert(PyLong_CheckExact(v));
+    }
+    {
+        int result = PyObject_RichCompareBool(v, Py_False, Py_LT);
+        if (unlikely(result < 0)) {
+            Py_DECREF(v);
+            return (npy_intp) -1;
+        }
+        is_negative = result == 1;
+    }
+    if (is_unsigned && unlikely(is_negative)) {
+        Py_DECREF(v);
+        PyErr_SetString(PyExc_OverflowError,
+            "can't convert negative value to npy_intp");
+        return (npy_intp) -1;
+    } else if (is_negative) {
+        stepval = PyNumber_Invert(v);
+        Py_DECREF(v);
+        if (unlikely(!stepval))
+            return (npy_intp) -1;
+    } else {
+        stepval = v;
+    }
+    v = NULL;
+    val = (npy_intp) 0;
+    mask = PyLong_FromLong((1L << chunk_size) - 1); if (unlikely(!mask)) goto done;
+    shift = PyLong_FromLong(chunk_size); if (unlikely(!shift)) goto done;
+    for (bits = 0; bits < (int) sizeof(npy_intp) * 8 - chunk_size; bits += chunk_size) {
+        PyObject *tmp, *digit;
+        long idigit;
+        digit = PyNumber_And(stepval, mask);
+        if (unlikely(!digit)) goto done;
+        idigit = PyLong_AsLong(digit);
+        Py_DECREF(digit);
+        if (unlikely(idigit < 0)) goto done;
+        val |= ((npy_intp) idigit) << bits;
+        tmp = PyNumber_Rshift(stepval, shift);
+        if (unlikely(!tmp)) goto done;
+        Py_DECREF(stepval); stepval = tmp;
+    }
+    Py_DECREF(shift); shift = NULL;
+    Py_DECREF(mask); mask = NULL;
+    {
+        long idigit = PyLong_AsLong(stepval);
+        if (unlikely(idigit < 0)) goto done;
+        remaining_bits = ((int) sizeof(npy_intp) * 8) - bits - (is_unsigned ? 0 : 1);
+        if (unlikely(idigit >= (1L << remaining_bits)))
+            goto raise_overflow;
+        val |= ((npy_intp) idigit) << bits;
+    }
+    if (!is_unsigned) {
+        if (unlikely(val & (((npy_intp) 1) << (sizeof(npy_intp) * 8 - 1))))
+            goto raise_overflow;
+        if (is_negative)
+            val = ~val;
+    }
+    ret = 0;
+done:
+    Py_XDECREF(shift);
+    Py_XDECREF(mask);
+    Py_XDECREF(stepval);
+#endif
+    if (unlikely(ret))
+        return (npy_intp) -1;
+    return val;
+raise_overflow:
+    return __Pyx_raise_overflow___Pyx_PyLong_As_npy_intp();
+}
+static CYTHON_INLINE npy_intp __Pyx_PyLong___Pyx_PyLong_As_npy_intp(PyObject *x) {
+#ifdef __Pyx_HAS_GCC_DIAGNOSTIC
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wconversion"
+#endif
+    const npy_intp neg_one = (npy_intp) -1, const_zero = (npy_intp) 0;
+#ifdef __Pyx_HAS_GCC_DIAGNOSTIC
+#pragma GCC diagnostic pop
+#endif
+    const int is_unsigned = neg_one > const_zero;
+    if (is_unsigned) {
+        #if CYTHON_USE_PYLONG_INTERNALS
+        if (unlikely(__Pyx_PyLong_IsNeg(x))) {
+            goto raise_neg_overflow;
+        } else if (__Pyx_PyLong_IsCompact(x)) {
+            __PYX_VERIFY_RETURN_INT(npy_intp, __Pyx_compact_upylong, __Pyx_PyLong_CompactValueUnsigned(x))
+        } else
+        #endif
+        {
+            return __Pyx_PyULong___Pyx_PyLong_As_npy_intp(x);
+        }
+    } else {
+        #if CYTHON_USE_PYLONG_INTERNALS
+        if (__Pyx_PyLong_IsCompact(x)) {
+            __PYX_VERIFY_RETURN_INT(npy_intp, __Pyx_compact_pylong, __Pyx_PyLong_CompactValue(x))
+        } else
+        #endif
+        {
+            return __Pyx_PySLong___Pyx_PyLong_As_npy_intp(x);
+        }
+    }
+#if CYTHON_USE_PYLONG_INTERNALS
+raise_neg_overflow:
+    return __Pyx_raise_neg_overflow___Pyx_PyLong_As_npy_intp();
+raise_overflow:
+    return __Pyx_raise_overflow___Pyx_PyLong_As_npy_intp();
+#endif
+}
+static npy_intp __Pyx_NonPyLong___Pyx_PyLong_As_npy_intp(PyObject *x) {
+    npy_intp val;
+    PyObject *tmp = __Pyx_PyNumber_Long(x);
+    if (!tmp) return (npy_intp) -1;
+    val = __Pyx_PyLong_As_npy_intp(tmp);
+    Py_DECREF(tmp);
+    return val;
+}
+static CYTHON_INLINE npy_intp __Pyx_PyLong_As_npy_intp(PyObject *x) {
+    if (likely(PyLong_Check(x))) {
+        return __Pyx_PyLong___Pyx_PyLong_As_npy_intp(x);
+    } else {
+        return __Pyx_NonPyLong___Pyx_PyLong_As_npy_intp(x);
     }
 }
 

@@ -16,10 +16,14 @@ in the observation layer, above the engine, and reads the layout (``layout.py``)
 from libc.math cimport llround
 from libc.string cimport memcpy
 
+cimport numpy as cnp
+
 from newmarket_env.engine._fast cimport FastGame
 from newmarket_env.engine._observer cimport TableObserver
 from newmarket_env.engine._policies cimport View
 from newmarket_env.engine._table cimport *
+
+import numpy as np
 
 from newmarket_env.observation import layout
 from newmarket_env.observation.encode import static_part
@@ -42,6 +46,12 @@ cdef int OBS_SIZE = FLAT_SIZE
 cdef double CHIP_SCALE = layout.CHIP_SCALE, CHIP_CLIP = layout.CHIP_CLIP
 #: The largest chip stack the observation tells apart (larger ones are clipped to it).
 STACK_LIMIT = <long>(layout.CHIP_SCALE * layout.CHIP_CLIP)
+
+cnp.import_array()
+cdef cnp.npy_intp OBS_DIMS[1]
+OBS_DIMS[0] = FLAT_SIZE
+cdef cnp.npy_intp MASK_DIMS[1]
+MASK_DIMS[0] = NUM_ACTIONS
 
 
 # ---------------------------------------------------------------------- encoding
@@ -100,6 +110,30 @@ cdef void encode_table(const Table *t, int viewer, float *vec, const float *stat
     vec[AT_OWN_PENDING] = (t.stakes.left[viewer] + t.discards.left[viewer]) / 4.0
     k = t.r.num_deals - t.deal_index - 1
     vec[AT_DEALS_LEFT] = (k if k > 0 else 0) / <double>t.r.num_deals
+
+
+def observe_game(FastGame game, int viewer, cnp.ndarray static):
+    """``viewer``'s flat observation of a compiled game as a new float32 array (what ``encode_flat`` returns).
+
+    The AEC env calls this at every step: the array is made and written in C, without a buffer view of
+    either array (``static`` is ``encode.static_part(game.rules)``, float32, contiguous, ``FLAT_SIZE``).
+    """
+    if not 0 <= viewer < game.n:
+        raise ValueError(f"viewer={viewer} is not a seat; allowed: 0..{game.n - 1}")
+    if (cnp.PyArray_TYPE(static) != cnp.NPY_FLOAT32 or cnp.PyArray_SIZE(static) != OBS_SIZE
+            or not cnp.PyArray_IS_C_CONTIGUOUS(static)):
+        raise ValueError(f"observe_game needs the rules' static part: a contiguous float32 array of {OBS_SIZE}")
+    cdef cnp.ndarray out = cnp.PyArray_EMPTY(1, OBS_DIMS, cnp.NPY_FLOAT32, 0)
+    encode_table(&game.t, viewer, <float *>cnp.PyArray_DATA(out), <const float *>cnp.PyArray_DATA(static))
+    return out
+
+
+def legal_mask(FastGame game):
+    """The legal actions of a compiled game's pending decision as a new int8 array over every action id
+    (1 = legal; all zero once the session is over): the env's ``action_mask``, made in C."""
+    cdef cnp.ndarray mask = cnp.PyArray_EMPTY(1, MASK_DIMS, cnp.NPY_INT8, 0)
+    write_mask(&game.t, <signed char *>cnp.PyArray_DATA(mask))
+    return mask
 
 
 def encode_game(FastGame game, int viewer, float[::1] out, const float[::1] static):

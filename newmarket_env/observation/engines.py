@@ -24,27 +24,39 @@ from numpy.typing import NDArray
 from newmarket_env.engine.choice import engine_class
 from newmarket_env.engine.game import Game
 from newmarket_env.engine.protocol import EngineGame, GameFactory
+from newmarket_env.game.actions import NUM_ACTIONS
 from newmarket_env.observation.encode import encode_flat
 from newmarket_env.observation.layout import FLAT_SIZE
 
 if TYPE_CHECKING:
     from newmarket_env.engine import _fast
 
-with contextlib.suppress(ImportError):  # not built: choose_engine then never pairs a compiled game with this encoder
-    from newmarket_env.observation._encode import encode_game
+with contextlib.suppress(ImportError):  # not built: choose_engine then never pairs a compiled game with these
+    from newmarket_env.observation._encode import encode_game, legal_mask, observe_game
 
 # ``viewer``'s flat observation of a game (float32, FLAT_SIZE long, a fresh array), given the rules'
 # static part (observation.encode.static_part).
 Encoder = Callable[[EngineGame, int, NDArray[np.float32]], NDArray[np.float32]]
+# The legal actions of a game's pending decision as a fresh int8 array over every action id (1 = legal).
+Masker = Callable[[EngineGame], NDArray[np.int8]]
 
 
 @dataclass(frozen=True)
 class Engine:
-    """An engine: its game class and the encoder made for its games."""
+    """An engine: its game class, and the encoder and action mask made for its games."""
 
     name: str  # "python" or "compiled"
     game_class: GameFactory
     encode: Encoder
+    mask: Masker
+
+
+def mask_of_legal(game: EngineGame) -> NDArray[np.int8]:
+    """The action mask of any engine's game, from its ``legal`` list (what the compiled ``legal_mask`` writes)."""
+    mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
+    for action in game.legal:  # a handful of actions: item by item beats fancy indexing here
+        mask[action] = 1
+    return mask
 
 
 def encode_compiled(game: EngineGame, viewer: int, static: NDArray[np.float32]) -> NDArray[np.float32]:
@@ -63,8 +75,9 @@ def choose_engine(engine: str = "auto") -> Engine:
     """
     game_class = engine_class(engine)
     if game_class is Game:
-        return Engine("python", Game, encode_flat)
-    return Engine("compiled", game_class, encode_compiled)
+        return Engine("python", Game, encode_flat, mask_of_legal)
+    # The compiled encoder and mask, made in C (observe_game's arguments are encode_compiled's).
+    return Engine("compiled", game_class, cast(Encoder, observe_game), cast(Masker, legal_mask))
 
 
-__all__ = ["Encoder", "Engine", "choose_engine", "encode_compiled"]
+__all__ = ["Encoder", "Engine", "Masker", "choose_engine", "encode_compiled", "mask_of_legal"]

@@ -14,9 +14,10 @@ from newmarket_env import available_agents
 from newmarket_env.game.rules import PARAMETER_NAMES, VARIANTS, parse_settings
 from newmarket_env.play.animation import write_gif
 from newmarket_env.play.options import parse_agents
+from newmarket_env.play.seat_check import check_seats
 from newmarket_env.play.session import PlayOptions, play, prepare
 from newmarket_env.play.watch import WatchOptions, WatchTable, watch
-from newmarket_env.records import count_decisions, first_difference, load_session, show_record
+from newmarket_env.records import check_genuine, count_decisions, load_session, show_record
 from newmarket_env.util.cli_common import Subcommand, fail
 
 PLAY_EPILOG = """\
@@ -39,7 +40,7 @@ REPLAY_EPILOG = """\
 examples:
   newmarket play --save game.json && newmarket replay game.json
   newmarket replay game.json --all              print every deal at once
-  newmarket replay game.json --deal 2 --verify  only deal 2, after checking the record replays exactly
+  newmarket replay results/T/records.jsonl.gz --game 3 --verify   check that its agents make its decisions
   newmarket replay game.json --gif game.gif     an animation of the session, every hand shown
   newmarket replay results/T/records.jsonl.gz --game 3   session 3 of a tournament run with --save-records
 """
@@ -162,7 +163,9 @@ def add_replay_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--verify",
         action="store_true",
-        help="first check that replaying the record's decisions through the engine gives back the same record",
+        help="also load each seat's agent again (a tournament's records say how) and check that it makes the "
+        "record's decisions (every replay already checks that the record's results are what its cards and "
+        "decisions give)",
     )
 
 
@@ -252,16 +255,9 @@ def run_replay(args: argparse.Namespace) -> int:
         deals = record["deals"]
         if args.deal is not None and not 1 <= args.deal <= len(deals):
             raise ValueError(f"--deal {args.deal}: the record has deals 1..{len(deals)}")
+        check_genuine(record, args.file)  # a record whose results were edited is never shown as played
         if args.verify:
-            difference = first_difference(record)
-            if difference:
-                raise ValueError(
-                    f"{args.file}: replaying its decisions does not give back the same record; "
-                    f"first difference at {difference}"
-                )
-            print(
-                f"verified: replaying the {count_decisions(record)} decisions of {args.file} gives back the same record"
-            )
+            _verify_seats(record, args.file)
     except RecursionError:  # json nests as deep as the file does: a record is a few levels deep
         return _error("replay", f"{args.file}: not a session record (nested too deeply)")
     except (ValueError, KeyError, TypeError) as err:
@@ -270,6 +266,21 @@ def run_replay(args: argparse.Namespace) -> int:
         return _write_gif(record, args)
     show_record(record, rules, step=not args.all, read=input, write=print, only=args.deal)
     return 0
+
+
+def _verify_seats(record, path: str) -> None:
+    """``--verify``: the record's agents, loaded again, make its decisions again; one line says what was checked."""
+    checked = check_seats(record)
+    if checked.difference:
+        raise ValueError(f"{path}: the agents it names did not make its decisions: {checked.difference}")
+    seats = ", ".join(map(str, checked.checked)) or "none"
+    line = (
+        f"verified: replaying the {count_decisions(record)} decisions of {path} gives back the same record; "
+        f"the agents of seats {seats} made their {checked.decisions} decisions again"
+    )
+    if checked.unchecked:
+        line += "; not checked: " + "; ".join(f"seat {seat} ({why})" for seat, why in checked.unchecked.items())
+    print(line)
 
 
 def _write_gif(record, args: argparse.Namespace) -> int:

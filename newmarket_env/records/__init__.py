@@ -19,16 +19,18 @@ from newmarket_env.records.reading import (
     pick_record,
     read_records,
 )
-from newmarket_env.records.verifying import first_difference, verify
+from newmarket_env.records.verifying import NotGenuine, check_genuine, first_difference, verify
 from newmarket_env.records.writing import PERSON, save_record, write_lines
 
 __all__ = [
     "MAX_RECORDS",
+    "NotGenuine",
     "MAX_RECORDS_TEXT",
     "MAX_RECORD_TEXT",
     "PERSON",
     "VIEW_KEYS",
     "RecordTooLarge",
+    "check_genuine",
     "check_record",
     "count_decisions",
     "deal_lines",

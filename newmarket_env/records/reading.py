@@ -17,9 +17,9 @@ from typing import Any
 from newmarket_env.game.rules import VARIANTS, Rules, rules_from_dict
 
 _DEAL_KEYS = ("dealer", "hands", "dead", "events", "chips")
-#: A record's optional keys for the views, which the engine does not make (docs/contract.md): who sat where,
-#: and what the agents thought at their decisions.
-VIEW_KEYS = ("agents", "thoughts")
+#: A record's optional keys, which the engine does not make (docs/contract.md): who sat where, what the
+#: agents thought at their decisions, and how to load each seat's agent again (to check its decisions).
+VIEW_KEYS = ("agents", "thoughts", "seat_agents")
 
 
 # What reading a record file may cost, whatever the file holds (a gzip of zeros, /dev/zero):
@@ -81,9 +81,14 @@ def pick_record(read: Callable[[int], bytes], source: str, game: int) -> tuple[s
 
 def _titled(item: Any, number: int, count: int, source: str) -> tuple[str, Any]:
     if isinstance(item, dict) and isinstance(item.get("record"), dict):
-        record = item["record"]
-        if "agents" not in record and isinstance(item.get("seats"), list):  # written before records named them
-            record = {**record, "agents": [str(name) for name in item["seats"]]}
+        record, seats = item["record"], item.get("seats")
+        if "agents" not in record and isinstance(seats, list):  # written before records named them
+            record = {**record, "agents": [str(name) for name in seats]}
+        elif isinstance(seats, list) and record.get("agents") != seats:
+            raise ValueError(
+                f"{source}: record {number} names its seats {record.get('agents')!r} but its entry says {seats!r}; "
+                "one of them was changed"
+            )
         return str(item.get("title") or f"record {number}"), record
     return f"record {number}" if count > 1 else source, item
 
@@ -209,6 +214,7 @@ def check_record(record: Any, path: str) -> Rules:
         isinstance(agents, list) and len(agents) == rules.num_players and all(isinstance(a, str) for a in agents)
     ):
         raise ValueError(f"{path}: 'agents' must name the agent of each of the {rules.num_players} seats")
+    _check_seat_agents(record.get("seat_agents"), agents, rules.num_players, path)
     deals = record["deals"]
     if not isinstance(deals, list) or not all(isinstance(d, dict) and set(_DEAL_KEYS) <= set(d) for d in deals):
         raise ValueError(f"{path}: every deal needs {', '.join(_DEAL_KEYS)}")
@@ -218,3 +224,29 @@ def check_record(record: Any, path: str) -> Rules:
 def count_decisions(record: Mapping[str, Any]) -> int:
     """Decisions taken in the record (the events that carry an ``action``)."""
     return sum(1 for deal in record["deals"] for event in deal["events"] if "action" in event)
+
+
+def _check_seat_agents(seat_agents: Any, agents: Any, players: int, path: str) -> None:
+    """``seat_agents``: for each seat, ``None`` (a person, or an agent not to be loaded again) or
+    ``{"label": its name in agents, "spec": name or path, "options": {...}, "seed": int}``."""
+    if seat_agents is None:
+        return
+    shape = f"{path}: 'seat_agents' must give each of the {players} seats null or {{label, spec, options, seed}}"
+    if not isinstance(seat_agents, list) or len(seat_agents) != players:
+        raise ValueError(shape)
+    for seat, entry in enumerate(seat_agents):
+        if entry is None:
+            continue
+        if (
+            not isinstance(entry, dict)
+            or set(entry) != {"label", "spec", "options", "seed"}
+            or not all(isinstance(entry[key], str) for key in ("label", "spec"))
+            or not isinstance(entry["options"], dict)
+            or type(entry["seed"]) is not int
+        ):
+            raise ValueError(shape)
+        if agents is not None and entry["label"] != agents[seat]:
+            raise ValueError(
+                f"{path}: seat {seat} is named {agents[seat]!r} but its agent was made as {entry['label']!r}; "
+                "one of them was changed"
+            )

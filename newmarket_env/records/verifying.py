@@ -3,6 +3,8 @@
 The engine is deterministic given the cards as dealt and the decisions, so a record's events, payments and
 chips after every deal can be recomputed from its deals' ``hands``, ``dead`` and the events that carry an
 ``action``; :func:`first_difference` names the first place where the record and its recomputation part.
+Every replay (``newmarket replay``, the web app's) shows only a record that passes :func:`check_genuine`:
+a record whose stated results, events or rules were edited is refused in one line, never shown as played.
 """
 
 from __future__ import annotations
@@ -85,3 +87,21 @@ def _first_difference(given: Any, replayed: Any, where: str = "") -> str | None:
     if given != replayed:
         return f"{where.lstrip('.')}: the record has {given!r}, the replay gives {replayed!r}"
     return None
+
+
+class NotGenuine(ValueError):
+    """A record whose stated results, events, rules or seats are not what its cards and decisions give."""
+
+
+def check_genuine(record: Mapping[str, Any], source: str) -> None:
+    """Refuse ``record`` (``NotGenuine``, one line naming ``source`` and the first difference) unless replaying
+    its cards and decisions gives back everything it states.
+
+    ``record`` must have passed :func:`~newmarket_env.records.reading.check_record`.
+    """
+    difference = first_difference(record)
+    if difference:
+        raise NotGenuine(
+            f"{source}: the record does not match what its cards and decisions give, so it is not shown; "
+            f"first difference at {difference}"
+        )

@@ -27,7 +27,7 @@ from newmarket_env.engine.record import replay_steps
 from newmarket_env.engine.types import IllegalActionError
 from newmarket_env.envs import env as make_env
 from newmarket_env.game.rules import PARAMETER_NAMES, Rules
-from newmarket_env.records import PERSON, check_record, count_decisions
+from newmarket_env.records import PERSON, check_genuine, check_record, count_decisions
 
 MODES = ("play", "watch")
 MAX_GAMES = 64  # tables and replays kept in memory; the oldest goes first
@@ -275,6 +275,7 @@ class ReplayGame:
                     "(newmarket replay FILE shows any record)",
                     413,
                 )
+            check_genuine(record, title)  # an edited record is refused, never shown with recomputed chips
             self._build(record, rules)
         except (ValueError, KeyError, TypeError, IndexError, AttributeError) as err:
             if isinstance(err, BadInput):

@@ -1,5 +1,5 @@
-"""``newmarket replay --verify`` says what it checked, and where a bad record differs; hostile files fail in one
-line."""
+"""``newmarket replay`` refuses a record that is not what its cards and decisions give, naming where it differs;
+``--verify`` says what it checked; hostile files fail in one line."""
 
 from __future__ import annotations
 
@@ -32,20 +32,26 @@ def test_verify_says_so_on_success(tmp_path, record, capsys):
     decisions = sum(1 for d in record["deals"] for e in d["events"] if "action" in e)
     assert cli.main(["replay", path, "--all", "--verify"]) == 0
     out = capsys.readouterr().out
-    assert out.startswith(f"verified: replaying the {decisions} decisions of {path} gives back the same record\n")
+    first = out.splitlines()[0]
+    assert first.startswith(f"verified: replaying the {decisions} decisions of {path} gives back the same record; ")
+    # a record of the env alone says nothing of its agents: no seat can be loaded again, and it says so
+    assert "the agents of seats none made their 0 decisions again" in first
+    assert all(f"seat {seat} (the record does not say how its agent was made" in first for seat in range(4))
 
 
-def test_verify_names_the_first_difference(tmp_path, record, capsys):
+@pytest.mark.parametrize("verify", [[], ["--verify"]])
+def test_an_edited_result_is_refused_naming_the_first_difference(tmp_path, record, capsys, verify):
     true_chips = record["deals"][1]["chips"][2]
     record["deals"][1]["chips"][2] = true_chips + 5  # an edited record
     path = _write(tmp_path, record)
-    assert cli.main(["replay", path, "--all", "--verify"]) == 2
-    err = capsys.readouterr().err
-    assert err == (
-        f"newmarket replay: error: {path}: replaying its decisions does not give back the same record; "
-        f"first difference at deals[1].chips[2]: the record has {true_chips + 5}, "
+    assert cli.main(["replay", path, "--all", *verify]) == 2
+    captured = capsys.readouterr()
+    assert captured.err == (
+        f"newmarket replay: error: {path}: the record does not match what its cards and decisions give, so it is "
+        f"not shown; first difference at deals[1].chips[2]: the record has {true_chips + 5}, "
         f"the replay gives {true_chips}\n"
     )
+    assert captured.out == ""  # nothing of it is shown
 
 
 def test_deeply_nested_brackets_are_one_line(tmp_path, capsys):

@@ -248,6 +248,16 @@ def test_a_record_whose_decisions_do_not_fit_is_refused(client):
     assert answer.status_code == 400 and "not legal" in answer.json()["error"]
 
 
+def test_a_record_with_edited_results_is_refused_not_recomputed(client):
+    record = _random_record(num_deals=2)
+    true = record["deals"][-1]["chips"][0]
+    record["deals"][-1]["chips"][0] = true + 7
+    answer = _post_record(client, json.dumps(record).encode())
+    error = answer.json()["error"]
+    assert answer.status_code == 400 and "\n" not in error
+    assert error.endswith(f"first difference at deals[1].chips[0]: the record has {true + 7}, the replay gives {true}")
+
+
 def test_replay_frame_out_of_range(client):
     first = _post_record(client, json.dumps(_random_record(num_deals=1)).encode()).json()
     answer = client.get(f"/api/replays/{first['id']}/{first['frames']}")

@@ -236,6 +236,20 @@ def test_a_bad_record_file_shows_a_message(page, tmp_path):
     assert "is not a JSON session record" in page.inner_text("#error")
 
 
+def test_a_record_with_edited_results_shows_why_it_is_not_replayed(page, record_file, tmp_path):
+    _, record = record_file
+    record["deals"][0]["chips"][2] += 5
+    edited = tmp_path / "edited.json"
+    edited.write_text(json.dumps(record))
+    page.click("#tab-replay")
+    page.set_input_files("#record-file", str(edited))
+    page.click("#start-replay")
+    page.wait_for_selector("#error.shown")
+    said = page.inner_text("#error")
+    assert "does not match what its cards and decisions give" in said and "deals[0].chips[2]" in said
+    assert page.locator(".seat").count() == 0  # nothing of it is shown
+
+
 def test_an_unknown_agent_shows_a_message(page):
     page.fill("#setup-play input[name=agents]", "nobody")
     page.click("#start-play")
