@@ -492,3 +492,44 @@ def test_the_cython_reader_sees_cimports_continuations_and_imports_inside_functi
         ("", ["numpy"], 12, True),
         ("", ["json"], 16, False),
     ]
+
+
+# The layers of docs/architecture.md, bottom up: a part may import its own layer and those below, never above.
+LAYERS: dict[str, int] = {
+    "newmarket_env.util": 0,
+    "newmarket_env.game": 1,
+    "newmarket_env.engine": 2,
+    "newmarket_env.observation": 3,
+    "newmarket_env.describe": 4,
+    "newmarket_env.execution": 4,
+    "newmarket_env.render": 5,
+    "newmarket_env.records": 5,
+    "newmarket_env.envs": 6,
+    "newmarket_env.agents": 6,
+    "newmarket_env.agent_factory": 6,
+    "newmarket_env": 6,  # the package facade: env(), load_agent() (the agents reached inside functions)
+    "newmarket_env.play": 7,
+    "newmarket_env.train": 8,
+    "newmarket_env.integrations": 8,
+    "newmarket_env.eval": 9,
+    "newmarket_env.cli": 10,
+    "newmarket_env.web": 10,
+    "newmarket_env.docs": 10,
+    "newmarket_env.__main__": 10,
+}
+
+
+def test_every_part_has_a_layer() -> None:
+    assert set(part_graph(import_graph())) <= set(LAYERS), "give the new part a layer in LAYERS (and the docs)"
+
+
+def test_no_part_imports_a_layer_above_it() -> None:
+    """docs/architecture.md's layers, held by the folders: e.g. the engine never imports the observation."""
+    graph = import_graph()
+    upward = sorted(
+        f"{module} -> {target}"
+        for module, targets in graph.items()
+        for target in targets
+        if LAYERS[part_of(target)] > LAYERS[part_of(module)]
+    )
+    assert not upward, "imports of a layer above:\n" + "\n".join(upward)
