@@ -4,7 +4,8 @@ Each sits in the layer of the Python package it belongs to and cimports only its
 below. The engine: ``engine/_table.pyx`` (the state machine, the generator, the action mask,
 positions) with ``FastGame`` (``engine/_fast.pyx``), the baselines' decisions (``engine/_policies.pyx``),
 the observer interface (``engine/_observer.pyx``) and ``TableBatch`` (``engine/_batch.pyx``, which the
-envs wrap). The observation layer: the flat encoder and its decoder (``observation/_encode.pyx``). The
+envs wrap). The observation layer: the flat encoder and its decoder (``observation/_encode.pyx``), the privileged
+state's encoder (``observation/_state.pyx``). The
 agents: the baselines acting on observations (``agents/_baselines.pyx``) and the search's rollouts and
 race next to their Python reference (``agents/_search.pyx``), installed as ``newmarket_env.agents.*``.
 They share the engine's C structs through ``engine/_table.pxd``. Optional: where they cannot be built (no C
@@ -21,6 +22,7 @@ COMPILED = {
     "newmarket_env.engine._observer": "newmarket_env/engine/_observer.pyx",
     "newmarket_env.engine._batch": "newmarket_env/engine/_batch.pyx",
     "newmarket_env.observation._encode": "newmarket_env/observation/_encode.pyx",
+    "newmarket_env.observation._state": "newmarket_env/observation/_state.pyx",
     "newmarket_env.agents._baselines": "agents/_baselines.pyx",
     "newmarket_env.agents._search": "agents/_search.pyx",
 }

@@ -35,7 +35,8 @@ from newmarket_env.game import actions as A
 from newmarket_env.game.cards import card_from_text, card_name
 from newmarket_env.game.rules import VARIANTS, make_rules
 from newmarket_env.observation.encode import PLANES_SHAPE
-from newmarket_env.observation.layout import CARD_PIECES, CHIP_CLIP, CHIP_SCALE, FLAT_SIZE, PIECES, offsets
+from newmarket_env.observation.layout import CARD_PIECES, CHIP_CLIP, CHIP_SCALE, FLAT_SIZE, PIECES, Piece, offsets
+from newmarket_env.observation.state_layout import STATE_CARD_PIECES, STATE_PIECES, STATE_SIZE
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 REGENERATE = "python -m newmarket_env.docs"
@@ -121,10 +122,10 @@ def actions_markdown() -> str:
 
 
 # ---------------------------------------------------------------- observation
-def _flat_rows() -> list[list[str]]:
-    slots = offsets()
+def _flat_rows(pieces: tuple[Piece, ...] = PIECES) -> list[list[str]]:
+    slots = offsets(pieces)
     rows = []
-    for piece in PIECES:
+    for piece in pieces:
         where = slots[piece.name]
         shape = f"{piece.count} x 52" if piece.cards else str(piece.count)
         span = str(where.start) if piece.size == 1 else f"{where.start}-{where.stop - 1}"
@@ -179,8 +180,41 @@ def observation_markdown() -> str:
             "",
             _table(["piece", "channels", "count", "kind"], _planes_rows()),
             "",
+            *state_section(),
         ]
     )
+
+
+def state_section() -> list[str]:
+    """The privileged state's part of docs/observation.md, from ``state_layout.STATE_PIECES``."""
+    cards = sum(p.size for p in STATE_CARD_PIECES)
+    return [
+        f"## The privileged state (training only): shape ({STATE_SIZE},)",
+        "",
+        "Every hand, the dead hand (or widow), what each seat alone knows, the table and the chips, float32, "
+        "built from the named pieces of `newmarket_env.observation.state_layout.STATE_PIECES`. It is for "
+        "training: a centralised critic, oracle inputs, a check of what an agent should have guessed. No "
+        "agent is given it (agents decide from their observations), and no web answer or record shown during "
+        "play carries it.",
+        "",
+        "- `env.state()` (PettingZoo's global state, `env.state_space`: a `Box(-8, 8)`): seats counted from "
+        "seat 0, so relative seat `k` is seat `k`; `env.unwrapped.state_for(agent)`: counted from that agent's seat.",
+        "- `VectorEnv.states()`: `(num_envs, STATE_SIZE)`, counted from each table's learner "
+        "(`single_state_space` for one row); `SingleAgentEnv.state()`: counted from the learner.",
+        "- `TableBatch.states(seats=None, tables=None)`: counted from each table's seat to act (the rows of "
+        "`observations`), from one seat, or from one seat per table.",
+        f"- Card pieces come first ({cards} entries), then the scalars; seats and chips are encoded as in the "
+        "observation, and a piece the observation has too (marked *shared*) means the same there.",
+        "",
+        _table(
+            ["piece", "flat indices", "size", "shape", "meaning"],
+            [
+                [name, span, size, shape, doc + (" (*shared*)" if piece in PIECES else "")]
+                for piece, (name, span, size, shape, doc) in zip(STATE_PIECES, _flat_rows(STATE_PIECES), strict=True)
+            ],
+        ),
+        "",
+    ]
 
 
 # ---------------------------------------------------------------- variants

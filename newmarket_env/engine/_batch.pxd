@@ -25,6 +25,7 @@ cdef class TableBatch:
     cdef readonly object seat_policies, deal_index
     cdef readonly TableObserver observer   # writes each seat's observation (the observation layer's)
     cdef readonly int obs_size             # floats in one observation (observer.size)
+    cdef readonly TableObserver state_observer   # writes states() (the observation layer's); None until asked
     cdef int[::1] _to_act, _deal_index
     cdef float[:, ::1] _obs
     cdef float[:, :, ::1] _final
@@ -37,5 +38,6 @@ cdef class TableBatch:
     cdef void _observe(self, int i) noexcept
     cdef void _put(self, int i, const Table *source) except *
     cdef long[::1] _table_indices(self, tables)
+    cdef long[::1] _state_seats(self, seats, long[::1] which, int count)
     cdef long[::1] _checked(self, actions, long[::1] which, int count)
     cdef void _settle(self, int i) except *

@@ -285,6 +285,47 @@ cdef class TableBatch:
             self.observer.encode(&self.tables[k if which is None else which[k]], seat, &rows[k, 0])
         return out
 
+    def states(self, seats=None, tables=None):
+        """The privileged state at each of ``tables`` (every table when None), for training only: every hand,
+        the dead hand, what each seat alone knows, the table and the chips (``observation/state_layout.py``;
+        docs/observation.md). Seats are counted from ``seats``: each table's seat to act when None (the seat of
+        its row of ``observations``), one seat for every table, or one seat per table. A new ``(len(tables),
+        STATE_SIZE)`` float32 array; a table whose session is over, asked for its seat to act, gives zeros.
+        Written by the batch's state observer (the observation layer's ``StateObserver``, registered as the
+        ``"state"`` kind of :mod:`newmarket_env.engine.observers`), made at the first call."""
+        cdef long[::1] which = self._table_indices(tables) if tables is not None else None
+        cdef int count = self.num_tables if which is None else which.shape[0]
+        cdef long[::1] perspective = self._state_seats(seats, which, count)
+        cdef int k
+        if self.state_observer is None:
+            self.state_observer = table_observer(self.rules, "state")
+        out = np.zeros((count, self.state_observer.size), dtype=np.float32)
+        cdef float[:, ::1] rows = out
+        for k in range(count):
+            if perspective[k] >= 0:
+                self.state_observer.encode(&self.tables[k if which is None else which[k]], perspective[k],
+                                           &rows[k, 0])
+        return out
+
+    cdef long[::1] _state_seats(self, seats, long[::1] which, int count):
+        """The seat each table's state counts from (-1: none, the table is over), checked; one-line errors."""
+        cdef long[::1] view
+        cdef int k
+        if seats is None:
+            out = np.empty(count, dtype=np.int_)
+            view = out
+            for k in range(count):
+                view[k] = self.tables[k if which is None else which[k]].to_act
+            return view
+        given = np.asarray(seats)
+        if given.dtype.kind not in "iu" or given.ndim > 1 or (given.ndim == 1 and given.shape[0] != count):
+            raise ValueError(f"seats must be None, a seat or {count} seats (an int array of shape ({count},))")
+        if given.size and (given.min() < 0 or given.max() >= self.n):
+            raise ValueError(f"seats must be seats of the table; allowed: 0..{self.n - 1}")
+        out = np.empty(count, dtype=np.int_)
+        out[:] = given
+        return out
+
     def random_actions(self):
         """A uniformly random legal action for every table (as the compiled ``random`` draws it, from the
         tables' own policy streams): a driver for tests, benchmarks and random exploration."""

@@ -29,6 +29,8 @@ from newmarket_env.game.rules import make_rules
 from newmarket_env.observation.encode import ENCODINGS, flat_to_planes, static_part
 from newmarket_env.observation.engines import choose_engine
 from newmarket_env.observation.layout import CHIP_CLIP
+from newmarket_env.observation.state import state_static_part
+from newmarket_env.observation.state_layout import STATE_SIZE
 from newmarket_env.render.picture import table_picture
 from newmarket_env.render.text import render_table
 
@@ -55,6 +57,10 @@ class raw_env(AECEnv):
     ``engine`` (``"auto"``: the compiled engine when it is built, else the
     pure-Python reference; ``"compiled"``; ``"python"``; both play identical
     sessions).
+
+    ``state()`` and ``state_space`` are PettingZoo's global state, for training only (a centralised
+    critic): every hand, the dead hand, the table and the chips (docs/observation.md, "The privileged
+    state"); ``state_for(agent)`` is the same with seats counted from that agent's. Agents never get it.
     """
 
     metadata: ClassVar[dict[str, Any]] = {
@@ -100,6 +106,9 @@ class raw_env(AECEnv):
             a: spaces.Dict({"observation": obs_box, "action_mask": mask_box}) for a in self.possible_agents
         }
         self.action_spaces: dict[str, spaces.Space] = {a: spaces.Discrete(A.NUM_ACTIONS) for a in self.possible_agents}
+        self._state_static = state_static_part(self.rules)
+        #: PettingZoo's global-state space: the privileged state, for training only.
+        self.state_space = spaces.Box(low=-CHIP_CLIP, high=CHIP_CLIP, shape=(STATE_SIZE,), dtype=np.float32)
         self._game: EngineGame | None = None
 
     @property
@@ -238,6 +247,19 @@ class raw_env(AECEnv):
             cached = {"observation": obs, "action_mask": self.infos[agent]["action_mask"]}
             self._obs_cache[agent] = cached
         return cached
+
+    # ------------------------------------------------------------------ the privileged state (training only)
+    def state(self) -> np.ndarray:
+        """PettingZoo's global state: every hand, the dead hand, the table and the chips, seats counted from
+        seat 0 (float32, ``state_space``; docs/observation.md). For training only: no agent reads it."""
+        return self.engine.encode_state(self.game, 0, self._state_static)
+
+    def state_for(self, agent: str) -> np.ndarray:
+        """:meth:`state` with seats counted from ``agent``'s seat (its hand is relative seat 0), as the vector
+        env's ``states()`` counts them from the learner's."""
+        if agent not in self._seat:
+            raise ValueError(f"unknown agent {agent!r}; agents: {', '.join(self.possible_agents)}")
+        return self.engine.encode_state(self.game, self._seat[agent], self._state_static)
 
     # ------------------------------------------------------------------ extras
     def record(self) -> dict[str, Any]:

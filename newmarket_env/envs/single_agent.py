@@ -192,6 +192,16 @@ class SingleAgentEnv(LearnerSeatSettings, gym.Env):
             mask[game.legal] = True
         return mask
 
+    @property
+    def state_space(self) -> gym.spaces.Box:
+        """The space of :meth:`state` (the AEC env's ``state_space``)."""
+        return self.aec.state_space
+
+    def state(self) -> np.ndarray:
+        """The privileged state, seats counted from the learner's (for training only: a critic's input;
+        docs/observation.md): the AEC env's ``state_for`` the learner."""
+        return self.aec.state_for(f"player_{self.learner}")
+
     def _obs(self) -> np.ndarray:
         return self.aec.observe(f"player_{self.learner}")["observation"]
 

@@ -45,7 +45,9 @@ Every step's ``infos`` also holds ``seat`` (the learner's seat at each table)
 and ``illegal_action``: as in :class:`SingleAgentEnv`, an action that is not
 legal is replaced by the lowest legal one and flagged (Gymnasium's checkers send
 unmasked actions). Sessions in which the learner never decides are skipped.
-``action_masks()`` gives the learner's legal actions, ``(num_envs, 79)`` bool.
+``action_masks()`` gives the learner's legal actions, ``(num_envs, 79)`` bool, and ``states()``
+the privileged state at each table, seats counted from the learner's (``(num_envs, STATE_SIZE)``
+float32, ``single_state_space`` each; for training only, e.g. a centralised critic: docs/observation.md).
 
 The compiled engine is required (``TableBatch`` lives in it). Without it (no C
 compiler at install time) :func:`vector_env` raises a ``RuntimeError`` saying so;
@@ -86,6 +88,7 @@ from newmarket_env.envs.learner_reward import LearnerReward
 from newmarket_env.game.actions import NUM_ACTIONS
 from newmarket_env.game.rules import make_rules
 from newmarket_env.observation.layout import CHIP_CLIP, FLAT_SIZE
+from newmarket_env.observation.state_layout import STATE_SIZE
 
 __all__ = ["EXTERNAL", "LEARNER", "SEAT_MODES", "LearnerSeat", "VectorEnv", "compiled_batch"]
 
@@ -170,6 +173,8 @@ class VectorEnv(LearnerSeatSettings, GymVectorEnv):
         self.single_action_space = spaces.Discrete(NUM_ACTIONS)
         self.observation_space = batch_space(self.single_observation_space, self.num_envs)
         self.action_space = batch_space(self.single_action_space, self.num_envs)
+        #: The space of one row of :meth:`states` (the AEC env's ``state_space``).
+        self.single_state_space = spaces.Box(-CHIP_CLIP, CHIP_CLIP, (STATE_SIZE,), np.float32)
         self._np_random, self._np_random_seed = seeding.np_random(seed)
         self._compiled_codes = dict(fast.POLICY_CODES)
 
@@ -410,6 +415,15 @@ class VectorEnv(LearnerSeatSettings, GymVectorEnv):
     def action_masks(self) -> np.ndarray:
         """``(num_envs, 79)`` bool: the learner's legal actions at each table (sb3-contrib reads it)."""
         return self.batch.action_masks.astype(bool)
+
+    def states(self) -> np.ndarray:
+        """The privileged state at each table, seats counted from its learner's (relative seat 0 holds the
+        learner's hand): ``(num_envs, STATE_SIZE)`` float32, a new array. For training only (a centralised
+        critic, oracle inputs); the opponents never see it. Where a session just ended, it is the next
+        session's, like the observation returned with it."""
+        if not self._started:
+            raise RuntimeError("states() called before reset()")
+        return self.batch.states(seats=self.learner)
 
     def _final_infos(self, ends: _Ends) -> dict[str, Any]:
         """``final_obs`` and ``final_info`` in Gymnasium's SAME_STEP layout (arrays with ``_`` masks)."""

@@ -16,6 +16,8 @@ the flat vector.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 import numpy as np
 from numpy.typing import NDArray
 
@@ -45,20 +47,24 @@ def mask_bits(mask: int) -> NDArray[np.uint8]:
     return np.unpackbits(np.frombuffer(mask.to_bytes(7, "little"), dtype=np.uint8), bitorder="little")[:52]
 
 
-def _chips(value: float) -> float:
+def scale_chips(value: float) -> float:
     """Chips scaled and clipped to [-CHIP_CLIP, CHIP_CLIP] (comparisons: cheaper than min/max calls)."""
     scaled = value / CHIP_SCALE
     return CHIP_CLIP if scaled > CHIP_CLIP else -CHIP_CLIP if scaled < -CHIP_CLIP else scaled
 
 
-def static_part(rules: Rules) -> FloatVector:
-    """The pieces fixed by the rules; computed once per env and copied into each observation."""
-    vec = np.zeros(FLAT_SIZE, dtype=np.float32)
-    layout = vec[SLOTS["boodle_layout"]].reshape(4, 52)
+def static_part(rules: Rules, slots: Mapping[str, slice] = SLOTS) -> FloatVector:
+    """The pieces fixed by the rules; computed once per env and copied into each observation.
+
+    ``slots`` is the layout they are placed in: the observation's (the default) or the privileged
+    state's (``state_layout.STATE_SLOTS``), which has the same pieces under the same names.
+    """
+    vec = np.zeros(max(where.stop for where in slots.values()), dtype=np.float32)
+    layout = vec[slots["boodle_layout"]].reshape(4, 52)
     for b, card in enumerate(rules.boodle_cards):
         layout[b, card] = 1.0
-    vec[SLOTS["seat_present"]][: rules.num_players] = 1.0
-    vec[SLOTS["rule_ace_high"]] = float(rules.ace_high)
+    vec[slots["seat_present"]][: rules.num_players] = 1.0
+    vec[slots["rule_ace_high"]] = float(rules.ace_high)
     for name, enum, value in (
         ("rule_lead", LeadRule, rules.lead_after_stop),
         ("rule_stake_mode", StakeMode, rules.stake_mode),
@@ -66,10 +72,11 @@ def static_part(rules: Rules) -> FloatVector:
         ("rule_widow", Widow, rules.widow),
         ("rule_first_lead", FirstLead, rules.first_lead),
     ):
-        vec[SLOTS[name]][list(enum).index(value)] = 1.0
-    vec[SLOTS["rule_payments"]] = [_chips(rules.per_card_payment), _chips(rules.pot_ante), _chips(rules.boodle_stake)]
-    vec[SLOTS["rule_dealer_multiplier"]] = rules.dealer_stake_multiplier / 4.0
-    vec[SLOTS["rule_players"]][rules.num_players - MIN_PLAYERS] = 1.0
+        vec[slots[name]][list(enum).index(value)] = 1.0
+    payments = (rules.per_card_payment, rules.pot_ante, rules.boodle_stake)
+    vec[slots["rule_payments"]] = [scale_chips(amount) for amount in payments]
+    vec[slots["rule_dealer_multiplier"]] = rules.dealer_stake_multiplier / 4.0
+    vec[slots["rule_players"]][rules.num_players - MIN_PLAYERS] = 1.0
     return vec
 
 
@@ -121,13 +128,13 @@ def _card_planes(vec: FloatVector, game: GameState, viewer: int) -> None:
 def _chip_scalars(vec: FloatVector, game: GameState, viewer: int) -> None:
     """Boodle values and stacks, pot, then card counts and balances by relative seat."""
     for b, card in enumerate(game.boodle_cards):
-        vec[AT["boodle_value"] + card] = vec[AT["boodle_stacks"] + b] = _chips(game.boodle_stacks[b])
-    vec[AT["pot"]] = _chips(game.pot)
+        vec[AT["boodle_value"] + card] = vec[AT["boodle_stacks"] + b] = scale_chips(game.boodle_stacks[b])
+    vec[AT["pot"]] = scale_chips(game.pot)
     n, hands, balances = game.n, game.hands, game.balances
     for k in range(n):
         seat = (viewer + k) % n
         vec[AT["card_counts"] + k] = hands[seat].bit_count() / 13
-        vec[AT["balances"] + k] = _chips(balances[seat])
+        vec[AT["balances"] + k] = scale_chips(balances[seat])
 
 
 def _turn_scalars(vec: FloatVector, game: GameState, viewer: int) -> None:

@@ -33,7 +33,8 @@ class Piece:
         return self.count * 52 if self.cards else self.count
 
 
-def _names(values) -> str:
+def enum_values(values) -> str:
+    """The values of an enum (or a tuple of its members) as a comma-separated list, for the docs of a piece."""
     return ", ".join(v.value for v in values)
 
 
@@ -59,8 +60,10 @@ SCALAR_PIECES = (
     Piece("balances", MAX_SEATS, False, "balance of relative seat k (chip-scaled)"),
     Piece("seat_present", MAX_SEATS, False, "1 where relative seat k is at the table"),
     Piece("dealer", MAX_SEATS, False, "one-hot: relative seat of the dealer"),
-    Piece("phase", len(PHASE_ORDER), False, f"one-hot phase: {_names(PHASE_ORDER)}"),
-    Piece("decision", len(DECISION_ORDER), False, f"one-hot decision asked of the viewer: {_names(DECISION_ORDER)}"),
+    Piece("phase", len(PHASE_ORDER), False, f"one-hot phase: {enum_values(PHASE_ORDER)}"),
+    Piece(
+        "decision", len(DECISION_ORDER), False, f"one-hot decision asked of the viewer: {enum_values(DECISION_ORDER)}"
+    ),
     Piece("standing_bid", 1, False, "the standing auction bid, / 20"),
     Piece("high_bidder", MAX_SEATS, False, "one-hot: relative seat of the high bidder"),
     Piece("in_auction", MAX_SEATS, False, "1 where relative seat k is still in the auction"),
@@ -69,11 +72,11 @@ SCALAR_PIECES = (
     Piece("own_pending", 1, False, "stake chips or discards the viewer still has to place, / 4"),
     Piece("deals_left", 1, False, "deals left in the session after this one, / num_deals"),
     Piece("rule_ace_high", 1, False, "1 if aces are high"),
-    Piece("rule_lead", len(LeadRule), False, f"one-hot lead_after_stop: {_names(LeadRule)}"),
-    Piece("rule_stake_mode", len(StakeMode), False, f"one-hot stake_mode: {_names(StakeMode)}"),
-    Piece("rule_dead_hand", len(DeadHand), False, f"one-hot dead_hand: {_names(DeadHand)}"),
-    Piece("rule_widow", len(Widow), False, f"one-hot widow: {_names(Widow)}"),
-    Piece("rule_first_lead", len(FirstLead), False, f"one-hot first_lead: {_names(FirstLead)}"),
+    Piece("rule_lead", len(LeadRule), False, f"one-hot lead_after_stop: {enum_values(LeadRule)}"),
+    Piece("rule_stake_mode", len(StakeMode), False, f"one-hot stake_mode: {enum_values(StakeMode)}"),
+    Piece("rule_dead_hand", len(DeadHand), False, f"one-hot dead_hand: {enum_values(DeadHand)}"),
+    Piece("rule_widow", len(Widow), False, f"one-hot widow: {enum_values(Widow)}"),
+    Piece("rule_first_lead", len(FirstLead), False, f"one-hot first_lead: {enum_values(FirstLead)}"),
     Piece("rule_payments", 3, False, "per_card_payment, pot_ante, boodle_stake (chip-scaled)"),
     Piece("rule_dealer_multiplier", 1, False, "dealer_stake_multiplier / 4"),
     Piece("rule_players", MAX_PLAYERS - MIN_PLAYERS + 1, False, "one-hot number of players, 3..8"),

@@ -19,6 +19,7 @@ from newmarket_env.engine.choice import FastGame
 from newmarket_env.game.actions import NUM_ACTIONS
 from newmarket_env.game.rules import VARIANTS, make_rules
 from newmarket_env.observation.encode import encode_flat, static_part
+from newmarket_env.observation.state import encode_state, state_static_part
 
 pytestmark = pytest.mark.skipif(FastGame is None, reason="the compiled engine is not built (needs a C compiler)")
 
@@ -86,6 +87,48 @@ def test_batch_plays_the_reference_sessions(variant, players):
     finished = step_and_compare(batch, refs, rules, static, 400, np.random.default_rng(players), ReferenceTable.start)
     assert finished >= tables, "the test must see sessions end and tables restart"
     assert batch.sessions_started == tables + finished
+
+
+@pytest.mark.parametrize("variant, players", [("michigan", 4), ("newbury", 4), ("newmarket", 6)])
+def test_states_are_the_reference_states(variant, players):
+    """``states()`` at every step: counted from the seat to act, from one seat, from a seat per table, for a
+    subset of tables, against the reference encoder on the reference tables."""
+    rules = make_rules(variant, num_players=players)
+    seed, tables = 5, 4
+    batch = TableBatch(rules, tables, seed=seed)
+    state_static = state_static_part(rules)
+    refs = [ReferenceTable(rules, seed, i) for i in range(tables)]
+    rng = np.random.default_rng(players)
+    for step in range(150):
+        games = [ref.game for ref in refs]
+        expected = [encode_state(g, g.to_act, state_static) for g in games]
+        np.testing.assert_array_equal(batch.states(), expected, err_msg=f"step {step}")
+        seat = step % players
+        np.testing.assert_array_equal(batch.states(seats=seat), [encode_state(g, seat, state_static) for g in games])
+        seats, subset = rng.integers(players, size=2), rng.permutation(tables)[:2]
+        got = batch.states(seats=seats, tables=subset)
+        expected = [encode_state(games[t], s, state_static) for t, s in zip(subset, seats, strict=True)]
+        np.testing.assert_array_equal(got, expected)
+        actions = np.array([rng.choice(g.legal) for g in games])
+        batch.step(actions)
+        for ref, action in zip(refs, actions, strict=True):
+            ref.game.apply(int(action))
+            if ref.game.over:
+                ref.start()
+
+
+def test_states_of_a_finished_table_and_bad_seats():
+    rules = make_rules("newmarket", num_players=3, num_deals=1)
+    batch = TableBatch(rules, 2, seed=1)
+    batch.auto_restart = False
+    while batch.to_act[0] >= 0:
+        batch.step([np.flatnonzero(batch.action_masks[0])[0]], tables=[0])
+    states = batch.states()
+    assert states.shape == (2, batch.state_observer.size) and not states[0].any() and states[1].any()
+    assert batch.states(seats=1, tables=[0]).any()  # the end of the session, counted from seat 1
+    for bad, message in [(3, r"allowed: 0\.\.2"), ([0, 1, 2], "a seat or 2 seats"), (0.5, "int array"), (-1, "0..2")]:
+        with pytest.raises(ValueError, match=message):
+            batch.states(seats=bad)
 
 
 def test_rewards_add_up_to_the_session_result():

@@ -24,6 +24,7 @@ from newmarket_env.game.actions import NUM_ACTIONS
 from newmarket_env.game.rules import make_rules
 from newmarket_env.observation.encode import encode_flat, static_part
 from newmarket_env.observation.layout import FLAT_SIZE
+from newmarket_env.observation.state import encode_state, state_static_part
 
 pytestmark = pytest.mark.skipif(FastGame is None, reason="the compiled engine is not built (needs a C compiler)")
 
@@ -61,7 +62,7 @@ class ReferenceLearnerTable:
     """One table of the vector env on the reference engine, the learner's reward as SingleAgentEnv gives it."""
 
     def __init__(self, rules, seed: int, table: int) -> None:
-        self.rules, self.static = rules, static_part(rules)
+        self.rules, self.static, self.state_static = rules, static_part(rules), state_static_part(rules)
         self.stream = random.Random(table_seed(seed, table))
         self.agents: dict[str, object] = {}
 
@@ -100,6 +101,8 @@ def check_learner_view(env, i, ref, where):
     np.testing.assert_array_equal(env.batch.observations[i], expected["observation"], err_msg=where)
     np.testing.assert_array_equal(env.action_masks()[i], expected["action_mask"].astype(bool), err_msg=where)
     assert env.learner[i] == ref.learner, where
+    # The privileged state, counted from the learner's seat (the reference encoder on the reference table).
+    np.testing.assert_array_equal(env.states()[i], encode_state(ref.game, ref.learner, ref.state_static), err_msg=where)
 
 
 CASES = [("newmarket", 4), ("michigan", 5), ("newbury", 4), ("michigan", 3)]
@@ -341,6 +344,8 @@ def test_bad_steps_and_resets_change_nothing():
     env = vector_env(num_envs=3, opponents=["control"], seed=0)
     with pytest.raises(RuntimeError, match=r"step\(\) called before reset\(\)"):
         env.step(np.zeros(3, dtype=np.int64))
+    with pytest.raises(RuntimeError, match=r"states\(\) called before reset\(\)"):
+        env.states()
     obs, _ = env.reset(seed=0)
     for bad in (np.zeros(2, dtype=np.int64), np.zeros(3, dtype=np.float32), [[0, 0, 0]]):
         with pytest.raises(ValueError, match=r"actions must be 3 action ids") as err:

@@ -3,7 +3,8 @@
 At every step of random sessions (every preset, 3-8 players, random rule
 overrides, with and without ``present_forced``) every public attribute, every
 seat's pending count, every seat's observation and the current deal's events
-must be equal; at the end the compiled game's own record (and its replay on the
+must be equal, and so must its privileged state (observation/state.py against observation/_state.pyx,
+counted from each seat in turn, one seat a step); at the end the compiled game's own record (and its replay on the
 reference engine) must equal the reference record, as JSON text. Skipped when
 the extension is not built (``.ci/run`` checks that it is).
 """
@@ -27,9 +28,11 @@ from newmarket_env.engine.protocol import GameState
 from newmarket_env.game.rules import VARIANTS, make_rules
 from newmarket_env.observation.encode import encode_flat, static_part
 from newmarket_env.observation.engines import choose_engine
+from newmarket_env.observation.state import encode_state, state_static_part
 
 with contextlib.suppress(ImportError):  # not built: the tests that need it skip
     from newmarket_env.observation._encode import encode_game
+    from newmarket_env.observation._state import encode_state_game
 
 from .test_properties import rule_sets
 
@@ -46,10 +49,16 @@ def assert_same_state(reference: Game, fast, static: np.ndarray, step: int) -> N
     for name in ATTRIBUTES:
         assert getattr(fast, name) == getattr(reference, name), f"{name} differs after {step} actions"
     out = np.empty(static.shape, dtype=np.float32)
+    state_static = state_static_part(reference.rules)
+    state = np.empty(state_static.shape, dtype=np.float32)
     for seat in range(reference.n):
         assert fast.pending_for(seat) == reference.pending_for(seat)
         encode_game(fast, seat, out, static)
         np.testing.assert_array_equal(out, encode_flat(reference, seat, static), err_msg=f"seat {seat}, step {step}")
+    seat = step % reference.n  # the state holds every seat's cards: one seat to count from per step is enough
+    encode_state_game(fast, seat, state, state_static)
+    expected = encode_state(reference, seat, state_static)
+    np.testing.assert_array_equal(state, expected, err_msg=f"state from seat {seat}, step {step}")
 
 
 def play_both(rules, seed, present_forced=False, deals=(), lots=()):
@@ -193,6 +202,10 @@ def test_bad_encode_arguments_name_the_problem():
         encode_game(fast, 4, np.empty(936, np.float32), static_part(rules))
     with pytest.raises(ValueError, match=r"allowed: 0\.\.3"):
         fast.pending_for(8)
+    with pytest.raises(ValueError, match="float32 arrays of 1782"):
+        encode_state_game(fast, 0, np.empty(936, np.float32), state_static_part(rules))
+    with pytest.raises(ValueError, match=r"allowed: 0\.\.3"):
+        encode_state_game(fast, 4, np.empty(1782, np.float32), state_static_part(rules))
 
 
 def test_engine_choice():
