@@ -1,7 +1,9 @@
 """Generate the reference docs from the code: ``python -m newmarket_env.docs [--check]``.
 
 ``docs/observation.md`` comes from the observation layout
-(:data:`newmarket_env.observation.layout.PIECES`), ``docs/actions.md`` from
+(:data:`newmarket_env.observation.layout.PIECES`) and the privileged state's
+(:data:`newmarket_env.observation.state_layout.STATE_PIECES`), the information-state table of
+``docs/openspiel.md`` from :data:`newmarket_env.observation.history.HISTORY_PIECES`, ``docs/actions.md`` from
 :mod:`newmarket_env.game.actions`, the summary tables of actions and observation pieces
 in ``docs/guide/environment.md`` (between ``<!-- BEGIN name -->`` and ``<!-- END name -->``)
 from the same sources, the variant pages ``docs/variants/`` from the presets in
@@ -35,6 +37,7 @@ from newmarket_env.game import actions as A
 from newmarket_env.game.cards import card_from_text, card_name
 from newmarket_env.game.rules import VARIANTS, make_rules
 from newmarket_env.observation.encode import PLANES_SHAPE
+from newmarket_env.observation.history import HISTORY_PIECES, INFO_STATE_SIZE
 from newmarket_env.observation.layout import CARD_PIECES, CHIP_CLIP, CHIP_SCALE, FLAT_SIZE, PIECES, Piece, offsets
 from newmarket_env.observation.state_layout import STATE_CARD_PIECES, STATE_PIECES, STATE_SIZE
 
@@ -217,6 +220,27 @@ def state_section() -> list[str]:
     ]
 
 
+# ---------------------------------------------------------------- OpenSpiel's information state
+def info_state_table() -> str:
+    """The information-state tensor's layout (docs/openspiel.md), from ``observation.history``."""
+    history = offsets(HISTORY_PIECES)
+    rows = [
+        ["the flat observation", f"0-{FLAT_SIZE - 1}", str(FLAT_SIZE), "every piece of docs/observation.md, in order"]
+    ]
+    for piece in HISTORY_PIECES:
+        where = history[piece.name]
+        span = (
+            f"{FLAT_SIZE + where.start}-{FLAT_SIZE + where.stop - 1}"
+            if piece.size > 1
+            else str(FLAT_SIZE + where.start)
+        )
+        rows.append([f"`{piece.name}`", span, str(piece.size), piece.doc])
+    total = f"{INFO_STATE_SIZE} floats (`information_state_tensor_shape()` is `[{INFO_STATE_SIZE}]`)"
+    return f"{total}; seats relative to the player, as in the observation:\n\n" + _table(
+        ["piece", "indices", "size", "meaning"], rows
+    )
+
+
 # ---------------------------------------------------------------- variants
 # Rows of the variants table, as docs/rules.md "Presets" orders them; a few rows combine parameters.
 _VARIANT_ROWS = [
@@ -350,8 +374,13 @@ def documented_help(command: str, root: Path = REPO_ROOT) -> str:
 # ---------------------------------------------------------------- files
 GUIDE_SECTIONS = {"actions": actions_summary, "observation": observation_summary}
 CONTRACT_SECTIONS = {"events": events_table}
+OPENSPIEL_SECTIONS = {"info_state": info_state_table}
 #: Hand-written files with generated blocks, and the blocks of each.
-SECTION_FILES = {"docs/guide/environment.md": GUIDE_SECTIONS, "docs/contract.md": CONTRACT_SECTIONS}
+SECTION_FILES = {
+    "docs/guide/environment.md": GUIDE_SECTIONS,
+    "docs/contract.md": CONTRACT_SECTIONS,
+    "docs/openspiel.md": OPENSPIEL_SECTIONS,
+}
 DOC_FILES: dict[str, Callable[[], str]] = {
     "docs/observation.md": observation_markdown,
     "docs/actions.md": actions_markdown,

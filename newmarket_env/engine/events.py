@@ -245,6 +245,28 @@ class DealRecord(TypedDict):
     chips: list[int]  # every seat's balance after the deal is settled
 
 
+# ---------------------------------------------------------------- what a seat sees of an event
+#: Fields only the event's own seat may know while the game goes on (docs/rules.md, "What the players know"):
+#: a discard's card, and its action (the card's id). Every other field of every event is public.
+PRIVATE_FIELDS: dict[str, tuple[str, ...]] = {"discard": ("card", "action")}
+
+
+def seen_by(event: Mapping[str, Any], seat: int) -> Mapping[str, Any]:
+    """``event`` as ``seat`` sees it while the game goes on: the private fields of another seat's event left out.
+
+    A public event is given back as it is (not copied: read it, do not change it).
+
+    >>> seen_by({"type": "discard", "seat": 2, "card": "5C", "action": 4}, 1)
+    {'type': 'discard', 'seat': 2}
+    >>> seen_by({"type": "discard", "seat": 2, "card": "5C", "action": 4}, 2)["card"]
+    '5C'
+    """
+    hidden = PRIVATE_FIELDS.get(event["type"])
+    if hidden is None or event.get("seat") == seat:
+        return event
+    return {key: value for key, value in event.items() if key not in hidden}
+
+
 # ---------------------------------------------------------------- checking one value
 _PLAIN = (int, str, bool)
 Check = Callable[[Any, int | None], bool]  # (value, number of players or None) -> allowed?

@@ -19,9 +19,12 @@ Parameters: ``variant`` (a preset of docs/rules.md, default ``newmarket``), ``pl
   taken by the engine, as the env does); actions are the package's 79 action ids.
 - **Observations** come from the package's own encoder: ``observation_tensor`` is the flat observation
   (``FLAT_SIZE`` floats) the env gives that player, ``observation_string`` its readable decoding. The
-  **information state** is perfect recall: ``information_state_string`` names the sequence of the
-  player's observations after every step of the game (its length and a SHA-256 digest of them), so two
-  histories share it exactly when the player observed the same things in the same order.
+  **information state** is perfect recall: ``information_state_string`` names what the player saw at
+  every step of the game (the events of the step as it saw them, then its observation; the step count and
+  a SHA-256 digest of them), so two histories share it exactly when the player saw the same things in the
+  same order. ``information_state_tensor`` is the flat observation followed by the deal's history as the
+  player saw it (``newmarket_env.observation.history``: the order of play, the auction, the chosen stakes,
+  its own discards), ``INFO_STATE_SIZE`` floats, a function of the information state.
 - **Returns** are each player's chips won or lost over the session (the reward model is terminal; the
   game is general-sum: house stakes and vanishing leftovers add or remove chips).
 
@@ -34,6 +37,7 @@ the ``search`` agent samples its worlds, so OpenSpiel's IS-MCTS can search it.
 from __future__ import annotations
 
 import hashlib
+import json
 import random
 from typing import Any
 
@@ -43,6 +47,7 @@ import pyspiel
 from newmarket_env import load_agent
 from newmarket_env.agents.sampling import sample_cards
 from newmarket_env.engine.dealing import DEAD_SLOT, DealtCards, dealing_order, sorted_deck
+from newmarket_env.engine.events import Event, seen_by
 from newmarket_env.engine.game import NOBODY, Game
 from newmarket_env.engine.record import session_record
 from newmarket_env.envs.aec import raw_env
@@ -50,7 +55,8 @@ from newmarket_env.game import actions as A
 from newmarket_env.game.cards import card_from_text, cards_to_text
 from newmarket_env.game.rules import Leftover, Rules, make_rules, parse_settings
 from newmarket_env.observation.encode import encode_flat, static_part
-from newmarket_env.observation.layout import FLAT_SIZE
+from newmarket_env.observation.history import INFO_STATE_PIECES, encode_info_state
+from newmarket_env.observation.layout import FLAT_SIZE, offsets
 from newmarket_env.observation.view import view_of_game
 
 GAME_NAME = "python_newmarket"
@@ -155,7 +161,7 @@ GAME_TYPE = pyspiel.GameType(
     max_num_players=MAX_PLAYERS,
     min_num_players=MIN_PLAYERS,
     provides_information_state_string=True,
-    provides_information_state_tensor=False,
+    provides_information_state_tensor=True,
     provides_observation_string=True,
     provides_observation_tensor=True,
     parameter_specification=_PARAMETERS,
@@ -191,6 +197,7 @@ class NewmarketState(pyspiel.State):
         self._steps = 0
         self._variant = str(game.get_parameters()["variant"])
         self._digests = [hashlib.sha256(f"seat {p}".encode()).digest() for p in range(self._rules.num_players)]
+        self._events_seen = (0, 0)  # (deals begun, events of the last of them) already in the digests
         self._observe()
 
     # ------------------------------------------------------------------ whose turn
@@ -229,10 +236,23 @@ class NewmarketState(pyspiel.State):
         self._observe()
 
     def _observe(self) -> None:
-        """Add every player's observation after this step to its digest (perfect recall)."""
+        """Add what every player saw in this step to its digest (perfect recall): the step's events as the
+        player saw them (in the order they happened: one decision can play several runs), then its observation."""
+        events = self._new_events()
         for player, digest in enumerate(self._digests):
+            seen = json.dumps([seen_by(event, player) for event in events]).encode() if events else b""
             observation = encode_flat(self.engine, player, self._static).tobytes()
-            self._digests[player] = hashlib.sha256(digest + observation).digest()
+            self._digests[player] = hashlib.sha256(digest + seen + observation).digest()
+
+    def _new_events(self) -> list[Event]:
+        """The events logged since the last step (a step may end a deal and begin the next)."""
+        deals = self.engine.deals
+        begun, logged = self._events_seen
+        new: list[Event] = []
+        for index in range(max(begun - 1, 0), len(deals)):
+            new.extend(deals[index]["events"][logged if index == begun - 1 else 0 :])
+        self._events_seen = (len(deals), len(deals[-1]["events"]) if deals else 0)
+        return new
 
     def _action_to_string(self, player: int, action: int) -> str:
         if player == pyspiel.PlayerId.CHANCE:
@@ -309,7 +329,8 @@ def draws_for_deal(rules: Rules, deal: dict[str, Any]) -> list[int]:
 
 
 class NewmarketObserver:
-    """OpenSpiel's view of a state for one player: the package's flat observation, or the perfect-recall digest."""
+    """OpenSpiel's view of a state for one player: the package's flat observation; with perfect recall, the
+    flat observation and the deal's history as the player saw it (``observation.history``), and the digest."""
 
     def __init__(self, iig_obs_type: Any, params: Any, game: NewmarketGame) -> None:
         if params:
@@ -317,12 +338,19 @@ class NewmarketObserver:
         if iig_obs_type.private_info != pyspiel.PrivateInfoType.SINGLE_PLAYER or not iig_obs_type.public_info:
             raise ValueError("python_newmarket observes one player's view only (public and its private information)")
         self.perfect_recall = bool(iig_obs_type.perfect_recall)
-        self.tensor = np.zeros(0 if self.perfect_recall else FLAT_SIZE, np.float32)
-        self.dict = {} if self.perfect_recall else {"observation": self.tensor}
+        if self.perfect_recall:  # the information state: every piece by name, as OpenSpiel's own games name them
+            slots = offsets(INFO_STATE_PIECES)
+            self.tensor = np.zeros(max(where.stop for where in slots.values()), np.float32)
+            self.dict = {name: self.tensor[where] for name, where in slots.items()}
+        else:
+            self.tensor = np.zeros(FLAT_SIZE, np.float32)
+            self.dict = {"observation": self.tensor}
         self._static = game.static
 
     def set_from(self, state: NewmarketState, player: int) -> None:
-        if not self.perfect_recall:
+        if self.perfect_recall:
+            self.tensor[:] = encode_info_state(state.engine, player, self._static)
+        else:
             self.tensor[:] = encode_flat(state.engine, player, self._static)
 
     def string_from(self, state: NewmarketState, player: int) -> str:
