@@ -91,9 +91,7 @@ def choose_engine(engine: str = "auto") -> Engine:
     if game_class is Game:
         return Engine("python", Game, encode_flat, mask_of_legal, encode_state)
     # The compiled encoder and mask, made in C (observe_game's arguments are encode_compiled's).
-    return Engine(
-        "compiled", game_class, cast(Encoder, observe_game), cast(Masker, legal_mask), encode_state_compiled
-    )
+    return Engine("compiled", game_class, cast(Encoder, observe_game), cast(Masker, legal_mask), encode_state_compiled)
 
 
 __all__ = ["Encoder", "Engine", "Masker", "choose_engine", "encode_compiled", "encode_state_compiled", "mask_of_legal"]
