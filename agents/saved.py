@@ -35,6 +35,7 @@ from newmarket_env.agents.network_file import ACTIVATIONS, network_metadata, wri
 from newmarket_env.game.actions import NUM_ACTIONS
 from newmarket_env.game.rules import Rules
 from newmarket_env.observation.layout import FLAT_SIZE
+from newmarket_env.observation.view import as_flat
 
 FORMAT = "newmarket_env.saved_agent"
 FORMAT_VERSION = 1
@@ -191,6 +192,8 @@ def _parse_metadata(raw: np.ndarray, where: str) -> dict[str, Any]:
         metadata = json.loads(raw.astype(np.uint8).tobytes().decode())
     except (ValueError, UnicodeDecodeError) as err:
         raise ValueError(f"{where}: its metadata is not JSON ({err})") from None
+    except RecursionError:  # json nests as deep as the text does; the metadata is a few levels deep
+        raise ValueError(f"{where}: its metadata nests too deep to be a saved agent's") from None
     if not isinstance(metadata, dict) or metadata.get("format") != FORMAT:
         raise ValueError(f"{where}: metadata 'format' must be {FORMAT!r}")
     if metadata.get("version") != FORMAT_VERSION:
@@ -268,11 +271,17 @@ class SavedAgent(Agent):
         self.name = name
 
     def logits(self, observation: np.ndarray) -> np.ndarray:
-        """Unmasked action logits for one flat observation (or a batch).
+        """Unmasked action logits for one observation (flat or planes) or a batch ``(B, FLAT_SIZE)``.
 
-        One observation's first layer sums the weight rows of its nonzero inputs (the dense product's
-        result up to the last float32 bits of a sum); a batch goes through the dense products."""
+        An observation of another size is a one-line ``ValueError`` naming the expected size (the sparse
+        first layer below would otherwise read any shorter vector). One observation's first layer sums the
+        weight rows of its nonzero inputs (the dense product's result up to the last float32 bits of a
+        sum); a batch goes through the dense products."""
         x = np.asarray(observation, dtype=np.float32)
+        if x.ndim == 2 and x.shape[1] != FLAT_SIZE:
+            raise ValueError(f"observations of shape {x.shape} are not a batch of flat observations (B, {FLAT_SIZE})")
+        if x.ndim != 2:
+            x = as_flat(x)  # refuses any shape but flat (FLAT_SIZE,) and planes
         last = len(self.layers) - 1
         if x.ndim == 1:
             active = np.flatnonzero(x)
@@ -287,24 +296,26 @@ class SavedAgent(Agent):
         return x
 
     def act(self, observation: dict[str, Any]) -> int:
-        legal = np.flatnonzero(observation["action_mask"])
+        vector, mask = _checked(observation)
+        legal = np.flatnonzero(mask)
         if legal.size == 0:
             raise ValueError("act() was given an observation whose action_mask has no legal action")
         if self.sample:
-            logits = np.where(observation["action_mask"], self.logits(observation["observation"]), -np.inf)
+            logits = np.where(mask, self.logits(vector), -np.inf)
             return int(self._choose(logits[None])[0])
         # Greedy: the first legal action of the highest logit, as argmax over the masked logits picks it,
         # in fewer array calls (a network's think time is mostly numpy's per-call cost); with one legal
         # action there is nothing to weigh and no forward pass.
         if legal.size == 1:
             return int(legal[0])
-        return int(legal[np.argmax(self.logits(observation["observation"])[legal])])
+        return int(legal[np.argmax(self.logits(vector)[legal])])
 
     def explain(self, observation: dict[str, Any]) -> dict[str, Any]:
         """The network's probabilities over the legal actions (a softmax of its masked logits), most likely
         first (docs/contract.md). The saved file holds the policy only: no value is given."""
-        mask = np.asarray(observation["action_mask"]).astype(bool)
-        logits = self.logits(observation["observation"]).astype(np.float64)
+        vector, mask = _checked(observation)
+        mask = mask.astype(bool)
+        logits = self.logits(vector).astype(np.float64)
         legal = np.flatnonzero(mask)
         training = self.metadata.get("training") or {}
         if training.get("outputs") == Q_VALUE_OUTPUTS:  # a Q network (Deep Monte-Carlo): its outputs are values
@@ -348,6 +359,12 @@ class SavedAgent(Agent):
             raise ValueError(
                 f"masks must be (B, {NUM_ACTIONS}) with a legal action in every row; got shape {masks.shape}"
             )
+        observations = np.asarray(observations, dtype=np.float32)
+        if observations.shape != (masks.shape[0], FLAT_SIZE):
+            raise ValueError(
+                f"observations of shape {observations.shape} do not match the masks: expected ({masks.shape[0]}, "
+                f"{FLAT_SIZE})"
+            )
         return self._choose(np.where(masks, self.logits(observations), -np.inf))
 
     def _choose(self, logits: np.ndarray) -> np.ndarray:
@@ -357,6 +374,16 @@ class SavedAgent(Agent):
         probs = np.exp(logits - logits.max(axis=1, keepdims=True))
         probs /= probs.sum(axis=1, keepdims=True)
         return np.array([self.rng.choice(NUM_ACTIONS, p=row) for row in probs], dtype=np.int64)
+
+
+def _checked(observation: dict[str, Any]) -> tuple[np.ndarray, np.ndarray]:
+    """The flat vector and the mask of an env observation; a one-line ``ValueError`` naming the expected sizes
+    when either is of another shape (as the compiled and search agents refuse it)."""
+    vector = as_flat(observation["observation"])
+    mask = np.asarray(observation["action_mask"])
+    if mask.shape != (NUM_ACTIONS,):
+        raise ValueError(f"action_mask of shape {mask.shape} is not ({NUM_ACTIONS},)")
+    return vector, mask
 
 
 def load_saved_agent(

@@ -25,6 +25,7 @@ are not part of the model and are not applied.
 from __future__ import annotations
 
 import io
+import itertools
 import json
 import os
 import pickle
@@ -73,6 +74,12 @@ FLATTEN = "<class 'stable_baselines3.common.torch_layers.FlattenExtractor'>"
 #: Largest ``data`` (JSON, a few kB) and ``policy.pth`` read: beyond them the file is refused unread.
 MAX_DATA_BYTES = 16 << 20
 MAX_POLICY_BYTES = 1 << 30
+MAX_VERSION_BYTES = 256  # ``_stable_baselines3_version``: "2.7.0"
+#: ``ActorCriticPolicy``'s hidden layers when ``policy_kwargs`` does not give ``net_arch``.
+SB3_DEFAULT_NET_ARCH = {"pi": [64, 64], "vf": [64, 64]}
+#: What ``policy.pth`` may hold besides the numbers of the declared network (8 bytes each, float64 at most):
+#: torch.save's archive (its pickle, names and 64-byte alignment) per tensor and in all.
+_TORCH_FILE_BYTES, _TORCH_TENSOR_BYTES = 64 << 10, 1 << 10
 _POLICY_NET = re.compile(r"^mlp_extractor\.policy_net\.(\d+)\.(weight|bias)$")
 _CLASS_NAME = re.compile(r"^<function (\w+)\.__init__ at ")
 
@@ -91,16 +98,25 @@ def read_sb3_zip(path: str | os.PathLike) -> tuple[dict[str, Any], list[tuple[np
                     raise ValueError(f"{where}: its {entry!r} is {sizes[entry]} bytes, more than {limit}")
             data = json.loads(archive.read("data").decode())
             info = _describe(data, where)
+            # The declared size, before a byte is inflated (zipfile stops a member at its declared size).
+            needed = policy_bytes(info["net_arch"])
+            if sizes["policy.pth"] > needed:
+                raise ValueError(
+                    f"{where}: its 'policy.pth' is {sizes['policy.pth']} bytes, more than the {needed} its declared "
+                    f"network (net_arch {info['net_arch']}) can need"
+                )
             raw_policy = archive.read("policy.pth")
             version = (
                 archive.read("_stable_baselines3_version").decode().strip()
-                if "_stable_baselines3_version" in sizes
+                if sizes.get("_stable_baselines3_version", MAX_VERSION_BYTES + 1) <= MAX_VERSION_BYTES
                 else ""
             )
     except (OSError, EOFError, zipfile.BadZipFile, zlib.error, UnicodeDecodeError) as err:
         raise ValueError(f"{where}: cannot read it as a zip file ({_one_line(err)})") from None
     except json.JSONDecodeError as err:
         raise ValueError(f"{where}: its 'data' is not JSON ({_one_line(err)})") from None
+    except RecursionError:  # json nests as deep as the text does; SB3 writes a few levels
+        raise ValueError(f"{where}: its 'data' nests too deep to be a model's description") from None
     info["sb3_version"] = version
     return info, _layers(_state_dict(raw_policy, where), where)
 
@@ -147,7 +163,45 @@ def _describe(data: Any, where: str) -> dict[str, Any]:
         "algorithm": POLICIES[key],
         "activation": activation,
         "num_timesteps": data.get("num_timesteps") if isinstance(data.get("num_timesteps"), int) else None,
+        "net_arch": _net_arch(kwargs.get("net_arch", SB3_DEFAULT_NET_ARCH), where),
     }
+
+
+def _net_arch(value: Any, where: str) -> dict[str, list[int]]:
+    """The hidden sizes of the actor and the critic from ``net_arch`` as SB3 2 writes it: one list for both,
+    or ``{"pi": [...], "vf": [...]}``."""
+    arch = {"pi": value, "vf": value} if isinstance(value, list) else value
+    if (
+        not isinstance(arch, dict)
+        or set(arch) != {"pi", "vf"}
+        or not all(isinstance(sizes, list) for sizes in arch.values())
+        or not all(isinstance(n, int) and not isinstance(n, bool) and n >= 1 for n in arch["pi"] + arch["vf"])
+    ):
+        raise ValueError(
+            f"{where}: its policy_kwargs' net_arch {_short(value)} is not a list of layer sizes nor "
+            "{'pi': [...], 'vf': [...]}"
+        )
+    return {"pi": list(arch["pi"]), "vf": list(arch["vf"])}
+
+
+def policy_bytes(net_arch: dict[str, list[int]]) -> int:
+    """The most bytes a ``policy.pth`` of this actor-critic can take: every weight and bias of the actor
+    (to the action logits) and the critic (to one value) at 8 bytes, and torch.save's own room.
+
+    >>> policy_bytes({"pi": [16], "vf": [16]})  # 8 x 31344 numbers (SB3 counts 31344 too), 8 tensors
+    324480
+    """
+    numbers, tensors = 0, 0
+    for sizes, outputs in ((net_arch["pi"], NUM_ACTIONS), (net_arch["vf"], 1)):
+        chain = [FLAT_SIZE, *sizes, outputs]
+        numbers += sum((a + 1) * b for a, b in itertools.pairwise(chain))
+        tensors += 2 * (len(chain) - 1)
+    return 8 * numbers + _TORCH_FILE_BYTES + _TORCH_TENSOR_BYTES * tensors
+
+
+def _short(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
 
 
 def _readable(data: dict[str, Any], key: str) -> dict[str, Any]:

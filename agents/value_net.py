@@ -72,6 +72,8 @@ def load_value(path: str | os.PathLike, rules: Rules) -> ValueNet:
                 raise ValueError(f"{where}: it has no 'metadata' entry")
             metadata = json.loads(data["metadata"].astype(np.uint8).tobytes().decode())
             arrays = {key: data[key] for key in data.files if key != "metadata"}
+    except RecursionError:  # json nests as deep as the text does; the metadata is a few levels deep
+        raise ValueError(f"{where}: its metadata nests too deep to be a value network's") from None
     except (OSError, EOFError, UnicodeDecodeError, ValueError) as err:  # JSONDecodeError is a ValueError
         if str(err).startswith(where):
             raise

@@ -102,6 +102,39 @@ def test_a_saved_agent_refuses_an_observation_without_a_legal_action():
         agent.act(observation)
 
 
+def _dmc_agent(path: Path) -> Path:
+    """A Q network as Deep Monte-Carlo saves it (its outputs are action values, not logits)."""
+    rng = np.random.default_rng(1)
+    layers = [(rng.normal(size=(3, FLAT_SIZE)), rng.normal(size=3)), (rng.normal(size=(NUM_ACTIONS, 3)), np.zeros(79))]
+    save_policy(path, layers, RULES, "newmarket", "relu", training={"outputs": "q_values", "reward_scale": 0.1})
+    return path
+
+
+@pytest.mark.parametrize("name", ["ppo-newmarket", "exit-newmarket", "dmc"])
+@pytest.mark.parametrize("size", [0, 10, 900, FLAT_SIZE - 1, FLAT_SIZE + 1, 1000])
+def test_a_saved_agent_refuses_an_observation_of_another_size_as_the_compiled_agents_do(tmp_path, name, size):
+    e = env(variant="newmarket", num_players=4)
+    e.reset(seed=0)
+    good = e.observe(e.agent_selection)
+    agent = load_agent(str(_dmc_agent(tmp_path / "dmc.npz")) if name == "dmc" else name, env=e, seed=0)
+    assert agent.act(good) in np.flatnonzero(good["action_mask"])
+    bad = {"observation": np.zeros(size, np.float32), "action_mask": good["action_mask"]}
+    if size < FLAT_SIZE:
+        bad["observation"][:] = good["observation"][:size]  # a cut observation, with its cards
+    with pytest.raises(ValueError) as compiled:  # the message of the agents that already refused it
+        load_agent("greedy", env=e, seed=0).act(bad)
+    expected = str(compiled.value)
+    assert f"({FLAT_SIZE},)" in expected and "\n" not in expected
+    for ask in (agent.act, agent.explain):
+        with pytest.raises(ValueError) as refused:
+            ask(bad)
+        assert str(refused.value) == expected
+    with pytest.raises(ValueError, match=rf"^observations of shape \(2, {size}\) .*\(2, {FLAT_SIZE}\)$"):
+        agent.act_batch(np.zeros((2, size), np.float32), np.ones((2, NUM_ACTIONS), bool))
+    with pytest.raises(ValueError, match=r"^action_mask of shape \(78,\) is not \(79,\)$"):
+        agent.act({"observation": good["observation"], "action_mask": good["action_mask"][:-1]})
+
+
 @pytest.mark.parametrize(
     "table,problem",
     [
@@ -181,4 +214,14 @@ def test_a_saved_file_by_path_names_its_options_too(tmp_path):
         load_agent(str(path), env=env(variant="newmarket", num_players=4), nosuch=1)
     assert str(err.value) == (
         f"agent option 'nosuch' is unknown for {str(path)!r}; allowed: sample, allow_rules_mismatch, name"
+    )
+
+
+def test_metadata_nested_without_end_is_one_line(tmp_path):
+    path = tmp_path / "deep.npz"
+    np.savez(path, metadata=np.frombuffer(b"[" * 200_000 + b"]" * 200_000, dtype=np.uint8))
+    with pytest.raises(ValueError) as refused:
+        read_saved(path)
+    assert str(refused.value) == (
+        f"{str(path)!r} is not a valid newmarket_env saved agent: its metadata nests too deep to be a saved agent's"
     )

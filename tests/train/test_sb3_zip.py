@@ -252,3 +252,82 @@ def test_a_zip_enters_a_tournament_from_the_command_line(models, tmp_path):
     assert done.returncode == 0, done.stderr
     results = json.loads((tmp_path / "out" / "results.json").read_text())
     assert results["agents"][0]["label"] == "maskable" and len(results["games"]) == 4
+
+
+@pytest.mark.parametrize("name", ["maskable", "plain"])
+def test_a_zip_agent_refuses_an_observation_of_another_size(models, name):
+    agent = load_agent(str(models[name][0]), env=env(variant="newmarket"), seed=0)
+    observation = _observations(1)[0]
+    for size in (10, 900, FLAT_SIZE + 1):
+        with pytest.raises(ValueError, match=rf"^observation of shape \({size},\) is neither flat \({FLAT_SIZE},\)"):
+            agent.act({"observation": np.zeros(size, np.float32), "action_mask": observation["action_mask"]})
+
+
+def _bomb(source: Path, target: Path, inflated: int) -> None:
+    """``source`` with its ``policy.pth`` replaced by ``inflated`` zero bytes, deflated (a few kB per MiB)."""
+    with zipfile.ZipFile(source) as old, zipfile.ZipFile(target, "w", zipfile.ZIP_DEFLATED) as new:
+        for name in old.namelist():
+            if name != "policy.pth":
+                new.writestr(name, old.read(name))
+        with new.open("policy.pth", "w", force_zip64=True) as out:
+            chunk = bytes(1 << 20)
+            for _ in range(inflated >> 20):
+                out.write(chunk)
+
+
+def test_a_policy_larger_than_its_declared_network_can_need_is_refused_unread(models, tmp_path, monkeypatch):
+    bomb = tmp_path / "bomb.zip"
+    _bomb(models["maskable"][0], bomb, 64 << 20)
+    assert bomb.stat().st_size < 1 << 20
+    # net_arch [16, 16]: the actor 937*16 + 17*16 + 17*79 numbers, the critic 937*16 + 17*16 + 17*1: 31888 in
+    # all (SB3's own count of the model's parameters), at 8 bytes, and 64 KiB + 1 KiB for each of 12 tensors.
+    expected = (
+        f"{str(bomb)!r} is not a stable-baselines3 model this package can play: its 'policy.pth' is {64 << 20} "
+        "bytes, more than the 332928 its declared network (net_arch {'pi': [16, 16], 'vf': [16, 16]}) can need"
+    )
+    opened = []
+    real_open = zipfile.ZipFile.open
+    monkeypatch.setattr(
+        zipfile.ZipFile, "open", lambda self, name, *a, **k: opened.append(str(name)) or real_open(self, name, *a, **k)
+    )
+    with pytest.raises(ValueError) as refused:
+        load_agent(str(bomb), env=env(variant="newmarket"))
+    assert str(refused.value) == expected
+    assert "policy.pth" not in opened  # refused from the archive's directory, before a byte was inflated
+    monkeypatch.undo()
+    done = subprocess.run(
+        [str(NEWMARKET), "export", str(bomb), str(tmp_path / "x.npz"), "--variant", "newmarket"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 2 and done.stderr == f"newmarket export: error: {expected}\n"
+
+
+def test_a_data_nested_without_end_is_one_line(models, tmp_path):
+    deep = tmp_path / "deep.zip"
+    _rewrite(models["maskable"][0], deep, data=b"[" * 200_000 + b"]" * 200_000)
+    expected = (
+        f"{str(deep)!r} is not a stable-baselines3 model this package can play: its 'data' nests too deep to be "
+        "a model's description"
+    )
+    with pytest.raises(ValueError) as refused:
+        load_agent(str(deep), env=env(variant="newmarket"))
+    assert str(refused.value) == expected
+    done = subprocess.run(
+        [str(NEWMARKET), "export", str(deep), str(tmp_path / "x.npz"), "--variant", "newmarket"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 2 and done.stderr == f"newmarket export: error: {expected}\n"
+
+
+@pytest.mark.parametrize("net_arch", [[16, "x"], {"pi": [16]}, [{"pi": [16], "vf": [16]}], [0]])
+def test_a_net_arch_that_is_not_layer_sizes_is_refused(models, tmp_path, net_arch):
+    odd = tmp_path / "odd.zip"
+    data = json.loads(zipfile.ZipFile(models["maskable"][0]).read("data"))
+    data["policy_kwargs"]["net_arch"] = net_arch
+    _rewrite(models["maskable"][0], odd, data=json.dumps(data).encode())
+    with pytest.raises(ValueError, match=r"its policy_kwargs' net_arch .* is not a list of layer sizes nor"):
+        load_agent(str(odd), env=env(variant="newmarket"))
