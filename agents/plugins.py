@@ -10,7 +10,9 @@ and once it is installed, ``my-agent`` is in ``available_agents()`` and loads wi
 ``Agent`` subclass or a factory, built as an agent reference is (:mod:`newmarket_env.agents.reference`).
 Its module is imported only when the agent is loaded. Names registered in the package (the baselines,
 the shipped agents) keep their meaning: a plugin entry of such a name is ignored, with a warning naming
-the package. Installed packages are read once per process.
+the package. When two installed packages declare one name, the package whose name sorts first keeps it,
+with a warning naming both (the other's agent still loads by its ``MODULE:ATTR`` reference). Installed
+packages are read once per process.
 """
 
 from __future__ import annotations
@@ -38,7 +40,8 @@ def _package_of(entry: EntryPoint) -> str:
 def plugin_entries(taken: set[str]) -> dict[str, EntryPoint]:
     """The installed packages' agents by name, leaving out names in ``taken`` (registered already)."""
     found: dict[str, EntryPoint] = {}
-    for entry in _installed():
+    # By package name: which of two packages keeps a name must not depend on the order of sys.path's folders.
+    for entry in sorted(_installed(), key=lambda e: (_package_of(e), e.value)):
         if entry.name in taken or ":" in entry.name:
             _warn_once(
                 entry.name,
@@ -46,7 +49,14 @@ def plugin_entries(taken: set[str]) -> dict[str, EntryPoint]:
                 + ("the name belongs to a registered agent" if entry.name in taken else "a name may not hold ':'"),
             )
             continue
-        found.setdefault(entry.name, entry)  # two packages, one name: the first one found keeps it
+        kept = found.setdefault(entry.name, entry)
+        if kept is not entry:
+            _warn_once(
+                entry.name,
+                f"agent plugin {entry.name!r} is declared by two packages: {_package_of(kept)} ({kept.value}) and "
+                f"{_package_of(entry)} ({entry.value}); {_package_of(kept)}'s is used (load the other by its "
+                f"reference, {entry.value!r})",
+            )
     return found
 
 

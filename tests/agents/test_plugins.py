@@ -93,3 +93,54 @@ def test_a_plugins_agent_enters_a_tournament_from_the_command_line(site, tmp_pat
     assert done.returncode == 0, done.stderr
     results = json.loads((tmp_path / "out" / "results.json").read_text())
     assert results["agents"][0]["label"] == "tiny-highest" and len(results["games"]) == 4
+
+
+TWIN_PROJECT = """
+[build-system]
+requires = ["setuptools>=61"]
+build-backend = "setuptools.build_meta"
+
+[project]
+name = "nm-twin-plugin"
+version = "0.2.0"
+
+[project.entry-points."newmarket_env.agents"]
+tiny-highest = "nm_twin_plugin:LowestAction"  # the name nm-tiny-plugin declares too
+
+[tool.setuptools]
+py-modules = ["nm_twin_plugin"]
+"""
+TWIN_MODULE = """
+import numpy as np
+from newmarket_env.agents import Agent
+
+
+class LowestAction(Agent):
+    def act(self, observation):
+        return int(np.flatnonzero(observation["action_mask"])[0])
+"""
+
+
+def test_two_packages_declaring_one_name_are_both_named_in_a_warning(site, tmp_path):
+    source = tmp_path / "twin"
+    source.mkdir()
+    (source / "pyproject.toml").write_text(TWIN_PROJECT)
+    (source / "nm_twin_plugin.py").write_text(TWIN_MODULE)
+    both = tmp_path / "site"
+    command = [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--no-build-isolation", "--no-index"]
+    tiny = tmp_path / "tiny"
+    tiny.mkdir()
+    for name in ("pyproject.toml", "nm_tiny_plugin.py"):  # built outside the repository: no build/ left in it
+        (tiny / name).write_bytes((PACKAGE / name).read_bytes())
+    for package in (tiny, source):
+        subprocess.run([*command, "--target", str(both), str(package)], check=True, timeout=300, capture_output=True)
+    done = _run(both, [sys.executable, "-c", PROBE])
+    assert done.returncode == 0, done.stderr
+    out = json.loads(done.stdout)
+    assert out["warnings"] == [
+        "agent plugin 'random' of nm-tiny-plugin 0.1.0 is ignored: the name belongs to a registered agent",
+        "agent plugin 'tiny-highest' is declared by two packages: nm-tiny-plugin 0.1.0 "
+        "(nm_tiny_plugin:HighestAction) and nm-twin-plugin 0.2.0 (nm_twin_plugin:LowestAction); nm-tiny-plugin "
+        "0.1.0's is used (load the other by its reference, 'nm_twin_plugin:LowestAction')",
+    ]
+    assert out["highest"] == out["legal"][-1]  # nm-tiny-plugin's agent, whatever order the folder lists them in
