@@ -13,8 +13,9 @@ import json
 import re
 import secrets
 import threading
+import time
 from collections import OrderedDict
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from newmarket_env.agents import available_agents, load_agent
@@ -30,7 +31,10 @@ from newmarket_env.game.rules import PARAMETER_NAMES, Rules
 from newmarket_env.records import PERSON, check_genuine, check_record, count_decisions
 
 MODES = ("play", "watch")
-MAX_GAMES = 64  # tables and replays kept in memory; the oldest goes first
+MAX_GAMES = 64  # tables and replays kept in memory; the one used longest ago goes first
+#: A game a person plays is never dropped for another while it was used in the last this many seconds (30
+#: minutes: a long think, a coffee); when every game kept is such a one, a new game is refused (503).
+IN_PLAY_KEEP_S = 30 * 60
 MAX_REPLAY_DECISIONS = 20_000  # a record of 160 deals at 8 players has about 900
 MAX_KEPT_BYTES = 256 * 2**20  # the replays' frames kept in all; the oldest go first when more would be kept
 MAX_SEED = 2**63 - 1
@@ -342,33 +346,74 @@ def _moves(events: Sequence[tuple[int, Mapping[str, Any]]]) -> list[dict[str, An
 
 
 class GameStore:
-    """Games by id, the newest :data:`MAX_GAMES` kept; an unknown or dropped id is a 404."""
+    """Games by id, at most :data:`MAX_GAMES`, the one used longest ago dropped first; an unknown or dropped
+    id is a 404.
 
-    def __init__(self, limit: int = MAX_GAMES, kept_bytes: int = MAX_KEPT_BYTES) -> None:
-        self.limit, self.kept_bytes = limit, kept_bytes
-        self._games: OrderedDict[str, Any] = OrderedDict()
+    A game a person plays (``play`` mode, not over) that was used in the last :data:`IN_PLAY_KEEP_S` is never
+    dropped: when only such games are kept, a new game is refused with a 503. Replays' frames count against
+    ``kept_bytes`` too (tables are small).
+    """
+
+    def __init__(
+        self,
+        limit: int = MAX_GAMES,
+        kept_bytes: int = MAX_KEPT_BYTES,
+        keep_in_play_s: float = IN_PLAY_KEEP_S,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.limit, self.kept_bytes, self.keep_in_play_s, self.clock = limit, kept_bytes, keep_in_play_s, clock
+        self._games: OrderedDict[str, Any] = OrderedDict()  # the one used longest ago first
+        self._used: dict[str, float] = {}
         self._lock = threading.Lock()
 
     def add(self, game: Any) -> str:
+        """Keep ``game``; the id it is known by. A ``BadInput`` 503 when the store is full of games in play."""
         key = secrets.token_hex(8)
         with self._lock:
-            self._games[key] = game
+            self._games[key], self._used[key] = game, self.clock()
             while len(self._games) > self.limit or (len(self._games) > 1 and self.kept() > self.kept_bytes):
-                self._games.popitem(last=False)
+                gone = self._droppable(but=key)
+                if gone is None:
+                    if len(self._games) <= self.limit:  # only bytes over: a single replay may be larger
+                        break
+                    del self._games[key], self._used[key]
+                    raise BadInput(
+                        f"the server is full: it keeps {self.limit} games and each is being played (used in the "
+                        f"last {self.keep_in_play_s / 60:g} minutes); try again in a few minutes",
+                        503,
+                    )
+                del self._games[gone], self._used[gone]
         return key
+
+    def _droppable(self, but: str) -> str | None:
+        """The game used longest ago that may be dropped (not ``but``, not a game in play used lately)."""
+        now = self.clock()
+        for key, game in self._games.items():
+            if key != but and not (_in_play(game) and now - self._used[key] < self.keep_in_play_s):
+                return key
+        return None
 
     def kept(self) -> int:
         """Bytes of replay frames held (tables are small: a game and its agents)."""
         return sum(getattr(game, "size", 0) for game in self._games.values())
 
     def get(self, key: str, kind: type) -> Any:
+        """The game of id ``key``, now its most recently used; a ``BadInput`` 404 when unknown or dropped."""
         with self._lock:
             game = self._games.get(key)
+            if game is not None and isinstance(game, kind):
+                self._games.move_to_end(key)
+                self._used[key] = self.clock()
         if game is None or not isinstance(game, kind):
             what = "replay" if kind is ReplayGame else "game"
             raise BadInput(
-                f"{what} id {key!r} is unknown or expired (the server keeps the newest {self.limit}, "
+                f"{what} id {key!r} is unknown or expired (the server keeps the {self.limit} used last, "
                 "and a restart loses them all); start a new one",
                 404,
             )
         return game
+
+
+def _in_play(game: Any) -> bool:
+    """Whether a person is playing ``game`` (a table in play mode whose session is not over)."""
+    return isinstance(game, TableGame) and game.human is not None and not game.game.over

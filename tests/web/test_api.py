@@ -278,3 +278,47 @@ def test_stakes_are_offered_in_the_terminals_words(client):
     decision = view["decision"]
     assert decision["kind"] == "stake" and decision["question"].startswith("Place a stake chip on a boodle")
     assert [c["text"] for c in decision["choices"]] == [f"stake a chip on {card}" for card in ("AS", "KH", "QC", "JD")]
+
+
+class _Clock:
+    """The store's clock, moved by the test: minutes pass without waiting for them."""
+
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def test_a_game_in_play_is_not_dropped_for_other_new_games_and_a_full_server_says_so():
+    client = TestClient(create_app(GameStore(limit=3)), base_url="http://localhost")
+    played = client.post("/api/games", json={"mode": "play", "seed": 1, "seat": 0}).json()["id"]
+    watched = [client.post("/api/games", json={"mode": "watch", "seed": k}).json()["id"] for k in range(70)]
+    # 70 new watch games from anyone: the person's game stays, the watch games make room for each other
+    assert client.get(f"/api/games/{played}").status_code == 200
+    assert [client.get(f"/api/games/{key}").status_code for key in watched[-2:]] == [200, 200]
+    assert client.get(f"/api/games/{watched[0]}").status_code == 404
+    # Kept by last use: the watch game looked at just now stays, the other goes for the next new game.
+    client.get(f"/api/games/{watched[-2]}")
+    client.post("/api/games", json={"mode": "watch", "seed": 99})
+    assert client.get(f"/api/games/{watched[-2]}").status_code == 200
+    assert client.get(f"/api/games/{watched[-1]}").status_code == 404
+
+
+def test_when_every_game_is_in_play_a_new_one_is_refused_with_a_503_until_one_is_left_alone():
+    clock = _Clock()
+    client = TestClient(create_app(GameStore(limit=2, clock=clock)), base_url="http://localhost")
+    first, second = (client.post("/api/games", json={"mode": "play", "seed": k}).json()["id"] for k in range(2))
+    before = client.post("/api/games", json={"mode": "watch", "seed": 5})
+    assert before.status_code == 503
+    assert before.json() == {
+        "error": "the server is full: it keeps 2 games and each is being played (used in the last 30 minutes); "
+        "try again in a few minutes"
+    }
+    assert _post_record(client, json.dumps(_random_record(num_deals=1)).encode()).status_code == 503
+    clock.now += 29 * 60  # the first player acts; the second leaves the table
+    assert client.get(f"/api/games/{first}").status_code == 200
+    clock.now += 2 * 60  # 31 minutes since the second game was used
+    assert client.post("/api/games", json={"mode": "watch", "seed": 5}).status_code == 200
+    assert client.get(f"/api/games/{second}").status_code == 404
+    assert client.get(f"/api/games/{first}").status_code == 200
