@@ -33,12 +33,14 @@ writes ``results.json``, ``games.csv``, ``leaderboard.md``, ``chips_per_deal.png
 from newmarket_env.eval.tournament.api import Plan, TournamentResult, plan_tournament, run_tournament
 from newmarket_env.eval.tournament.config import DEFAULT_BLOCKS, TournamentConfig
 from newmarket_env.eval.tournament.report import write_outputs
+from newmarket_env.eval.tournament.runner import TournamentStopped
 
 __all__ = [
     "DEFAULT_BLOCKS",
     "Plan",
     "TournamentConfig",
     "TournamentResult",
+    "TournamentStopped",
     "plan_tournament",
     "run_tournament",
     "write_outputs",

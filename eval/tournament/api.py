@@ -14,6 +14,7 @@ from newmarket_env import raw_env
 from newmarket_env.eval.tournament.backends import check_backend
 from newmarket_env.eval.tournament.config import (
     MAX_BLOCKS,
+    MAX_DECISION_TIMEOUT_S,
     MAX_MAX_LINEUPS,
     MAX_RESAMPLES,
     MAX_WORKERS,
@@ -100,6 +101,16 @@ def _check_numbers(config: TournamentConfig) -> None:
         raise ValueError(f"save_records={config.save_records!r} is not allowed; allowed: True or False")
     if isinstance(config.seed, bool) or not isinstance(config.seed, int) or config.seed < 0:
         raise ValueError(f"seed={config.seed!r} is out of range; allowed: an int >= 0")
+    timeout = config.decision_timeout
+    if timeout is not None and (
+        isinstance(timeout, bool)
+        or not isinstance(timeout, (int, float))
+        or not 0 < timeout <= MAX_DECISION_TIMEOUT_S  # nan fails this too
+    ):
+        raise ValueError(
+            f"decision_timeout={timeout!r} is out of range; allowed: None (no limit) or seconds in "
+            f"(0, {MAX_DECISION_TIMEOUT_S:g}]"
+        )
 
 
 def _check_options_used(config: TournamentConfig, entrants: list[Entrant]) -> None:
@@ -115,11 +126,21 @@ def _check_options_used(config: TournamentConfig, entrants: list[Entrant]) -> No
 def run_tournament(
     config: TournamentConfig, progress: Callable[[GameResult], None] | None = None, plan: Plan | None = None
 ) -> TournamentResult:
-    """Play a tournament and compute its figures (they depend on neither ``config.workers`` nor ``config.backend``)."""
+    """Play a tournament and compute its figures (they depend on neither ``config.workers`` nor ``config.backend``).
+
+    A run that stops before its end (an agent raised or answered something that is not a legal action,
+    or thought past ``config.decision_timeout``) raises ``TournamentStopped`` (a ``RuntimeError``; its
+    ``games`` are the sessions played)."""
     plan = plan or plan_tournament(config)
     start = time.perf_counter()
     games = play_schedule(
-        plan.setup, plan.specs, config.workers, progress, backend=config.backend, address=config.address
+        plan.setup,
+        plan.specs,
+        config.workers,
+        progress,
+        backend=config.backend,
+        address=config.address,
+        decision_timeout=config.decision_timeout,
     )
     wall = time.perf_counter() - start
     rows, pairs = standings(

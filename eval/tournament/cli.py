@@ -11,13 +11,14 @@ import argparse
 import os
 import shlex
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from newmarket_env.eval.tournament.api import Plan, TournamentResult, plan_tournament, run_tournament
 from newmarket_env.eval.tournament.backends import BACKENDS
 from newmarket_env.eval.tournament.config import (
     DEFAULT_BACKEND,
     DEFAULT_BLOCKS,
+    DEFAULT_DECISION_TIMEOUT_S,
     DEFAULT_PLAYERS,
     DEFAULT_RESAMPLES,
     DEFAULT_VARIANT,
@@ -29,7 +30,9 @@ from newmarket_env.eval.tournament.config import (
 )
 from newmarket_env.eval.tournament.leaderboard import MIN_BLOCKS_FOR_INTERVALS
 from newmarket_env.eval.tournament.output import OutputFolder, default_folder
-from newmarket_env.eval.tournament.report import write_outputs
+from newmarket_env.eval.tournament.play import GameResult
+from newmarket_env.eval.tournament.report import GamesLog, WriteFailed, write_outputs
+from newmarket_env.eval.tournament.runner import TournamentStopped
 from newmarket_env.eval.tournament.table import print_leaderboard
 from newmarket_env.execution.ray_probe import RAY_CONNECT_TIMEOUT_S
 from newmarket_env.util.cli_common import (
@@ -119,6 +122,17 @@ def add_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
         help="keyword option for one agent, repeatable (e.g. search:budget=50); defaults: "
         + (", ".join(f"{a}:{k}={v}" for a, o in SLOW_AGENT_OPTIONS.items() for k, v in o.items()) or "none"),
     )
+    add(
+        "--decision-timeout",
+        type=float,
+        default=DEFAULT_DECISION_TIMEOUT_S,
+        metavar="SECONDS",
+        help="longest an agent may think over one decision; past it the tournament stops in one line naming "
+        "the agent and the decision, keeping the sessions played. Sessions are then played in worker "
+        "processes (one at least), since only another process can stop an agent that never answers; "
+        f"0 = no limit (--workers 1 then plays in this process). Not applied with --backend ray "
+        f"(default {DEFAULT_DECISION_TIMEOUT_S:g})",
+    )
     add("--resamples", type=int, default=DEFAULT_RESAMPLES, help="bootstrap resamples")
     add(
         "--save-records",
@@ -152,7 +166,17 @@ def config_from_args(args: argparse.Namespace) -> TournamentConfig:
         save_records=args.save_records,
         backend=args.backend,
         address=args.address,
+        decision_timeout=_decision_timeout(args.decision_timeout),
     )
+
+
+def _decision_timeout(seconds: float) -> float | None:
+    """``--decision-timeout``: 0 is no limit; anything else but a finite number > 0 is refused."""
+    if seconds == 0:
+        return None
+    if not seconds > 0 or seconds == float("inf"):  # nan is not > 0
+        raise ValueError(f"--decision-timeout {seconds:g} is out of range; allowed: seconds > 0, or 0 for no limit")
+    return seconds
 
 
 def reproduce_command(plan: Plan) -> str:
@@ -204,13 +228,20 @@ def run(args: argparse.Namespace) -> int:
         print_error(prog, str(err))
         return EXIT_BAD_INPUT
     _note_small_run(plan, prog)
+    total = len(plan.specs)
     try:
-        with sigterm_raises():  # the worker pool is stopped on the way out, then one line
-            result = _run_with_progress(plan, quiet=args.quiet)
-    except RuntimeError as err:  # an agent broke mid-run: not bad input, but still one line
+        log = GamesLog(os.path.join(output.staging, "games.csv"), plan.labels, [e.spec for e in plan.setup.entrants])
+    except OSError as err:
         output.discard()
-        print_error(prog, str(err))
+        print_error(prog, f"cannot write games.csv in {output.folder}: {err.strerror or err}; nothing was played")
         return EXIT_FAILED
+    try:
+        with sigterm_raises():  # the worker processes are stopped on the way out, then one line
+            result = _run_with_progress(plan, quiet=args.quiet, on_game=log.add)
+    except TournamentStopped as err:  # an agent failed or ran out of time: not bad input, but still one line
+        return _stopped(prog, output, log, str(err), total)
+    except WriteFailed as err:  # games.csv could not take the next session: a full disk
+        return _stopped(prog, output, log, _cannot_write(err, output), total)
     except KeyboardInterrupt:
         output.discard()
         print("interrupted; nothing written", file=sys.stderr)
@@ -219,7 +250,25 @@ def run(args: argparse.Namespace) -> int:
         output.discard()
         print("terminated (SIGTERM); nothing written", file=sys.stderr)
         return EXIT_TERMINATED
-    return _finish(result, output, reproduce_command(plan), quiet=args.quiet)
+    finally:
+        log.close()
+    return _finish(result, output, reproduce_command(plan), quiet=args.quiet, prog=prog)
+
+
+def _cannot_write(err: OSError, output: OutputFolder) -> str:
+    name = os.path.basename(err.filename) if isinstance(err.filename, str) else "the results"
+    return f"cannot write {name} in {output.folder}: {err.strerror or err}"
+
+
+def _stopped(prog: str, output: OutputFolder, log: GamesLog, why: str, total: int) -> int:
+    """The one line of a run that stopped before its end, with what it kept: games.csv of the sessions played."""
+    if log.sessions == 0:
+        output.discard()
+        print_error(prog, f"{why}; no session was finished, nothing kept")
+    else:
+        where = output.keep()
+        print_error(prog, f"{why}; kept games.csv with {log.sessions} of {total} sessions in {where}")
+    return EXIT_FAILED
 
 
 def available_cores() -> int:
@@ -250,9 +299,11 @@ def _note_small_run(plan: Plan, prog: str) -> None:
         )
 
 
-def _run_with_progress(plan: Plan, quiet: bool) -> TournamentResult:
+def _run_with_progress(
+    plan: Plan, quiet: bool, on_game: Callable[[GameResult], None] = lambda game: None
+) -> TournamentResult:
     if quiet:
-        return run_tournament(plan.config, plan=plan)
+        return run_tournament(plan.config, progress=on_game, plan=plan)
     # optional: needs rich (eval extra)
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn, TimeRemainingColumn
 
@@ -265,13 +316,25 @@ def _run_with_progress(plan: Plan, quiet: bool) -> TournamentResult:
     )
     with Progress(*columns, transient=True) as bar:
         task = bar.add_task(f"{plan.config.variant}: sessions", total=len(plan.specs))
-        return run_tournament(plan.config, progress=lambda _: bar.advance(task), plan=plan)
+        def arrived(game: GameResult) -> None:
+            on_game(game)
+            bar.advance(task)
+
+        return run_tournament(plan.config, progress=arrived, plan=plan)
 
 
-def _finish(result: TournamentResult, output, command: str, quiet: bool) -> int:
+def _finish(result: TournamentResult, output: OutputFolder, command: str, quiet: bool, prog: str) -> int:
     try:
         written = write_outputs(result, output.staging, command)
         output.publish()  # all files at once: never a half-replaced results folder
+    except OSError as err:  # a full disk: the files written whole are kept, and named
+        kept = sorted(name for name in os.listdir(output.staging) if not name.startswith("."))
+        where = output.keep()
+        what = f"kept {', '.join(kept)} ({len(result.games)} sessions) in {where}" if kept else "nothing kept"
+        if not kept:
+            output.discard()
+        print_error(prog, f"{_cannot_write(err, output)}; {what}")
+        return EXIT_FAILED
     except BaseException:
         output.discard()
         raise

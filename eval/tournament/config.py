@@ -29,6 +29,11 @@ MAX_BLOCKS = 100_000
 MAX_WORKERS = 1024
 MAX_RESAMPLES = 1_000_000
 MAX_MAX_LINEUPS = 10_000
+#: Seconds an agent may think over one decision in ``newmarket tournament`` (``--decision-timeout``): far
+#: above any shipped agent's (search at budget 8 takes milliseconds), short enough that a hung agent is
+#: noticed. Past it the run stops in one line naming the agent and the decision, keeping the sessions played.
+DEFAULT_DECISION_TIMEOUT_S: float = 60
+MAX_DECISION_TIMEOUT_S = 86_400.0
 #: Keyword options for slow agents in every run, unless the caller gives its own for that agent.
 #: Keys are registered agent names; values are keyword arguments of load_agent(name, ...).
 SLOW_AGENT_OPTIONS: dict[str, dict[str, Any]] = {"search": {"budget": 8}}
@@ -72,6 +77,13 @@ class TournamentConfig:
     address: str | None = None
     """Ray only: None starts a private local Ray with ``workers`` CPUs (stopped afterwards); ``"auto"`` or
     ``"HOST:PORT"`` joins a running cluster (``ray start --head`` / ``ray start --address``)."""
+    decision_timeout: float | None = None
+    """Seconds an agent may think over one decision; past it the run stops (``TournamentStopped``, naming
+    the agent and the decision, with the sessions played). A timeout plays the sessions in worker processes
+    (one at least; only another process can stop an ``act`` that never returns), so a script must then call
+    run_tournament under ``if __name__ == "__main__":``. None (the default here): no limit, and ``workers=1``
+    plays in this process. ``newmarket tournament`` gives ``DEFAULT_DECISION_TIMEOUT_S``. Not applied with
+    ``backend="ray"``."""
     save_records: bool = False
     """Also write every session's record (``records.jsonl.gz`` in the output folder), so any session of the
     leaderboard can be replayed (``newmarket replay FILE --game K``, or the web app's Replay)."""

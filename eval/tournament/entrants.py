@@ -13,6 +13,7 @@ from typing import Any
 
 from newmarket_env import available_agents, load_agent
 from newmarket_env.agents import registry
+from newmarket_env.agents.reference import is_reference
 from newmarket_env.agents.saved import load_saved_agent
 from newmarket_env.eval.tournament.config import FILLER_AGENT, ORACLE_PREFIX, SLOW_AGENT_OPTIONS
 
@@ -53,9 +54,9 @@ def default_agent_specs(players: int, env: Any) -> tuple[list[str], dict[str, st
 
 
 def _label_of(spec: str) -> str:
-    """A registered name as it is; a saved agent by the name its training run gave it (``final.json`` sidecar),
-    else by its file name."""
-    if spec in available_agents():
+    """A registered name and an agent reference (``MODULE:ATTR``) as they are; a saved agent by the name its
+    training run gave it (``final.json`` sidecar), else by its file name."""
+    if spec in available_agents() or (is_reference(spec) and not os.path.isfile(spec)):
         return spec
     stem = os.path.splitext(spec)[0]
     try:

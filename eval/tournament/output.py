@@ -85,6 +85,22 @@ class OutputFolder:
         if old is not None:
             shutil.rmtree(old, ignore_errors=True)
 
+    def keep(self) -> str:
+        """Put what a stopped run wrote in place, if the results folder is free; returns where it now is.
+
+        Results already in the folder (``--overwrite``) are not replaced by a run that did not finish: the
+        staging folder then stays where it is, under its own name.
+        """
+        try:
+            if os.path.isdir(self.folder):
+                if os.listdir(self.folder):
+                    return self.staging
+                os.rmdir(self.folder)
+            os.replace(self.staging, self.folder)
+        except OSError:  # the staging folder is whole where it is
+            return self.staging
+        return self.folder
+
     def discard(self) -> None:
         """Remove the staging folder (the run failed or was interrupted); an existing results folder is kept."""
         shutil.rmtree(self.staging, ignore_errors=True)

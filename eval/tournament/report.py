@@ -1,11 +1,18 @@
 """Writing a tournament to a folder: results.json, games.csv, leaderboard.md, the plots and, when kept,
-records.jsonl.gz (every session's record, for ``newmarket replay FILE --game K`` and the web app's replay)."""
+records.jsonl.gz (every session's record, for ``newmarket replay FILE --game K`` and the web app's replay).
+
+Each file is written under a temporary name and renamed: a write that fails (a full disk) leaves the
+files written before it whole and no half-written one. :class:`GamesLog` writes ``games.csv`` while the
+sessions are played, one whole session at a time, so a run that stops keeps the sessions it played.
+"""
 
 from __future__ import annotations
 
 import csv
+import io
 import json
 import os
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from newmarket_env.eval.tournament import plots
@@ -19,6 +26,7 @@ from newmarket_env.eval.tournament.leaderboard import (
     pairwise_matrix,
     small_run_note,
 )
+from newmarket_env.eval.tournament.play import GameResult
 from newmarket_env.records import write_lines
 
 RESULTS_FORMAT = "newmarket-tournament/1"
@@ -68,53 +76,119 @@ def _game_dict(game, labels) -> dict[str, Any]:
     }
 
 
+def write_atomic(path: str, write: Callable[[str], None]) -> None:
+    """``write(temporary)``, then rename the temporary file to ``path``; on failure no file is left behind.
+
+    The temporary name keeps the extension (matplotlib reads the format from it)."""
+    folder, name = os.path.split(path)
+    stem, extension = os.path.splitext(name)
+    temporary = os.path.join(folder, f".{stem}.partial{extension}")
+    try:
+        write(temporary)
+        os.replace(temporary, path)
+    except BaseException:
+        if os.path.exists(temporary):
+            os.remove(temporary)
+        raise
+
+
 def write_results_json(result: TournamentResult, path: str, command: str | None = None) -> None:
+    text = json.dumps(results_dict(result, command), indent=1)
+    write_atomic(path, lambda temporary: _write_text(temporary, text))
+
+
+def _write_text(path: str, text: str) -> None:
     with open(path, "w", encoding="utf-8") as fh:
-        json.dump(results_dict(result, command), fh, indent=1)
+        fh.write(text)
+
+
+#: The columns of games.csv: one row per seat of every session, with its seeds.
+GAMES_HEADER = (
+    "block",
+    "lineup",
+    "seating",
+    "seat",
+    "agent",
+    "agent_spec",
+    "game_seed",
+    "agent_seed",
+    "deals",
+    "chips",
+    "outs",
+    *PARTS,
+    "decisions",
+)
+
+
+def games_rows(game: GameResult, labels: list[str], specs: list[str]) -> Iterator[list[Any]]:
+    """The rows of games.csv for one session (``labels`` and ``specs`` of the entrants, by index)."""
+    s = game.spec
+    for seat, e in enumerate(s.seats):
+        yield [
+            s.block,
+            s.lineup,
+            s.seating,
+            seat,
+            labels[e],
+            specs[e],
+            s.game_seed,
+            s.agent_seeds[seat],
+            game.deals,
+            game.chips[seat],
+            game.outs[seat],
+            *(game.parts[seat][p] for p in PARTS),
+            game.decisions[seat],
+        ]
+
+
+def csv_text(rows: Iterator[list[Any]] | list[list[Any]] | tuple[tuple[str, ...]]) -> str:
+    out = io.StringIO()
+    csv.writer(out).writerows(rows)
+    return out.getvalue()
 
 
 def write_games_csv(result: TournamentResult, path: str) -> None:
-    """One row per seat of every session, with its seeds."""
-    labels = result.plan.labels
-    specs = [e.spec for e in result.entrants]
-    header = [
-        "block",
-        "lineup",
-        "seating",
-        "seat",
-        "agent",
-        "agent_spec",
-        "game_seed",
-        "agent_seed",
-        "deals",
-        "chips",
-        "outs",
-        *PARTS,
-        "decisions",
-    ]
-    with open(path, "w", newline="", encoding="utf-8") as fh:
-        writer = csv.writer(fh)
-        writer.writerow(header)
-        for game in result.games:
-            s = game.spec
-            for seat, e in enumerate(s.seats):
-                writer.writerow(
-                    [
-                        s.block,
-                        s.lineup,
-                        s.seating,
-                        seat,
-                        labels[e],
-                        specs[e],
-                        s.game_seed,
-                        s.agent_seeds[seat],
-                        game.deals,
-                        game.chips[seat],
-                        game.outs[seat],
-                        *(game.parts[seat][p] for p in PARTS),
-                        game.decisions[seat],
-                    ]
-                )
+    """One row per seat of every session, with its seeds, in schedule order."""
+    labels, specs = result.plan.labels, [e.spec for e in result.entrants]
+    text = csv_text((GAMES_HEADER,)) + "".join(csv_text(games_rows(game, labels, specs)) for game in result.games)
+    write_atomic(path, lambda temporary: _write_text(temporary, text))
+
+
+class WriteFailed(OSError):
+    """A results file could not be written (a full disk); ``filename`` names it, ``strerror`` says why."""
+
+
+class GamesLog:
+    """``games.csv`` written as the sessions finish (in the order they finish), one whole session at a time.
+
+    A write that fails (a full disk) cuts the file back to the sessions written whole and raises
+    :class:`WriteFailed` (naming the file); :attr:`sessions` counts the sessions in the file.
+    """
+
+    def __init__(self, path: str, labels: list[str], specs: list[str]) -> None:
+        self.path, self.labels, self.specs = path, labels, specs
+        self.sessions = 0
+        self._file = open(path, "wb", buffering=0)  # noqa: SIM115 - closed by close(), written as sessions end
+        self._size = 0
+        self._write(csv_text((GAMES_HEADER,)).encode())
+
+    def add(self, game: GameResult) -> None:
+        """Append one finished session's rows."""
+        self._write(csv_text(games_rows(game, self.labels, self.specs)).encode())
+        self.sessions += 1
+
+    def _write(self, data: bytes) -> None:
+        try:
+            view = memoryview(data)
+            while view:  # a write may take part of the bytes when the disk fills: the next one then fails
+                view = view[self._file.write(view) :]
+        except OSError as err:
+            self._file.truncate(self._size)  # whole sessions only; cutting a file needs no room
+            raise WriteFailed(err.errno, err.strerror, self.path) from None
+        self._size += len(data)
+
+    def close(self) -> None:
+        self._file.close()
 
 
 def write_records(result: TournamentResult, path: str) -> None:
@@ -182,24 +256,34 @@ def _markdown_table(headers, rows) -> list[str]:
 
 
 def write_outputs(result: TournamentResult, folder: str, command: str | None = None) -> list[str]:
-    """Write every output file into ``folder`` (made if needed); returns their paths."""
+    """Write every output file into ``folder`` (made if needed); returns their paths.
+
+    Each file is written whole or not at all (:func:`write_atomic`), games.csv first: when a write fails
+    (an ``OSError``, e.g. a full disk), the files before it are in ``folder``, whole.
+    """
     os.makedirs(folder, exist_ok=True)
-    paths = {
-        name: os.path.join(folder, name)
-        for name in ("results.json", "games.csv", "leaderboard.md", "chips_per_deal.png", "pairwise.png")
-    }
-    write_results_json(result, paths["results.json"], command)
-    write_games_csv(result, paths["games.csv"])
-    with open(paths["leaderboard.md"], "w", encoding="utf-8") as fh:
-        fh.write(leaderboard_markdown(result, command))
+    names = ["results.json", "games.csv", "leaderboard.md", "chips_per_deal.png", "pairwise.png"]
+    if result.plan.config.save_records:
+        names.append("records.jsonl.gz")
+    paths = {name: os.path.join(folder, name) for name in names}
     plan = result.plan
     about = (
         f"{plan.config.variant}, {plan.setup.players} players, {len(plan.specs)} sessions "
         f"({plan.config.blocks} deal blocks)"
     )
-    plots.plot_chips_per_deal(result.standings, paths["chips_per_deal.png"], about=about)
-    plots.plot_pairwise(result.standings, result.pairwise, paths["pairwise.png"], about=about)
-    if result.plan.config.save_records:
-        paths["records.jsonl.gz"] = os.path.join(folder, "records.jsonl.gz")
-        write_records(result, paths["records.jsonl.gz"])
+    leaderboard = leaderboard_markdown(result, command)
+    writers: dict[str, Callable[[str], None]] = {
+        "games.csv": lambda path: write_games_csv(result, path),
+        "results.json": lambda path: write_results_json(result, path, command),
+        "leaderboard.md": lambda path: write_atomic(path, lambda temporary: _write_text(temporary, leaderboard)),
+        "chips_per_deal.png": lambda path: write_atomic(
+            path, lambda temporary: plots.plot_chips_per_deal(result.standings, temporary, about=about)
+        ),
+        "pairwise.png": lambda path: write_atomic(
+            path, lambda temporary: plots.plot_pairwise(result.standings, result.pairwise, temporary, about=about)
+        ),
+        "records.jsonl.gz": lambda path: write_records(result, path),
+    }
+    for name in sorted(paths, key=lambda name: name != "games.csv"):  # the sessions first: they cost the most
+        writers[name](paths[name])
     return list(paths.values())

@@ -49,6 +49,7 @@ OPTIONS = {
         "--set",
         "--permutations",
         "--agent-option",
+        "--decision-timeout",
         "--resamples",
         "--save-records",
         "--quiet",

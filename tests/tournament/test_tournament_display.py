@@ -197,7 +197,7 @@ def test_saved_records_carry_each_sessions_place_and_seeds(tmp_path):
             "game_seed": s.game_seed,
             "record": game.record,
         }
-    assert not (tmp_path / "records.jsonl.gz.part").exists()
+    assert [p.name for p in tmp_path.iterdir()] == ["records.jsonl.gz"]  # no temporary file left
 
 
 def test_leaderboard_markdown_names_the_agents_not_entered(result):

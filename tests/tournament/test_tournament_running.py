@@ -76,34 +76,46 @@ def test_the_progress_bar_counts_every_session_to_the_end(monkeypatch):
 
 
 def test_a_worker_process_is_set_up_to_play_as_this_process_does(monkeypatch):
-    """The pool's initializer, run here: one BLAS thread, and the same sessions as an in-process player."""
+    """A worker's loop, run here on a pipe: one BLAS thread, Ctrl-C ignored, and the same sessions as an
+    in-process player, each answered with its index; it ends at None."""
+    import multiprocessing
+
+    from newmarket_env.eval.tournament import workers
+
     for name in THREAD_VARIABLES:
         monkeypatch.setenv(name, "8")
-    monkeypatch.setattr(runner, "_worker_player", None)
     plan = plan_tournament(TournamentConfig(agents=("greedy", "random", "control"), players=3, blocks=1))
-    # The initializer sets this process's signal handlers (and torch's threads, if loaded); put them back,
-    # or every later test in this process, and the programs it starts, would ignore Ctrl-C.
-    handlers = {number: signal.getsignal(number) for number in (signal.SIGINT, signal.SIGTERM)}
+    ours, theirs = multiprocessing.Pipe()
+    for index, spec in enumerate(plan.specs):
+        ours.send((index, spec))
+    ours.send(None)
+    slots = multiprocessing.RawArray("d", 4)
+    # The loop sets this process's Ctrl-C handling (and torch's threads, if loaded); put them back, or every
+    # later test in this process, and the programs it starts, would ignore Ctrl-C.
+    handler = signal.getsignal(signal.SIGINT)
     torch = sys.modules.get("torch")
     threads = torch.get_num_threads() if torch else None
     try:
-        runner._init_worker(plan.setup)
+        workers._serve(theirs, plan.setup, slots)
         assert signal.getsignal(signal.SIGINT) is signal.SIG_IGN  # the main process alone decides to stop
     finally:
-        for number, handler in handlers.items():
-            signal.signal(number, handler)
+        signal.signal(signal.SIGINT, handler)
         if torch and threads:
             torch.set_num_threads(threads)
     assert [os.environ[name] for name in THREAD_VARIABLES] == ["1", "1", "1"]
+    assert slots[3] == 0.0  # no decision in progress
     here = TablePlayer(plan.setup)
-    for spec in plan.specs:
-        in_worker, local = runner._play_in_worker(spec), here.play(spec)
+    for index, spec in enumerate(plan.specs):
+        kind, answered, in_worker = ours.recv()
+        local = here.play(spec)
+        assert (kind, answered) == ("done", index)
         assert (in_worker.chips, in_worker.outs, in_worker.decisions, in_worker.parts) == (
             local.chips,
             local.outs,
             local.decisions,
             local.parts,
         )
+    assert not ours.poll()
 
 
 def test_a_pool_of_two_gives_the_schedule_in_order():
