@@ -316,6 +316,7 @@ def _run_with_progress(
     )
     with Progress(*columns, transient=True) as bar:
         task = bar.add_task(f"{plan.config.variant}: sessions", total=len(plan.specs))
+
         def arrived(game: GameResult) -> None:
             on_game(game)
             bar.advance(task)

@@ -177,11 +177,11 @@ class _AgentCode:
     def __enter__(self) -> None:
         return None
 
-    def __exit__(self, kind: type[BaseException] | None, err: BaseException | None, traceback: object) -> bool:
+    def __exit__(self, kind: type[BaseException] | None, err: BaseException | None, traceback: object) -> None:
         if err is None or isinstance(err, (Terminated, AgentFailed)):
-            return False
+            return
         if isinstance(err, KeyboardInterrupt) and self.player.ctrl_c():
-            return False
+            return
         who = self.player.who(self.spec, self.seat, self.decision)
         text = " ".join(str(err).split())
         raise AgentFailed(f"{who} raised {type(err).__name__}{': ' + text if text else ''}{self.what}") from err

@@ -76,20 +76,35 @@ def _game_dict(game, labels) -> dict[str, Any]:
     }
 
 
+class WriteFailed(OSError):
+    """A results file could not be written (a full disk); ``filename`` names it, ``strerror`` says why."""
+
+
 def write_atomic(path: str, write: Callable[[str], None]) -> None:
-    """``write(temporary)``, then rename the temporary file to ``path``; on failure no file is left behind.
+    """``write(temporary)``, then rename the temporary file to ``path``; on failure no file is left behind,
+    and an ``OSError`` is raised again as :class:`WriteFailed` naming ``path``.
 
     The temporary name keeps the extension (matplotlib reads the format from it)."""
     folder, name = os.path.split(path)
     stem, extension = os.path.splitext(name)
     temporary = os.path.join(folder, f".{stem}.partial{extension}")
     try:
-        write(temporary)
-        os.replace(temporary, path)
+        _naming(path, lambda: write(temporary))
+        _naming(path, lambda: os.replace(temporary, path))
     except BaseException:
         if os.path.exists(temporary):
             os.remove(temporary)
         raise
+
+
+def _naming(path: str, write: Callable[[], None]) -> None:
+    """``write()``; an ``OSError`` out of it raised again as :class:`WriteFailed` naming ``path``."""
+    try:
+        write()
+    except WriteFailed:
+        raise
+    except OSError as err:
+        raise WriteFailed(err.errno, err.strerror, path) from err
 
 
 def write_results_json(result: TournamentResult, path: str, command: str | None = None) -> None:
@@ -152,10 +167,6 @@ def write_games_csv(result: TournamentResult, path: str) -> None:
     labels, specs = result.plan.labels, [e.spec for e in result.entrants]
     text = csv_text((GAMES_HEADER,)) + "".join(csv_text(games_rows(game, labels, specs)) for game in result.games)
     write_atomic(path, lambda temporary: _write_text(temporary, text))
-
-
-class WriteFailed(OSError):
-    """A results file could not be written (a full disk); ``filename`` names it, ``strerror`` says why."""
 
 
 class GamesLog:
@@ -282,7 +293,7 @@ def write_outputs(result: TournamentResult, folder: str, command: str | None = N
         "pairwise.png": lambda path: write_atomic(
             path, lambda temporary: plots.plot_pairwise(result.standings, result.pairwise, temporary, about=about)
         ),
-        "records.jsonl.gz": lambda path: write_records(result, path),
+        "records.jsonl.gz": lambda path: _naming(path, lambda: write_records(result, path)),
     }
     for name in sorted(paths, key=lambda name: name != "games.csv"):  # the sessions first: they cost the most
         writers[name](paths[name])

@@ -14,8 +14,10 @@ Here no lock is shared: the main process sends each worker its sessions, and the
 results back, over the worker's own pipe. A worker can then be killed at any moment without blocking
 anyone, so every way out is certain: when the schedule is played each worker is told to stop and given
 :data:`STOP_GRACE_S` to end, then killed; on an error, Ctrl-C or SIGTERM every worker is killed at once.
-No signal handler runs in a worker. Workers ignore Ctrl-C (SIGINT is blocked from before a worker
-starts, so Ctrl-C during its start-up prints nothing either): the main process alone decides to stop.
+No signal handler runs in a worker, and on Linux a worker ends with the main process however that ends
+(the parent-death signal), even while its agent is stuck in a decision. Workers ignore Ctrl-C (SIGINT is
+blocked from before a worker starts, so Ctrl-C during its start-up prints nothing either): the main
+process alone decides to stop.
 
 The decision timeout: a worker writes, in memory it shares with the main process, the session, seat and
 decision it is at and when that decision started (``time.monotonic``, one clock for every process of
@@ -28,6 +30,8 @@ and the decision.
 from __future__ import annotations
 
 import collections
+import contextlib
+import ctypes
 import multiprocessing
 import os
 import signal
@@ -50,6 +54,8 @@ TICK_S = 0.1
 #: decided, and when that decision started (``time.monotonic()``; 0 between decisions).
 _SESSION, _SEAT, _DECISION, _STARTED = range(4)
 _THREAD_VARIABLES = ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS")
+_PR_SET_PDEATHSIG = 1  # linux/prctl.h
+Waiting = collections.deque[tuple[int, GameSpec]]  # the sessions not sent yet, with their index
 
 
 class DecisionTimeout(AgentFailed):
@@ -75,10 +81,14 @@ class _SharedClock(DecisionClock):
         self.slots[_STARTED] = 0.0
 
 
-def _serve(connection: Connection, setup: TableSetup, slots: Any) -> None:
-    """A worker: play each session received, send its result (or what went wrong) back; end at None."""
+def _serve(connection: Connection, setup: TableSetup, slots: Any, parent: int | None) -> None:
+    """A worker: play each session received, send its result (or what went wrong) back; end at None.
+
+    ``parent``: the main process's id, which the worker ends with (None: run here, by a test)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # then unblock: a Ctrl-C that came during start-up is dropped
     signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+    if parent is not None:
+        _end_with(parent)
     for name in _THREAD_VARIABLES:  # one thread per worker: the workers already share the cores
         os.environ[name] = "1"
     if "torch" in sys.modules:
@@ -97,9 +107,23 @@ def _serve(connection: Connection, setup: TableSetup, slots: Any) -> None:
             reply: tuple[str, int, Any] = ("done", index, player.play(spec))
         except AgentFailed as err:
             reply = ("failed", index, str(err))
-        except BaseException as err:  # noqa: BLE001 - anything else is told to the main process, in one line
+        except BaseException as err:
             reply = ("error", index, f"{type(err).__name__}: {' '.join(str(err).split())}")
         connection.send(reply)
+
+
+def _end_with(parent: int) -> None:
+    """Linux: the kernel kills this worker when the main process ends, however it ends (killed too): a
+    worker whose agent never answers would otherwise outlive it, never reading the pipe that says so."""
+    if not sys.platform.startswith("linux"):
+        return
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
+    except (OSError, AttributeError):  # no prctl here: the pipe's end still stops an idle worker
+        return
+    if os.getppid() != parent:  # the main process ended before the request was made
+        os._exit(0)
 
 
 class _Worker:
@@ -108,7 +132,7 @@ class _Worker:
     def __init__(self, context: Any, setup: TableSetup) -> None:
         self.slots = context.RawArray("d", 4)
         self.connection, theirs = context.Pipe()
-        self.process = context.Process(target=_serve, args=(theirs, setup, self.slots), daemon=True)
+        self.process = context.Process(target=_serve, args=(theirs, setup, self.slots, os.getpid()), daemon=True)
         self.process.start()
         theirs.close()
         self.held: collections.deque[int] = collections.deque()
@@ -167,7 +191,7 @@ class SessionWorkers:
             pipes = {worker.connection: worker for worker in busy}
             ready = wait([*pipes, *ends], timeout=TICK_S if self.decision_timeout else None)
             for ready_one in ready:
-                worker = pipes.get(ready_one) or ends[ready_one]  # type: ignore[call-overload]
+                worker = pipes.get(ready_one) or ends[ready_one]
                 if not worker.held:
                     continue  # its pipe and its end were both ready: answered already
                 if ready_one in ends and not worker.connection.poll():
@@ -176,7 +200,9 @@ class SessionWorkers:
                 self._give(worker, waiting, specs)
             self._check_clocks(busy, specs)
 
-    def _give(self, worker: _Worker, waiting: collections.deque[tuple[int, GameSpec]], specs: Sequence[GameSpec]) -> None:
+    def _give(
+        self, worker: _Worker, waiting: collections.deque[tuple[int, GameSpec]], specs: Sequence[GameSpec]
+    ) -> None:
         """Send the worker the next session waiting, if any."""
         if not waiting:
             return
@@ -234,10 +260,8 @@ class SessionWorkers:
     def stop(self) -> None:
         """Tell every worker to end, give them :data:`STOP_GRACE_S`, then kill any left."""
         for worker in self.workers:
-            try:
+            with contextlib.suppress(OSError):  # ended already
                 worker.connection.send(None)
-            except OSError:  # ended already
-                pass
         deadline = time.monotonic() + STOP_GRACE_S
         for worker in self.workers:
             worker.process.join(max(0.0, deadline - time.monotonic()))

@@ -96,7 +96,7 @@ def test_a_worker_process_is_set_up_to_play_as_this_process_does(monkeypatch):
     torch = sys.modules.get("torch")
     threads = torch.get_num_threads() if torch else None
     try:
-        workers._serve(theirs, plan.setup, slots)
+        workers._serve(theirs, plan.setup, slots, None)
         assert signal.getsignal(signal.SIGINT) is signal.SIG_IGN  # the main process alone decides to stop
     finally:
         signal.signal(signal.SIGINT, handler)
