@@ -3,15 +3,21 @@
 Below both :mod:`newmarket_env.eval` and :mod:`newmarket_env.train`, so neither imports the other for it.
 Connecting: with no address a private local Ray is started (with ``num_cpus`` CPUs) and shut down
 afterwards; ``"auto"`` or ``"HOST:PORT"`` joins a running cluster, which is left running. A ``HOST:PORT``
-that does not answer as a Ray cluster within
-:data:`~newmarket_env.execution.ray_probe.RAY_CONNECT_TIMEOUT_S` fails in one line. A driver already
-connected to Ray (``ray.init`` called by the caller) is used as it is.
+whose port is not 1..65535 is refused before anything starts; one that does not answer as a Ray cluster
+within :data:`~newmarket_env.execution.ray_probe.RAY_CONNECT_TIMEOUT_S` fails in one line. A driver
+already connected to Ray (``ray.init`` called by the caller) is used as it is.
+
+The private local Ray listens on 127.0.0.1 only (Ray's own default is every interface of the machine:
+anyone who can reach it could run code in it). To let other machines in, start a cluster for them with
+``ray start --head --node-ip-address ...`` and give its address.
 """
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
-from collections.abc import Callable, Sequence
+import os
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 from newmarket_env.execution.ray_probe import probe_cluster
@@ -35,6 +41,12 @@ def check_backend(backend: object, address: object) -> None:
             )
         if backend != "ray":
             raise ValueError(f"address={address!r} needs backend='ray'; allowed with backend={backend!r}: None")
+        port = address.rpartition(":")[2]
+        if ":" in address and port.isdecimal() and not 0 < int(port) < 65536:
+            raise ValueError(
+                f"address={address!r} has port {int(port)}, where no cluster can listen; allowed: a port 1..65535 "
+                "(e.g. '10.0.0.1:6379'), or 'auto'"
+            )
     if backend == "ray" and not ray_available():
         raise ValueError(f"backend='ray' needs Ray, which is not installed; install it with {RAY_INSTALL_HINT}")
 
@@ -70,7 +82,8 @@ def map_on_ray(
         try:
             if address is not None:  # Ray itself would retry an address that does not answer for minutes
                 probe_cluster(address)
-            ray.init(**kwargs, include_dashboard=False, log_to_driver=False, configure_logging=False)
+            with _loopback_only(ray) if address is None else contextlib.nullcontext():
+                ray.init(**kwargs, include_dashboard=False, log_to_driver=False, configure_logging=False)
         except Exception as err:  # no cluster there, a refused token...: one line, as for a failed agent
             where = "start a local Ray" if address is None else f"join the Ray cluster at {address!r}"
             raise RuntimeError(f"could not {where}: {type(err).__name__}: {_last_line(str(err))}") from None
@@ -79,6 +92,30 @@ def map_on_ray(
     finally:
         if started_here:
             ray.shutdown()
+
+
+#: The environment variable by which Ray takes this machine's loopback address as its node address (its
+#: default where Ray runs without clusters): its servers then listen on 127.0.0.1 only.
+_RAY_SINGLE_MACHINE = "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"
+
+
+@contextlib.contextmanager
+def _loopback_only(ray: Any) -> Iterator[None]:
+    """While a private local Ray starts: its node address is 127.0.0.1, so its servers (GCS, raylet,
+    workers) listen there only. Ray reads the setting from its environment variable when imported (the
+    driver may have imported it already: its constant is set too) and its processes from theirs."""
+    from ray._private import ray_constants  # optional: needs Ray (ray extra)
+
+    before_env, before_constant = os.environ.get(_RAY_SINGLE_MACHINE), ray_constants.ENABLE_RAY_CLUSTER
+    os.environ[_RAY_SINGLE_MACHINE], ray_constants.ENABLE_RAY_CLUSTER = "0", False
+    try:
+        yield
+    finally:
+        ray_constants.ENABLE_RAY_CLUSTER = before_constant
+        if before_env is None:
+            del os.environ[_RAY_SINGLE_MACHINE]
+        else:
+            os.environ[_RAY_SINGLE_MACHINE] = before_env
 
 
 def _run_tasks(ray, function, shared, items, on_result) -> list[Any]:
