@@ -13,7 +13,7 @@ import shlex
 from collections.abc import Sequence
 from pathlib import Path
 
-from newmarket_env.train.config import config_from_dict, describe, load_config
+from newmarket_env.train.config import config_from_dict, describe, load_config, parse_yaml
 from newmarket_env.train.rllib_ppo.checkpoint import find_checkpoint as find_rllib
 from newmarket_env.util.cli_common import EXIT_BAD_INPUT, EXIT_FAILED, EXIT_OK, command_parser, fail
 
@@ -63,17 +63,16 @@ def build_parser(prog: str = PROG) -> argparse.ArgumentParser:
 
 
 def apply_settings(data: dict, settings: list[str]) -> None:
-    """``--set section.key=value`` into the config dict ``data`` (values as YAML: 1e-4, [64, 64], true)."""
-    import yaml  # optional: needs PyYAML (train/eval extra)
-
+    """``--set section.key=value`` into the config dict ``data`` (values as YAML: 1e-4, [64, 64], true; a quoted
+    value is text: ``--set "env.reward_scale='0.1'"`` is refused as a number would be in the file)."""
     for text in settings:
         key, sep, raw = text.partition("=")
         path = [part.strip() for part in key.split(".")]
         if not sep or not all(path):
             raise ValueError(f"--set {text!r} is not KEY=VALUE, e.g. --set ppo.learning_rate=1e-4")
         try:
-            value = yaml.safe_load(raw) if raw.strip() else ""
-        except yaml.YAMLError:
+            value = parse_yaml(raw, "") if raw.strip() else ""
+        except ValueError:
             raise ValueError(f"--set {text!r}: the value is not valid YAML") from None
         where = data
         for part in path[:-1]:
@@ -129,11 +128,17 @@ def run(args: argparse.Namespace) -> int:
     from newmarket_env.train.checkpoints import CheckpointError  # optional: needs stable-baselines3 (train extra)
     from newmarket_env.train.run import prepare_run, train  # optional: needs threadpoolctl (train extra)
 
+    out_dir = None
     try:
         config = _apply_overrides(load_config(args.config), args)
+        out_dir = config.run.out_dir
         start = prepare_run(config, resume=args.resume, overwrite=args.overwrite)  # nothing written unless it passes
     except ValueError as err:
         return fail(args.prog, str(err), EXIT_BAD_INPUT)
+    except OSError as err:  # a full disk as the run folder is claimed: one line, as during the run
+        if out_dir is None:
+            raise
+        return fail(args.prog, cannot_write(out_dir, err), EXIT_FAILED)
     try:
         path = train(config, resume=args.resume, command=command_line(args), start=start)
     except CheckpointError as err:
@@ -160,6 +165,7 @@ def newest_intact(out_dir) -> str | None:
     """The newest checkpoint in ``out_dir`` that ``--resume`` would use (PPO's, expert iteration's, DMC's, RLlib's),
     or None."""
     from newmarket_env.train.checkpoints import find_checkpoint  # optional: needs stable-baselines3 (train extra)
+    from newmarket_env.train.dmc.loop import find_checkpoint as find_dmc  # optional: needs torch (train extra)
     from newmarket_env.train.expert.checkpoint import find_state  # optional: needs torch (train extra)
 
     try:
@@ -170,7 +176,7 @@ def newest_intact(out_dir) -> str | None:
     for found in (
         find_checkpoint(folder, run_id),
         find_state(folder, run_id),
-        find_state(folder, run_id, "dmc"),
+        find_dmc(folder, run_id),  # with its replay window's samples
         find_rllib(folder, run_id),
     ):
         if found.path is not None:

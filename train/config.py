@@ -7,10 +7,11 @@ values. ``python -m newmarket_env.train --describe`` prints every field.
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
+import functools
 import importlib.util
 import math
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -33,6 +34,9 @@ ACTIVATIONS = ("tanh", "relu")
 MAX_SEED = 2**32 - 1
 #: Largest env-step count of any budget or period (a 2-core machine plays about 2e8 steps a day).
 MAX_STEPS = 10**10
+#: Largest config file read (the shipped ones are 1-2 kB): a larger file, or one that never ends
+#: (``/dev/zero``), is refused after reading this much.
+MAX_CONFIG_BYTES = 1 << 20
 #: Largest rollout (``ppo.n_steps * run.n_envs``): the rollout buffer holds this many observations of
 #: 936 float32 plus masks, about 1 GB at this size.
 MAX_ROLLOUT = 262_144
@@ -406,11 +410,14 @@ def _allowed(meta: Mapping[str, Any]) -> str:
 
 
 def _check_value(where: str, value: Any, meta: Mapping[str, Any]) -> Any:
-    """The value converted to its field type, or a one-line ValueError."""
+    """The value converted to its field type, or a one-line ValueError.
+
+    A float field takes an int (``1`` is ``1.0``), never a string: ``'0.1'``, quoted in YAML, is text.
+    (Unquoted ``3e-4`` is a number: :func:`parse_yaml` reads floats as YAML 1.2 does.)
+    """
     kind = meta["kind"]
-    if kind is float and not isinstance(value, bool) and isinstance(value, (int, str)):
-        with contextlib.suppress(ValueError):  # YAML reads 3e-4 (no dot) as a string
-            value = float(value)
+    if kind is float and not isinstance(value, bool) and isinstance(value, int):
+        value = float(value)
     bad = isinstance(value, bool) != (kind is bool) or not isinstance(value, kind)
     if not bad and meta["choices"]:
         bad = value not in meta["choices"]
@@ -588,21 +595,63 @@ def _check_init(config: TrainConfig) -> None:
 
 
 def load_config(path: str | Path) -> TrainConfig:
-    """Read and validate a YAML config file."""
-    import yaml  # optional: PyYAML comes with the train extra, and only config files need it
-
+    """Read and validate a YAML config file (at most :data:`MAX_CONFIG_BYTES`)."""
     path = Path(path)
     if not path.exists():
         raise ValueError(f"config file {str(path)!r} does not exist")
+    return config_from_dict(read_yaml(path) or {})
+
+
+def read_yaml(path: Path, what: str = "config file") -> Any:
+    """The YAML document of file ``path``, read to at most :data:`MAX_CONFIG_BYTES` (a file that is larger, or
+    never ends, is refused when the limit is reached); a one-line ``ValueError`` naming ``what`` and why."""
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+        with open(path, "rb") as handle:
+            data = handle.read(MAX_CONFIG_BYTES + 1)
     except OSError as err:
-        raise ValueError(f"config file {str(path)!r} cannot be read ({err.strerror or err})") from None
+        raise ValueError(f"{what} {str(path)!r} cannot be read ({err.strerror or err})") from None
+    if len(data) > MAX_CONFIG_BYTES:
+        raise ValueError(
+            f"{what} {str(path)!r} is larger than {MAX_CONFIG_BYTES} bytes, the limit (a training config is a few kB)"
+        )
+    try:
+        text = data.decode("utf-8")
     except UnicodeDecodeError as err:
-        raise ValueError(f"config file {str(path)!r} is not UTF-8 text ({err.reason} at byte {err.start})") from None
+        raise ValueError(f"{what} {str(path)!r} is not UTF-8 text ({err.reason} at byte {err.start})") from None
+    return parse_yaml(text, str(path))
+
+
+def parse_yaml(text: str, where: str) -> Any:
+    """``text`` as YAML (the safe loader: plain data only), with floats read as YAML 1.2 reads them: ``3e-4``
+    and ``1e5`` are numbers (PyYAML's YAML 1.1 takes them for text), and a quoted ``'0.1'`` stays text.
+    A one-line ``ValueError`` when it is not YAML.
+
+    >>> parse_yaml("a: 3e-4\nb: '0.1'\nc: 1.5\nd: 7", "x")
+    {'a': 0.0003, 'b': '0.1', 'c': 1.5, 'd': 7}
+    """
+    import yaml  # optional: PyYAML comes with the train extra, and only config files need it
+
+    try:
+        return yaml.load(text, Loader=_yaml_loader())  # a SafeLoader subclass: plain data only, no code
     except yaml.YAMLError as err:
-        raise ValueError(f"{path}: not valid YAML ({' '.join(str(err).split())})") from None
-    return config_from_dict(data)
+        raise ValueError(f"{where}: not valid YAML ({' '.join(str(err).split())})") from None
+    except RecursionError:  # the parser nests as deep as the text does
+        raise ValueError(f"{where}: nests too deep to be a config") from None
+
+
+@functools.cache
+def _yaml_loader() -> type:
+    import yaml  # optional: PyYAML comes with the train extra, and only config files need it
+
+    class Loader(yaml.SafeLoader):
+        """The safe loader, with YAML 1.2's floats (an exponent without a dot: ``3e-4``)."""
+
+    Loader.add_implicit_resolver(
+        "tag:yaml.org,2002:float",
+        re.compile(r"^[-+]?(?:[0-9][0-9_]*(?:\.[0-9_]*)?|\.[0-9_]+)[eE][-+]?[0-9]+$"),
+        list("-+0123456789."),
+    )
+    return Loader
 
 
 def describe(cls: type = TrainConfig, prefix: str = "") -> list[str]:

@@ -28,6 +28,8 @@ from typing import Any
 
 import numpy as np
 
+from newmarket_env.train.config import read_yaml
+
 RUN_FILE = "run.json"
 CONFIG_FILE = "config.yaml"
 #: Config keys a resumed run may change: the budget, the machine settings, the opponent pool and the
@@ -181,13 +183,11 @@ def start_resume(out_dir: Path, config: Mapping[str, Any]) -> dict[str, Any]:
             f"--resume: {str(out_dir)!r} holds no run to continue (no {RUN_FILE} and {CONFIG_FILE}); "
             "start without --resume"
         )
-    import yaml  # optional: needs PyYAML (train/eval extra)
-
     try:
         run = json.loads(run_file.read_text())
-        before = yaml.safe_load(config_file.read_text())
+        before = read_yaml(config_file, "the run's config")  # capped: the folder may hold anything
         run_id = run["run_id"]
-    except (ValueError, KeyError, TypeError, OSError, yaml.YAMLError) as err:
+    except (ValueError, KeyError, TypeError, OSError) as err:
         raise ValueError(f"--resume: {run_file} or {config_file} cannot be read ({err}); start a new run") from None
     if not isinstance(run_id, str) or not isinstance(before, Mapping):
         raise ValueError(f"--resume: {run_file} or {config_file} is damaged; start a new run")

@@ -48,8 +48,12 @@ class RunLock:
         self.stale = previous or None
         os.ftruncate(fd, 0)
         me = {"pid": os.getpid(), "host": socket.gethostname(), "started": time.strftime("%Y-%m-%dT%H:%M:%S%z")}
-        os.pwrite(fd, (json.dumps(me) + "\n").encode(), 0)
-        os.fsync(fd)
+        try:
+            os.pwrite(fd, (json.dumps(me) + "\n").encode(), 0)
+            os.fsync(fd)
+        except OSError:  # a full disk: the lock is not held (closing ends the flock); the caller says so
+            os.close(fd)
+            raise
         self._fd = fd
         return self
 

@@ -6,8 +6,9 @@ from pathlib import Path
 import pytest
 import yaml
 
-from newmarket_env.train.cli import main
-from newmarket_env.train.config import TrainConfig, config_from_dict, describe, load_config
+from newmarket_env.train.cli import PROG, apply_settings, main
+from newmarket_env.train.config import MAX_CONFIG_BYTES, TrainConfig, config_from_dict, describe, load_config
+from tests.train.tiny_run import TINY
 
 CONFIGS = Path(__file__).resolve().parents[2] / "configs"
 
@@ -53,8 +54,32 @@ def test_bad_configs_name_the_key_and_the_allowed_values(data, words):
         assert word in message
 
 
-def test_numbers_written_without_a_dot_are_read_as_floats():
-    assert config_from_dict({"ppo": {"learning_rate": "3e-4"}}).ppo.learning_rate == pytest.approx(3e-4)
+def test_numbers_written_without_a_dot_are_read_as_floats(tmp_path):
+    path = tmp_path / "c.yaml"
+    path.write_text("ppo:\n  learning_rate: 3e-4\n  ent_coef: 1e-2\nrun:\n  max_minutes: 1E+1\n")
+    config = load_config(path)
+    assert (config.ppo.learning_rate, config.ppo.ent_coef, config.run.max_minutes) == (3e-4, 1e-2, 10.0)
+
+
+@pytest.mark.parametrize("text", ["'0.1'", '"0.1"', "'3e-4'", "!!str 0.5"])
+def test_a_quoted_number_is_text_and_refused_for_a_number(text, tmp_path):
+    path = tmp_path / "c.yaml"
+    path.write_text(f"env:\n  reward_scale: {text}\n")
+    with pytest.raises(ValueError, match=r"^env\.reward_scale = '[0-9.e-]+' is not allowed; allowed: float in "):
+        load_config(path)
+    with pytest.raises(ValueError, match=r"^env\.reward_scale = '[0-9.e-]+' is not allowed"):
+        config_from_dict({"env": {"reward_scale": "0.1"}})
+
+
+def test_set_takes_yaml_values_and_a_quoted_number_stays_text(tmp_path, capsys):
+    data: dict = {}
+    apply_settings(data, ["ppo.learning_rate=1e-4", "ppo.net_arch=[64, 64]", "env.reward_scale='0.1'"])
+    assert data == {"ppo": {"learning_rate": 1e-4, "net_arch": [64, 64]}, "env": {"reward_scale": "0.1"}}
+    assert main([str(TINY), "--out-dir", str(tmp_path / "run"), "--set", "env.reward_scale='0.1'"]) == 2
+    assert capsys.readouterr().err == (
+        f"{PROG}: error: env.reward_scale = '0.1' is not allowed; allowed: float in 1e-06..100.0\n"
+    )
+    assert not (tmp_path / "run").exists()
 
 
 def test_cli_reports_a_bad_config_in_one_line(tmp_path, capsys):
@@ -70,3 +95,24 @@ def test_describe_lists_every_section():
     text = "\n".join(describe())
     for key in ("env:", "variant:", "snapshot_every:", "learning_rate:", "total_steps:", "final_sessions:"):
         assert key in text
+
+
+def test_a_config_file_without_end_or_too_large_is_refused_at_the_limit(tmp_path, capsys):
+    """``/dev/zero`` never ends: it is read to the limit, not to the end of memory."""
+    large = tmp_path / "large.yaml"
+    large.write_text("name: x\n" + "# padding\n" * (MAX_CONFIG_BYTES // 10 + 1))
+    for path in (Path("/dev/zero"), large):
+        if not path.exists():
+            continue
+        assert main([str(path)]) == 2
+        assert capsys.readouterr().err == (
+            f"{PROG}: error: config file {str(path)!r} is larger than {MAX_CONFIG_BYTES} bytes, the limit (a "
+            "training config is a few kB)\n"
+        )
+
+
+def test_a_config_nested_without_end_is_one_line(tmp_path, capsys):
+    deep = tmp_path / "deep.yaml"
+    deep.write_text("[" * 100_000 + "]" * 100_000)
+    assert main([str(deep)]) == 2
+    assert capsys.readouterr().err == f"{PROG}: error: {deep}: nests too deep to be a config\n"

@@ -209,13 +209,62 @@ def test_overwrite_removes_the_previous_runs_checkpoints_and_samples(tmp_path):
     assert sorted(p.name for p in (tmp_path / "samples").iterdir()) == ["iter_0000.npz"]
 
 
-def test_a_lost_sample_file_of_the_window_stops_the_resumed_run(tmp_path):
+def test_a_lost_sample_file_of_the_window_stops_the_resume_in_one_line(tmp_path, capsys):
     common = [str(TINY), "--no-progress", "--set", "eval.every=0", "--set", "eval.final_sessions=1"]
     assert main([*common, "--out-dir", str(tmp_path), "--total-steps", "64"]) == 0
     (tmp_path / "samples" / "iter_0000.npz").unlink()
-    with pytest.raises(RuntimeError, match=r"iter_0000.npz is missing or damaged, and iteration 1 fits on it"):
-        main([*common, "--out-dir", str(tmp_path), "--total-steps", "128", "--resume"])
+    capsys.readouterr()
+    assert main([*common, "--out-dir", str(tmp_path), "--total-steps", "128", "--resume"]) == 2
+    assert capsys.readouterr().err == (
+        f"python -m newmarket_env.train: error: --resume: no usable checkpoint of this run in "
+        f"{tmp_path / 'checkpoints'} (dmc_64_steps.pt cannot be resumed: its replay window (dmc.window = 2) needs "
+        "samples/iter_0000.npz, which is missing or damaged); start without --resume\n"
+    )
     assert not (tmp_path / "checkpoints" / "dmc_128_steps.pt").exists()
+
+
+def _damage(path: Path) -> None:
+    data = bytearray(path.read_bytes())
+    data[len(data) // 2] ^= 0xFF
+    path.write_bytes(bytes(data))
+
+
+def test_a_damaged_newest_checkpoint_falls_back_to_the_newest_one_whose_samples_are_kept(tmp_path, capsys):
+    """dmc.window 1: every checkpoint can be resumed from; the damaged newest is passed over, the run resumes from
+    the one before, and ends with the weights the uninterrupted run had."""
+    from newmarket_env.agents.saved import read_saved
+
+    common = [str(TINY), "--no-progress", "--set", "eval.every=0", "--set", "eval.final_sessions=1"]
+    common += ["--set", "dmc.window=1", "--out-dir", str(tmp_path), "--total-steps", "192"]
+    assert main(common) == 0
+    whole = read_saved(tmp_path / "final.npz")[1]
+    _damage(tmp_path / "checkpoints" / "dmc_192_steps.pt")
+    capsys.readouterr()
+    assert main([*common, "--resume"]) == 0
+    out = capsys.readouterr().out
+    assert "--resume: skipped dmc_192_steps.pt is damaged (its size or checksum differs from when it was saved)" in out
+    assert "resuming from dmc_128_steps.pt (128 recorded decisions)" in out
+    for (w1, b1), (w2, b2) in zip(whole, read_saved(tmp_path / "final.npz")[1], strict=True):
+        np.testing.assert_array_equal(w1, w2)
+        np.testing.assert_array_equal(b1, b2)
+
+
+def test_a_damaged_newest_checkpoint_whose_predecessors_lost_their_samples_is_one_line(tmp_path, capsys):
+    """dmc.window 2: the older checkpoints' samples went when the newest was written; none can be resumed."""
+    common = [str(TINY), "--no-progress", "--set", "eval.every=0", "--set", "eval.final_sessions=1"]
+    common += ["--out-dir", str(tmp_path), "--total-steps", "192"]
+    assert main(common) == 0
+    _damage(tmp_path / "checkpoints" / "dmc_192_steps.pt")
+    capsys.readouterr()
+    assert main([*common, "--resume"]) == 2
+    captured = capsys.readouterr()
+    assert captured.err == (
+        f"python -m newmarket_env.train: error: --resume: no usable checkpoint of this run in "
+        f"{tmp_path / 'checkpoints'} (dmc_192_steps.pt is damaged (its size or checksum differs from when it was "
+        "saved); dmc_128_steps.pt cannot be resumed: its replay window (dmc.window = 2) needs samples/iter_0001.npz, "
+        "which is missing or damaged; dmc_64_steps.pt cannot be resumed: its replay window (dmc.window = 2) needs "
+        "samples/iter_0000.npz, which is missing or damaged); start without --resume\n"
+    )
 
 
 def test_the_curve_measures_each_dmc_checkpoint_as_the_saved_agent_of_that_point(tiny_run):

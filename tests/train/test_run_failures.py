@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import resource
 import shutil
 import subprocess
@@ -19,6 +20,7 @@ import pytest
 
 from newmarket_env.train.checkpoints import find_checkpoint
 from newmarket_env.train.cli import PROG, main
+from tests.full_disk import FULL, run_on_full_disk
 from tests.train.tiny_run import FAST, HANG_GUARD_S, TINY
 
 pytest.importorskip("sb3_contrib")
@@ -100,3 +102,21 @@ def test_a_curve_that_cannot_be_written_leaves_no_temporary(tmp_path):
     with pytest.raises(OSError):
         plot_curve(csv, target, title="t")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["eval.csv", "learning_curve.png"]
+
+
+@pytest.mark.slow
+def test_a_disk_full_before_the_run_starts_is_one_line_and_leaves_no_half_written_file(tmp_path):
+    """The disk fills as the run folder is claimed (its lock, config.yaml, run.json): one line, exit 1."""
+    disk = tmp_path / "disk"
+    out = disk / "run"
+    command = [sys.executable, "-m", "newmarket_env.train", str(TINY), "--out-dir", str(out), *FAST]
+    done = run_on_full_disk(command, disk, 200, HANG_GUARD_S)  # the lock fits (a tmpfs holds one page of it)
+    lines = done.stderr.strip().splitlines()
+    assert done.returncode == 1 and len(lines) == 1, done.stderr
+    found = re.fullmatch(
+        rf"{re.escape(PROG)}: error: stopped: cannot write in run\.out_dir {re.escape(repr(str(out)))}"
+        r"(?: \(.+\))?: (?P<why>.+); no checkpoint was written yet; make room, then start again",
+        lines[0],
+    )
+    assert found and found["why"] in FULL, lines[0]
+    assert not [p.name for p in out.iterdir() if p.name != "run.lock"]  # no config.yaml, run.json nor temporary

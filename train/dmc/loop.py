@@ -29,15 +29,16 @@ from newmarket_env.agents.saved import FORMAT, FORMAT_VERSION, Q_VALUE_OUTPUTS, 
 from newmarket_env.execution.seeds import derive_seed
 from newmarket_env.game.rules import Rules, make_rules
 from newmarket_env.train.callbacks import EVAL_FIELDS, Every
-from newmarket_env.train.config import TrainConfig
+from newmarket_env.train.config import DMCSection, TrainConfig, read_yaml
 from newmarket_env.train.dmc.fit import fit_q, q_loss, q_network
 from newmarket_env.train.evaluate import evaluation_rows, print_final_evaluation
-from newmarket_env.train.expert.checkpoint import find_state, resume_training, save_state
+from newmarket_env.train.expert.checkpoint import find_state, resume_training, save_state, saved_checkpoints
 from newmarket_env.train.expert.collect import collect_states
 from newmarket_env.train.expert.network import layers_of
 from newmarket_env.train.logs import append_rows
 from newmarket_env.train.plot import plot_curve
-from newmarket_env.train.rundir import write_arrays_atomic, write_atomic
+from newmarket_env.train.rundir import CONFIG_FILE, write_arrays_atomic, write_atomic
+from newmarket_env.train.stamped import Found, stamp_problem
 
 CHECKPOINT_PREFIX = "dmc"
 #: What the saved network's 79 outputs are (kept in final.npz's training metadata).
@@ -61,9 +62,45 @@ PROGRESS_FIELDS = [
 ]
 
 
-def find_checkpoint(folder: Path, run_id: str):
-    """The newest intact DMC checkpoint (``prepare_run`` uses it for ``--resume``)."""
-    return find_state(folder, run_id, CHECKPOINT_PREFIX)
+def find_checkpoint(folder: Path, run_id: str) -> Found:
+    """The newest intact DMC checkpoint whose replay window is on disk (``prepare_run`` uses it for ``--resume``).
+
+    The checkpoint of ``steps`` resumes at iteration ``steps // dmc.states``, which fits on the decisions of
+    the ``dmc.window - 1`` iterations before it too: their ``samples/iter_*.npz`` must be this run's and
+    whole. One that is damaged, or whose samples are gone, is passed over with the reason (the run keeps
+    only the samples its newest checkpoint needs, so with ``dmc.window`` above 1 an older checkpoint is
+    usable only if its samples were kept); with none left ``prepare_run`` says so in one line.
+    ``dmc.states`` and ``dmc.window`` are the run's own, from its ``config.yaml`` (``--resume`` may not
+    change them).
+    """
+    out_dir = folder.parent
+    try:
+        section = (read_yaml(out_dir / CONFIG_FILE, "the run's config") or {}).get("dmc") or {}
+        states, window = int(section.get("states", DMCSection.states)), int(section.get("window", DMCSection.window))
+    except (ValueError, TypeError, AttributeError):  # start_resume read it already: this does not happen
+        return find_state(folder, run_id, CHECKPOINT_PREFIX)
+    found = Found(None)
+    for steps, path in reversed(saved_checkpoints(folder, CHECKPOINT_PREFIX)):
+        problem = stamp_problem(path, steps, run_id) or _window_problem(
+            out_dir, run_id, steps // states, window, states
+        )
+        if problem is None:
+            found.path, found.steps = path, steps
+            return found
+        found.skipped.append(f"{path.name} {problem}")
+    return found
+
+
+def _window_problem(out_dir: Path, run_id: str, resume_at: int, window: int, states: int) -> str | None:
+    """Why a resume at iteration ``resume_at`` could not fit on its window's earlier iterations, or None."""
+    for earlier in range(max(0, resume_at - window + 1), resume_at):
+        path = _samples_path(out_dir, earlier)
+        if _read_samples(path, run_id, states) is None:
+            return (
+                f"cannot be resumed: its replay window (dmc.window = {window}) needs "
+                f"{path.relative_to(out_dir)}, which is missing or damaged"
+            )
+    return None
 
 
 def _metadata(config: TrainConfig, rules: Rules) -> dict[str, Any]:

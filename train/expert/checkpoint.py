@@ -31,6 +31,11 @@ def find_state(folder: Path, run_id: str, prefix: str = PREFIX) -> Found:
     return find_stamped(folder, prefix, _SUFFIX, run_id)
 
 
+def saved_checkpoints(folder: Path, prefix: str = PREFIX) -> list[tuple[int, Path]]:
+    """``(steps, path)`` of the checkpoints in ``folder``, stamped or not, oldest first."""
+    return stamped_steps(folder, prefix, _SUFFIX)
+
+
 def saved_steps(folder: Path, prefix: str = PREFIX) -> list[int]:
     """The step counts of the checkpoints in ``folder``, oldest first."""
     return [steps for steps, _ in stamped_steps(folder, prefix, _SUFFIX)]
