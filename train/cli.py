@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from newmarket_env.train.config import config_from_dict, describe, load_config, parse_yaml
+from newmarket_env.train.memory import check_memory
 from newmarket_env.train.rllib_ppo.checkpoint import find_checkpoint as find_rllib
 from newmarket_env.util.cli_common import EXIT_BAD_INPUT, EXIT_FAILED, EXIT_OK, command_parser, fail
 
@@ -131,6 +132,7 @@ def run(args: argparse.Namespace) -> int:
     out_dir = None
     try:
         config = _apply_overrides(load_config(args.config), args)
+        check_memory(config)  # a run the machine cannot hold is refused before its folder is made
         out_dir = config.run.out_dir
         start = prepare_run(config, resume=args.resume, overwrite=args.overwrite)  # nothing written unless it passes
     except ValueError as err:

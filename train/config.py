@@ -412,12 +412,15 @@ def _allowed(meta: Mapping[str, Any]) -> str:
 def _check_value(where: str, value: Any, meta: Mapping[str, Any]) -> Any:
     """The value converted to its field type, or a one-line ValueError.
 
-    A float field takes an int (``1`` is ``1.0``), never a string: ``'0.1'``, quoted in YAML, is text.
-    (Unquoted ``3e-4`` is a number: :func:`parse_yaml` reads floats as YAML 1.2 does.)
+    A float field takes an int (``1`` is ``1.0``), an int field a whole float (``1e6``), and neither a
+    string: ``'0.1'``, quoted in YAML, is text. (Unquoted ``3e-4`` is a number: :func:`parse_yaml` reads
+    floats as YAML 1.2 does.)
     """
     kind = meta["kind"]
     if kind is float and not isinstance(value, bool) and isinstance(value, int):
         value = float(value)
+    if kind is int and isinstance(value, float) and value.is_integer() and abs(value) < 2**63:
+        value = int(value)  # 1e6 steps (a float in YAML 1.2) is a whole number
     bad = isinstance(value, bool) != (kind is bool) or not isinstance(value, kind)
     if not bad and meta["choices"]:
         bad = value not in meta["choices"]
