@@ -629,7 +629,7 @@ def parse_yaml(text: str, where: str) -> Any:
     and ``1e5`` are numbers (PyYAML's YAML 1.1 takes them for text), and a quoted ``'0.1'`` stays text.
     A one-line ``ValueError`` when it is not YAML.
 
-    >>> parse_yaml("a: 3e-4\nb: '0.1'\nc: 1.5\nd: 7", "x")
+    >>> parse_yaml("a: 3e-4\\nb: '0.1'\\nc: 1.5\\nd: 7", "x")
     {'a': 0.0003, 'b': '0.1', 'c': 1.5, 'd': 7}
     """
     import yaml  # optional: PyYAML comes with the train extra, and only config files need it
