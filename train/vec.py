@@ -133,8 +133,8 @@ class SB3VecEnv(VecEnv):
                     "seat": int(final["seat"][i]),
                     "opponents": [spec for spec in final["seat_specs"][i] if spec is not None],
                 }
-        illegal = infos["illegal_action"]
-        if illegal.any():
+        illegal = infos.get("illegal_action")  # absent under illegal_action="raise"
+        if illegal is not None and illegal.any():
             for i in np.flatnonzero(illegal):
                 out[i]["illegal_action"] = True
         return out

@@ -24,6 +24,7 @@ from newmarket_env.engine.game import NOBODY
 from newmarket_env.engine.protocol import EngineGame
 from newmarket_env.engine.record import session_record
 from newmarket_env.engine.types import IllegalActionError
+from newmarket_env.envs.masks import ILLEGAL_ACTION_KEY, MASK_DTYPE, check_illegal_action, replacement
 from newmarket_env.game import actions as A
 from newmarket_env.game.rules import make_rules
 from newmarket_env.observation.encode import ENCODINGS, flat_to_planes, static_part
@@ -56,7 +57,11 @@ class raw_env(AECEnv):
     hand and the dead hand instead of the acting seat's view) and
     ``engine`` (``"auto"``: the compiled engine when it is built, else the
     pure-Python reference; ``"compiled"``; ``"python"``; both play identical
-    sessions).
+    sessions) and ``illegal_action`` (``"raise"``, the default: an action that is not
+    legal raises :class:`~newmarket_env.engine.types.IllegalActionError` and changes
+    nothing; ``"replace"``: the lowest legal action is played instead and the acting
+    agent's info holds ``illegal_action=True`` until its next step; see
+    :mod:`newmarket_env.envs.masks`).
 
     ``state()`` and ``state_space`` are PettingZoo's global state, for training only (a centralised
     critic): every hand, the dead hand, the table and the chips (docs/observation.md, "The privileged
@@ -79,10 +84,13 @@ class raw_env(AECEnv):
         present_forced: bool = False,
         engine: str = "auto",
         render_all_hands: bool = False,
+        illegal_action: str = "raise",
         **overrides: Any,
     ) -> None:
         super().__init__()
         self.rules = make_rules(variant, num_players, **overrides)
+        self.illegal_action = check_illegal_action(illegal_action)
+        self._replace_illegal = illegal_action == "replace"
         self.engine = choose_engine(engine)
         self.variant = variant
         if observation not in ENCODINGS:
@@ -101,7 +109,7 @@ class raw_env(AECEnv):
         self._static = static_part(self.rules)
         shape = ENCODINGS[observation]
         obs_box = spaces.Box(low=-CHIP_CLIP, high=CHIP_CLIP, shape=shape, dtype=np.float32)
-        mask_box = spaces.Box(low=0, high=1, shape=(A.NUM_ACTIONS,), dtype=np.int8)
+        mask_box = spaces.Box(low=0, high=1, shape=(A.NUM_ACTIONS,), dtype=MASK_DTYPE)
         self.observation_spaces = {
             a: spaces.Dict({"observation": obs_box, "action_mask": mask_box}) for a in self.possible_agents
         }
@@ -149,8 +157,9 @@ class raw_env(AECEnv):
         self.terminations = {a: False for a in self.agents}
         self.truncations = {a: False for a in self.agents}
         self.infos: dict[str, dict[str, Any]] = {
-            a: {"action_mask": np.zeros(A.NUM_ACTIONS, dtype=np.int8)} for a in self.agents
+            a: {"action_mask": np.zeros(A.NUM_ACTIONS, dtype=MASK_DTYPE)} for a in self.agents
         }
+        self._replaced: set[str] = set()  # agents whose last action was replaced (illegal_action="replace")
         self._masked_seat = NOBODY  # the seat whose action mask is not all zero
         self._rewards_nonzero = False  # whether self.rewards holds a non-zero value
         self._obs_cache: dict[str, dict[str, np.ndarray]] = {}
@@ -169,7 +178,15 @@ class raw_env(AECEnv):
         ):
             legal = ", ".join(f"{a} ({A.action_text(a)})" for a in self.game.legal)
             raise IllegalActionError(f"action {action!r} for {agent} is not an action id; legal actions: {legal}")
-        self.game.apply(int(action))  # raises IllegalActionError with the game unchanged
+        try:
+            self.game.apply(int(action))  # raises IllegalActionError with the game unchanged
+        except IllegalActionError:
+            if not self._replace_illegal:
+                raise
+            self.game.apply(replacement(self.game.legal))
+            self._replaced.add(agent)
+        else:
+            self._replaced.discard(agent)
         self._cumulative_rewards[agent] = 0.0
         self._after_change()
         if self.render_mode == "human":
@@ -231,10 +248,14 @@ class raw_env(AECEnv):
         infos, agents = self.infos, self.possible_agents
         held = self._masked_seat
         if held != NOBODY and held != acting:
-            infos[agents[held]] = {"action_mask": np.zeros(A.NUM_ACTIONS, dtype=np.int8)}
+            infos[agents[held]] = {"action_mask": np.zeros(A.NUM_ACTIONS, dtype=MASK_DTYPE)}
         if acting != NOBODY:
             infos[agents[acting]] = {"action_mask": self.engine.mask(game)}
         self._masked_seat = acting
+        if self._replace_illegal:
+            # Only the info dicts just made can change their flag: the agent that just stepped always gets one.
+            for agent in agents:
+                infos[agent][ILLEGAL_ACTION_KEY] = agent in self._replaced
 
     # ------------------------------------------------------------------ observing
     def observe(self, agent: str) -> dict[str, np.ndarray]:

@@ -47,6 +47,12 @@ from newmarket_env.envs.learner_options import (
     resolve_learner_seat,
 )
 from newmarket_env.envs.learner_reward import LearnerReward
+from newmarket_env.envs.masks import (
+    ILLEGAL_ACTION_KEY,
+    check_illegal_action,
+    legal_mask,
+    replacement,
+)
 from newmarket_env.render.picture import table_picture
 from newmarket_env.render.text import render_table
 
@@ -65,9 +71,13 @@ class SingleAgentEnv(LearnerSeatSettings, gym.Env):
     ``factory(spec, env=..., seed=...)``; default ``newmarket_env.load_agent``).
     Those six may come whole as ``learner_seat`` (a
     :class:`~newmarket_env.envs.learner_options.LearnerSeat`) instead.
-    An action that is not legal is replaced by the lowest legal one and flagged
-    with ``info["illegal_action"]`` (Gymnasium's checkers send unmasked actions);
-    one that is not an integer (``20.7``, ``"4C"``) is a ``ValueError``, not a rounded id.
+    ``illegal_action``: ``"replace"`` (the default: Gymnasium's and SB3's checkers send
+    unmasked actions) plays the lowest legal action instead of one that is not legal and
+    says so in ``info["illegal_action"]``; ``"raise"`` raises
+    :class:`~newmarket_env.engine.types.IllegalActionError` and changes nothing
+    (:mod:`newmarket_env.envs.masks`). An action that is not an integer (``20.7``,
+    ``"4C"``) is a ``ValueError`` in both, not a rounded id. ``info["action_mask"]`` is int8,
+    as ``action_space.sample(mask=...)`` takes it; ``action_masks()`` is boolean.
     """
 
     metadata = {"render_modes": ["ansi", "rgb_array"], "render_fps": 2}  # noqa: RUF012 (gymnasium.Env declares it an instance attribute)
@@ -84,9 +94,11 @@ class SingleAgentEnv(LearnerSeatSettings, gym.Env):
         render_mode: str | None = None,
         agent_factory: AgentFactory | None = None,
         learner_seat: LearnerSeat | None = None,
+        illegal_action: str = "replace",
         **overrides: Any,
     ) -> None:
         super().__init__()
+        self.illegal_action = check_illegal_action(illegal_action)
         self.aec = raw_env(variant=variant, num_players=num_players, observation="flat", **overrides)
         self.rules = self.aec.rules
         self.variant = variant
@@ -167,11 +179,12 @@ class SingleAgentEnv(LearnerSeatSettings, gym.Env):
             raise RuntimeError("step() called after the session ended; call reset()")
         action = check_action_id(action)
         illegal = action not in game.legal
-        self.aec.step(min(game.legal) if illegal else action)
+        if illegal and self.illegal_action == "raise":
+            self.aec.step(action)  # the engine's IllegalActionError, naming the legal actions; nothing changes
+        self.aec.step(replacement(game.legal) if illegal else action)
         self._play_opponents()
         reward = self._reward.take(0, self.aec.game.balances[self.learner])
-        info = self._info()
-        info["illegal_action"] = illegal
+        info = self._info(illegal)
         return self._obs(), float(reward), bool(self.aec.game.over), False, info
 
     def _play_opponents(self) -> None:
@@ -186,11 +199,11 @@ class SingleAgentEnv(LearnerSeatSettings, gym.Env):
 
     def action_masks(self) -> np.ndarray:
         """Boolean mask of the learner's legal actions (sb3-contrib's MaskablePPO reads it)."""
-        mask = np.zeros(self._num_actions, dtype=np.bool_)
+        return self._legal_mask().astype(np.bool_)
+
+    def _legal_mask(self) -> np.ndarray:
         game = self.aec.game
-        if game is not None and not game.over:
-            mask[game.legal] = True
-        return mask
+        return legal_mask(() if game.over else game.legal, self._num_actions)
 
     @property
     def state_space(self) -> gym.spaces.Box:
@@ -205,9 +218,11 @@ class SingleAgentEnv(LearnerSeatSettings, gym.Env):
     def _obs(self) -> np.ndarray:
         return self.aec.observe(f"player_{self.learner}")["observation"]
 
-    def _info(self) -> dict[str, Any]:
+    def _info(self, illegal: bool = False) -> dict[str, Any]:
         game = self.aec.game
-        info: dict[str, Any] = {"seat": self.learner, "action_mask": self.action_masks()}
+        info: dict[str, Any] = {"seat": self.learner, "action_mask": self._legal_mask()}
+        if self.illegal_action == "replace":
+            info[ILLEGAL_ACTION_KEY] = illegal
         if game.over:
             info["chips"] = float(game.balances[self.learner] - self.rules.starting_chips)
             info["deals"] = self.rules.num_deals

@@ -41,11 +41,14 @@ next session; the end of the session is in ``infos``:
   learner's), ``results`` (every seat's chips) and ``seat_specs`` (``(num_envs,
   players)``: who played each seat, ``None`` at the learner's, as :meth:`VectorEnv.seat_specs`).
 
-Every step's ``infos`` also holds ``seat`` (the learner's seat at each table)
-and ``illegal_action``: as in :class:`SingleAgentEnv`, an action that is not
-legal is replaced by the lowest legal one and flagged (Gymnasium's checkers send
-unmasked actions). Sessions in which the learner never decides are skipped.
-``action_masks()`` gives the learner's legal actions, ``(num_envs, 79)`` bool, and ``states()``
+Every ``infos`` (of ``reset`` and of each step) also holds ``seat`` (the learner's seat at each
+table), ``action_mask`` (``(num_envs, 79)`` int8, the learner's legal actions, as
+``Discrete.sample(mask=)`` takes them) and, with ``illegal_action="replace"`` (the default, as in
+:class:`SingleAgentEnv`: Gymnasium's checkers send unmasked actions), ``illegal_action``: where an
+action was not legal, the lowest legal one was played instead. ``illegal_action="raise"`` raises
+:class:`~newmarket_env.engine.types.IllegalActionError` instead, before any table moves
+(:mod:`newmarket_env.envs.masks`). Sessions in which the learner never decides are skipped.
+``action_masks()`` gives the same mask as ``(num_envs, 79)`` bool (sb3-contrib's hook), and ``states()``
 the privileged state at each table, seats counted from the learner's (``(num_envs, STATE_SIZE)``
 float32, ``single_state_space`` each; for training only, e.g. a centralised critic: docs/observation.md).
 
@@ -77,6 +80,7 @@ from gymnasium.vector import VectorEnv as GymVectorEnv
 from gymnasium.vector.utils import batch_space
 
 from newmarket_env.agent_factory import AgentFactory
+from newmarket_env.engine.types import IllegalActionError
 from newmarket_env.envs.learner_options import (
     SEAT_MODES,
     LearnerSeat,
@@ -85,7 +89,8 @@ from newmarket_env.envs.learner_options import (
     resolve_learner_seat,
 )
 from newmarket_env.envs.learner_reward import LearnerReward
-from newmarket_env.game.actions import NUM_ACTIONS
+from newmarket_env.envs.masks import ILLEGAL_ACTION_KEY, MASK_DTYPE, check_illegal_action
+from newmarket_env.game.actions import NUM_ACTIONS, action_text
 from newmarket_env.game.rules import make_rules
 from newmarket_env.observation.layout import CHIP_CLIP, FLAT_SIZE
 from newmarket_env.observation.state_layout import STATE_SIZE
@@ -130,7 +135,8 @@ class VectorEnv(LearnerSeatSettings, GymVectorEnv):
     observations; ``False`` returns the batch's own array, overwritten in place
     by the next step); ``agent_factory`` (builds the opponents that are not
     compiled baselines: ``factory(spec, env=..., seed=...)``; default
-    ``newmarket_env.load_agent``). The learner-seat keywords (``opponents``, ``seat``,
+    ``newmarket_env.load_agent``); ``illegal_action`` (``"replace"``, the default, or ``"raise"``;
+    see the module docstring). The learner-seat keywords (``opponents``, ``seat``,
     ``snapshots``, ``snapshot_fraction``, ``reward_scale``, ``agent_factory``) may come whole
     as ``learner_seat`` (a :class:`~newmarket_env.envs.learner_options.LearnerSeat`) instead.
     """
@@ -151,10 +157,12 @@ class VectorEnv(LearnerSeatSettings, GymVectorEnv):
         copy: bool = True,
         agent_factory: AgentFactory | None = None,
         learner_seat: LearnerSeat | None = None,
+        illegal_action: str = "replace",
         **overrides: Any,
     ) -> None:
         fast = compiled_batch()
         self.rules = make_rules(variant, num_players, **overrides)
+        self.illegal_action = check_illegal_action(illegal_action)
         self.variant = variant
         self.n = self.rules.num_players
         _check_options(num_envs, seed)
@@ -314,7 +322,7 @@ class VectorEnv(LearnerSeatSettings, GymVectorEnv):
         self._skipped[:] = 0
         self._settle(np.zeros(0, dtype=np.int64), _Ends(self.num_envs))  # external seats move first
         self._started = True
-        return self._observations(), {"seat": self.learner.copy(), "_seat": np.ones(self.num_envs, dtype=bool)}
+        return self._observations(), self._infos(np.zeros(self.num_envs, dtype=bool))
 
     def step(self, actions):
         """One learner decision at every table (opponents move inside); see the module docstring."""
@@ -329,8 +337,10 @@ class VectorEnv(LearnerSeatSettings, GymVectorEnv):
         masks = self.batch.action_masks
         illegal = (chosen < 0) | (chosen >= NUM_ACTIONS)
         illegal[~illegal] = masks[self._rows[~illegal], chosen[~illegal]] == 0
-        if illegal.any():  # the lowest legal action instead, as SingleAgentEnv does
-            chosen = np.where(illegal, np.argmax(masks, axis=1), chosen)
+        if illegal.any():
+            if self.illegal_action == "raise":
+                raise _illegal_error(chosen, masks, illegal)
+            chosen = np.where(illegal, np.argmax(masks, axis=1), chosen)  # the lowest legal, as SingleAgentEnv
         self._decided[:] = True
         self.batch.step(chosen)
         ends = _Ends(self.num_envs)
@@ -339,13 +349,7 @@ class VectorEnv(LearnerSeatSettings, GymVectorEnv):
         # learner won since its previous decision. A finished table's chips now are its next session's.
         rewards, going = ends.reward, ~ends.ended
         rewards[going] = self._reward.take(going, self.batch.balances[self._rows[going], self.learner[going]])
-        everywhere = np.ones(self.num_envs, dtype=bool)
-        infos: dict[str, Any] = {
-            "seat": self.learner.copy(),
-            "_seat": everywhere,
-            "illegal_action": illegal,
-            "_illegal_action": everywhere.copy(),
-        }
+        infos = self._infos(illegal)
         if ends.ended.any():
             infos.update(self._final_infos(ends))
         return self._observations(), rewards, ends.ended, np.zeros(self.num_envs, dtype=bool), infos
@@ -425,6 +429,20 @@ class VectorEnv(LearnerSeatSettings, GymVectorEnv):
             raise RuntimeError("states() called before reset()")
         return self.batch.states(seats=self.learner)
 
+    def _infos(self, illegal: np.ndarray) -> dict[str, Any]:
+        """The infos of every reset and step (Gymnasium's layout: each key with its ``_key`` mask)."""
+        everywhere = np.ones(self.num_envs, dtype=bool)
+        infos: dict[str, Any] = {
+            "seat": self.learner.copy(),
+            "_seat": everywhere,
+            "action_mask": self.batch.action_masks.astype(MASK_DTYPE),  # a copy: the batch's is written in place
+            "_action_mask": everywhere.copy(),
+        }
+        if self.illegal_action == "replace":
+            infos[ILLEGAL_ACTION_KEY] = illegal
+            infos[f"_{ILLEGAL_ACTION_KEY}"] = everywhere.copy()
+        return infos
+
     def _final_infos(self, ends: _Ends) -> dict[str, Any]:
         """``final_obs`` and ``final_info`` in Gymnasium's SAME_STEP layout (arrays with ``_`` masks)."""
         ended = ends.ended
@@ -473,6 +491,16 @@ class _Ends:
         self.results[tables] = env.batch.results[tables]
         self.seat[tables] = seats
         self.specs[tables] = env.specs[tables]
+
+
+def _illegal_error(chosen: np.ndarray, masks: np.ndarray, illegal: np.ndarray) -> IllegalActionError:
+    """The error of ``illegal_action="raise"``: the first table with an illegal action, its action, its legal ones."""
+    table = int(np.flatnonzero(illegal)[0])
+    legal = ", ".join(f"{a} ({action_text(int(a))})" for a in np.flatnonzero(masks[table]))
+    return IllegalActionError(
+        f"action {int(chosen[table])} at table {table} ({int(illegal.sum())} table(s) with an illegal action) "
+        f"is not legal; legal actions there: {legal}"
+    )
 
 
 def _check_options(num_envs, seed) -> None:

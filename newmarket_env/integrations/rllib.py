@@ -5,10 +5,12 @@ Install with ``pip install 'newmarket-env[ray]'``. What is here:
 ``NewmarketMultiAgentEnv`` / :func:`env_creator`
     The AEC env as RLlib's ``MultiAgentEnv``, for ``register_env(ENV_NAME, env_creator)``. Turn-based:
     each observation dict holds only the agent to act, so RLlib asks one policy for one action per step.
-    Observations use RLlib's keys, ``{"observations": <flat vector>, "action_mask": <0/1 per action>}``
+    Observations use RLlib's keys, ``{"observations": <flat vector>, "action_mask": <0/1 per action, int8>}``
     (PettingZoo's singular ``"observation"`` is renamed: RLlib's masking convention reads the plural).
     Every agent gets its chip change at every step (scaled by ``reward_scale``); RLlib adds up the rewards
-    of agents that are waiting for their turn. An action outside the mask raises ``IllegalActionError``.
+    of agents that are waiting for their turn. An action outside the mask raises ``IllegalActionError``
+    (``illegal_action="raise"``, the only value here: RLlib records the action its module chose, so a
+    replaced one would train on a move that was never played).
 
 :class:`MaskedPPOTorchRLModule`
     PPO's default torch module with the mask applied to the logits in *every* forward pass: exploration
@@ -69,6 +71,7 @@ from ray.tune.registry import register_env
 from newmarket_env.engine.types import IllegalActionError
 from newmarket_env.envs.aec import raw_env
 from newmarket_env.envs.learner_options import check_reward_scale
+from newmarket_env.envs.masks import MASK_DTYPE
 from newmarket_env.game import actions as A
 
 ENV_NAME = "newmarket_multiagent_v0"
@@ -85,7 +88,7 @@ class NewmarketMultiAgentEnv(MultiAgentEnv):
 
     ``config`` holds ``raw_env`` keywords (``variant``, ``num_players``, rules overrides, ``engine``) and
     ``reward_scale`` (chips are multiplied by it; default 1.0). ``observation="planes"`` is refused:
-    the masked module expects the flat vector.
+    the masked module expects the flat vector; so is ``illegal_action="replace"`` (see the module docstring).
     """
 
     def __init__(self, config: Mapping[str, Any] | None = None) -> None:
@@ -96,13 +99,18 @@ class NewmarketMultiAgentEnv(MultiAgentEnv):
             raise ValueError(f"observation={options['observation']!r} is not allowed here; allowed: 'flat'")
         if options.get("present_forced"):  # kept simple: a forced decision teaches nothing
             raise ValueError("present_forced=True is not allowed here; allowed: False")
+        if options.get("illegal_action", "raise") != "raise":
+            raise ValueError(
+                f"illegal_action={options['illegal_action']!r} is not allowed here; allowed: 'raise' "
+                "(RLlib would train on the action its module chose, not the one played)"
+            )
         self.aec = raw_env(**options)
         names: list[str] = list(self.aec.possible_agents)
         self.possible_agents: list[AgentID] = list(names)
         self.agents: list[AgentID] = []
         aec_space = self.aec.observation_space(names[0])
         assert isinstance(aec_space, gym.spaces.Dict)  # the AEC env's observation: a Dict with the mask
-        mask_box = gym.spaces.Box(0.0, 1.0, shape=(A.NUM_ACTIONS,), dtype=np.float32)
+        mask_box = gym.spaces.Box(0, 1, shape=(A.NUM_ACTIONS,), dtype=MASK_DTYPE)
         space = gym.spaces.Dict({OBS_KEY: aec_space["observation"], MASK_KEY: mask_box})
         action: gym.Space = gym.spaces.Discrete(A.NUM_ACTIONS)
         self.observation_spaces: dict[AgentID, gym.Space] = {agent: space for agent in names}
@@ -141,7 +149,7 @@ class NewmarketMultiAgentEnv(MultiAgentEnv):
 
     def _observe(self, agent: str) -> dict[str, np.ndarray]:
         seen = self.aec.observe(agent)
-        return {OBS_KEY: seen["observation"], MASK_KEY: seen["action_mask"].astype(np.float32)}
+        return {OBS_KEY: seen["observation"], MASK_KEY: seen["action_mask"]}  # the AEC env's int8 mask
 
 
 def env_creator(env_config: Mapping[str, Any] | None = None) -> NewmarketMultiAgentEnv:

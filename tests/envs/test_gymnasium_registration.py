@@ -115,3 +115,49 @@ def test_gymnasiums_module_prefix_registers_on_import():
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=HANG_GUARD_S)
     assert done.returncode == 0, done.stderr
     assert done.stdout.split() == ["SingleAgentEnv", "(936,)"]
+
+
+# One id per preset, spelled as the issue and docs/guide/environment.md spell them (not derived from the code).
+VARIANT_IDS = {
+    "newmarket": ("stops/Newmarket-v0", "stops/newmarket-v0"),
+    "michigan": ("stops/Michigan-v0", "stops/michigan-v0"),
+    "newbury": ("stops/Newbury-v0", "stops/newbury-v0"),
+    "hoyle1885": ("stops/Hoyle1885-v0", "stops/hoyle1885-v0"),
+    "arnold2011": ("stops/Arnold2011-v0", "stops/arnold2011-v0"),
+}
+
+
+def test_every_preset_has_its_ids():
+    assert set(VARIANT_IDS) == set(newmarket_env.VARIANTS)
+    assert {variant: ids[0] for variant, ids in VARIANT_IDS.items()} == newmarket_env.envs.registration.GYMNASIUM_IDS
+
+
+@pytest.mark.parametrize("variant", list(VARIANT_IDS))
+def test_each_variant_id_makes_that_variant_in_every_registry(variant):
+    gym_id, pz_id = VARIANT_IDS[variant]
+    single = gymnasium.make(gym_id, num_players=4, opponents=["random"])
+    assert single.spec.id == gym_id
+    assert single.unwrapped.variant == variant and single.unwrapped.rules == make_rules(variant, 4)
+    single.reset(seed=0)
+    aec = pettingzoo.make("aec", pz_id, num_players=4)
+    assert aec.unwrapped.variant == variant and aec.unwrapped.rules == make_rules(variant, 4)
+    if _compiled():
+        envs = gymnasium.make_vec(gym_id, num_envs=2, num_players=4, opponents=["control"])
+        assert isinstance(envs, VectorEnv) and envs.variant == variant and envs.rules == make_rules(variant, 4)
+    synced = gymnasium.make_vec(gym_id, num_envs=2, vectorization_mode="sync", num_players=4)
+    assert all(env.unwrapped.variant == variant for env in synced.envs)
+
+
+def test_a_variant_id_refuses_another_variant_and_names_its_id():
+    with pytest.raises(ValueError, match=r"variant='newbury' is not what stops/Michigan-v0 plays.*stops/Newbury-v0"):
+        gymnasium.make("stops/Michigan-v0", variant="newbury")
+    with pytest.raises(ValueError, match=r"stops/michigan-v0 plays.*stops/newbury-v0"):
+        pettingzoo.make("aec", "stops/michigan-v0", variant="newbury")
+    assert gymnasium.make("stops/Michigan-v0", variant="michigan").unwrapped.variant == "michigan"
+
+
+def test_the_entry_points_survive_pickling_for_async_vector_envs():
+    import pickle
+
+    entry = pickle.loads(pickle.dumps(gymnasium.spec("stops/Hoyle1885-v0").entry_point))
+    assert entry(num_players=4).variant == "hoyle1885"
