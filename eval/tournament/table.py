@@ -13,7 +13,8 @@ from newmarket_env.eval.tournament.leaderboard import (
     small_run_note,
 )
 
-MIN_PIPE_WIDTH = 130  # a log or a pipe gets at least this many columns
+MIN_PIPE_WIDTH = 130  # a log or a pipe gets at least this many columns, more if the table needs them
+AGENT_COLUMN = 1
 WIDE_TABLE_WIDTH = 118  # narrower terminals get the chip sources in a second table
 MAIN_COLUMNS = (0, 1, 2, 3, 9, 10)  # rank, agent, chips/deal, won %, rating, decisions/s
 SOURCE_COLUMNS = (0, 1, 4, 5, 6, 7, 8)  # rank, agent and the chip sources
@@ -29,7 +30,10 @@ def _table(title: str | None, rows: list[tuple[str, ...]], columns: Sequence[int
 
     table = Table(title=title, caption=caption, box=box.SIMPLE_HEAD, pad_edge=False)
     for i in columns:
-        table.add_column(HEADERS[i], justify="left" if i == 1 else "right", no_wrap=True)
+        if i == AGENT_COLUMN:  # a long name wraps on a narrow terminal; a number is never cut
+            table.add_column(HEADERS[i], justify="left", overflow="fold")
+        else:
+            table.add_column(HEADERS[i], justify="right", no_wrap=True)
     for row in rows:
         table.add_row(*(row[i] for i in columns))
     return table
@@ -40,14 +44,17 @@ def print_leaderboard(result: TournamentResult, command: str | None = None, smal
     from rich.console import Console  # optional: needs rich (eval extra)
 
     console = Console()
-    if not console.is_terminal:  # a log or a pipe: do not squeeze the table into 80 columns
-        console = Console(width=max(console.width, MIN_PIPE_WIDTH))
     plan = result.plan
     title = (
         f"{plan.config.variant}, {plan.setup.players} players: {len(plan.specs)} sessions "
         f"({plan.config.blocks} blocks x {len(plan.lineups)} line-ups x {plan.seatings} seatings)"
     )
     rows = leaderboard_rows(result.standings, result.speed)
+    if not console.is_terminal:
+        # A log or a pipe has no width to respect: one wide table as wide as its longest row needs, so that
+        # no cell is cut (rich would end a cut one with "…", numbers too) and the line reads whole.
+        needed = Console(width=10**4).measure(_table(title, rows, range(len(HEADERS)), None)).maximum
+        console = Console(width=max(console.width, MIN_PIPE_WIDTH, needed))
     if console.width >= WIDE_TABLE_WIDTH:
         console.print(_table(title, rows, range(len(HEADERS)), CAPTION))
     else:

@@ -81,6 +81,46 @@ def test_a_piped_leaderboard_is_one_wide_table_with_every_row_whole(result, caps
     assert lines[-1] == f"reproduce: {COMMAND}"  # whole, on one line, brackets kept
 
 
+LONG_NAME = "runs/an_experiment_with_a_long_descriptive_name/checkpoints/step_000200000/final.npz"
+
+
+def _with_long_name(result):
+    """The result with greedy renamed to a saved agent's long path (the name of the cells is all that changes)."""
+    standings = [{**row, "agent": LONG_NAME if row["agent"] == "greedy" else row["agent"]} for row in result.standings]
+    agents = {LONG_NAME if name == "greedy" else name: figures for name, figures in result.speed["agents"].items()}
+    return dataclasses.replace(result, standings=standings, speed={**result.speed, "agents": agents})
+
+
+def test_a_piped_leaderboard_widens_for_a_long_name_and_cuts_no_cell(result, capsys, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "80")
+    long = _with_long_name(result)
+    print_leaderboard(long)
+    out = ANSI.sub("", capsys.readouterr().out)
+    lines = out.splitlines()
+    assert "…" not in out
+    for row in leaderboard_rows(long.standings, long.speed):
+        _row_line(lines, row)  # every cell whole, on the row's one line
+    _row_line(lines, HEADERS)
+
+
+def test_a_narrow_terminal_wraps_a_long_name_and_cuts_no_number(result, capsys, monkeypatch):
+    import rich.console
+
+    monkeypatch.setattr(rich.console.Console, "is_terminal", property(lambda self: True))
+    monkeypatch.setenv("COLUMNS", "100")
+    long = _with_long_name(result)
+    print_leaderboard(long)
+    lines = ANSI.sub("", capsys.readouterr().out).splitlines()
+    assert max(len(line) for line in lines) <= 100 and "…" not in "\n".join(lines)
+    for row in leaderboard_rows(long.standings, long.speed):
+        numbers = tuple(cell for i, cell in enumerate(row) if i != 1)
+        main = tuple(row[i] for i in (2, 3, 9, 10))  # the numbers of each table, on the row's first line
+        sources = tuple(row[i] for i in (4, 5, 6, 7, 8))
+        assert set(main) | set(sources) | {row[0]} == set(numbers)
+        _row_line(lines, main)
+        _row_line(lines, sources)
+
+
 def test_a_narrow_terminal_gets_the_chip_sources_in_a_second_table(result, capsys, monkeypatch):
     import rich.console
 
