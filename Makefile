@@ -11,11 +11,17 @@ $(BIN)/.installed: pyproject.toml
 	$(BIN)/pip install --quiet -e ".[dev]"
 	touch $@
 
-.PHONY: setup tournament test lint docs mutation
+.PHONY: setup tournament test lint docs mutation play serve
 setup: $(BIN)/.installed
 
 tournament: $(BIN)/.installed  ## the main job: a tournament of the shipped agents, printing the leaderboard
 	$(BIN)/newmarket tournament --overwrite
+
+play: $(BIN)/.installed  ## you against three agents in the terminal (README, "Play it"); more options: ARGS="..."
+	$(BIN)/newmarket play --variant michigan --agents greedy --seed 7 $(ARGS)
+
+serve: $(BIN)/.installed  ## the web app on http://127.0.0.1:8000/ (README, "Play it"); more options: ARGS="..."
+	$(BIN)/newmarket serve $(ARGS)
 
 test: $(BIN)/.installed  ## the whole test suite, on 2 processes
 	$(BIN)/python -m pytest -n 2

@@ -38,3 +38,22 @@ def test_python_examples_run(page):
     script = "\n\n".join(runnable_blocks(page))
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300, cwd=REPO_ROOT)
     assert done.returncode == 0, done.stderr[-3000:]
+
+
+def test_play_it_works_without_an_active_venv():
+    """README's "Play it": make targets that need no activated venv, and the note that the commands do."""
+    text = (REPO_ROOT / "README.md").read_text(encoding="utf-8")
+    section = text.split("## Play it", 1)[1].split("\n## ", 1)[0]
+    assert "make play" in section and "make serve" in section
+    assert ". .venv/bin/activate" in section and ".venv/bin/newmarket" in section
+    # -o: never remake the venv here (a touched pyproject.toml would); PATH without the venv, as a fresh shell.
+    environment = {"PATH": "/usr/bin:/bin", "HOME": str(REPO_ROOT)}
+    make = ["make", "-s", "-o", ".venv/bin/.installed"]
+    played = subprocess.run(
+        [*make, "play"], input="q\n", capture_output=True, text=True, timeout=120, cwd=REPO_ROOT, env=environment
+    )
+    assert played.returncode == 0, played.stderr[-2000:]
+    assert "You are" in played.stdout or "your choice" in played.stdout
+    assert "session stopped in deal 1" in played.stdout
+    served = subprocess.run([*make, "-n", "serve"], capture_output=True, text=True, cwd=REPO_ROOT, env=environment)
+    assert served.stdout.strip() == ".venv/bin/newmarket serve", served.stdout

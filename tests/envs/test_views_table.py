@@ -299,11 +299,3 @@ def test_openspiel_row():
     assert documented_modes("OpenSpiel") == ("raise", {"raise"}) and documented_keys("OpenSpiel") == set()
     with pytest.raises(IllegalActionError):
         state.apply_action(state.legal_actions_mask(player).index(0))
-
-
-# ----------------------------------------------------------------------------------- the code blocks
-def test_the_pages_code_blocks_run(capsys):
-    blocks = re.findall(r"```python\n(.*?)```", PAGE.read_text(), re.S)
-    assert len(blocks) >= 5
-    for number, block in enumerate(blocks):
-        exec(compile(block, f"{PAGE.name} block {number}", "exec"), {})
