@@ -3,7 +3,11 @@
 Routes (all JSON but ``/``):
 
 - ``GET  /``                          the page (inline CSS and JS, nothing fetched from the internet)
-- ``GET  /api/options``               variants, agents, rules parameters: what the forms offer
+- ``GET  /favicon.ico``                the page's icon
+- ``GET  /api/options``               variants, agents (``seated``: those the server's ``--agent`` seated),
+                                      rules parameters: what the forms offer
+- ``POST /api/check``                 a new table's form, checked before the deal: ``{"problem": one line or
+                                      null, "refused": [{"agent", "reason"}]}`` (agents that refuse its rules)
 - ``POST /api/games``                 a new table, ``{"mode": "play"|"watch", "variant", "players", "agents",
                                       "seat", "seed", "rules"}``; answers its id and first view
 - ``GET  /api/games/{id}?view=``      the table (a player: their seat; a watcher: ``all`` or a seat)
@@ -20,13 +24,13 @@ Bad input is a 4xx with ``{"error": "one line"}``; no request gets a traceback.
 from __future__ import annotations
 
 import io
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from importlib import resources
 from typing import Any
 
 from fastapi import Body, FastAPI, Request
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import HTMLResponse, JSONResponse
+from fastapi.responses import HTMLResponse, JSONResponse, Response
 from pydantic import BaseModel, Field
 from starlette.exceptions import HTTPException
 
@@ -34,7 +38,8 @@ from newmarket_env.agents import available_agents
 from newmarket_env.game.rules import PARAMETER_NAMES, VARIANTS
 from newmarket_env.records import RecordTooLarge, pick_record
 from newmarket_env.web.guard import DEFAULT_ALLOWED_HOSTS, Guard
-from newmarket_env.web.tables import MODES, BadInput, GameStore, ReplayGame, TableGame
+from newmarket_env.web.icon import favicon
+from newmarket_env.web.tables import MODES, BadInput, GameStore, ReplayGame, TableGame, refusals
 
 MAX_RECORD_BYTES = 20 * 2**20  # a tournament's records file of a few thousand sessions fits (gzipped)
 MAX_FORM_BYTES = 64 * 2**10  # a new table's form or a decision: a few hundred bytes
@@ -65,11 +70,19 @@ def body_limit(path: str) -> int:
     return MAX_RECORD_BYTES if path.rstrip("/") == "/api/replays" else MAX_FORM_BYTES
 
 
-def create_app(store: GameStore | None = None, allowed_hosts: Sequence[str] = DEFAULT_ALLOWED_HOSTS) -> FastAPI:
+def create_app(
+    store: GameStore | None = None,
+    allowed_hosts: Sequence[str] = DEFAULT_ALLOWED_HOSTS,
+    seated: Mapping[str, str] | None = None,
+) -> FastAPI:
     """The app; each app has its own games (tests make one each).
 
     ``allowed_hosts``: the names a request's ``Host`` header may give (:mod:`newmarket_env.web.guard`).
+    ``seated``: the agents the person starting the server seats, ``{NAME: file path or MODULE:ATTR}``, checked
+    by :func:`newmarket_env.web.seated.parse_seated` (``newmarket serve --agent NAME=...``); requests name
+    them by NAME only.
     """
+    seated = dict(seated or {})
     app = FastAPI(title="newmarket-env", docs_url=None, redoc_url=None, openapi_url=None)
     app.add_middleware(Guard, allowed_hosts=allowed_hosts, body_limit=body_limit)
     games = store or GameStore()
@@ -94,6 +107,10 @@ def create_app(store: GameStore | None = None, allowed_hosts: Sequence[str] = DE
     def index() -> str:
         return page
 
+    @app.get("/favicon.ico")
+    def icon() -> Response:
+        return Response(favicon(), media_type="image/x-icon", headers={"Cache-Control": "max-age=86400"})
+
     @app.get("/api/options")
     def options() -> dict[str, Any]:
         return {
@@ -101,13 +118,19 @@ def create_app(store: GameStore | None = None, allowed_hosts: Sequence[str] = DE
                 name: {"players": list(v.players), "default_players": v.default_players} for name, v in VARIANTS.items()
             },
             "agents": available_agents(),
+            "seated": list(seated),
             "parameters": [p for p in PARAMETER_NAMES if p != "num_players"],
             "modes": list(MODES),
         }
 
+    @app.post("/api/check")
+    def check(form: NewGame) -> dict[str, Any]:
+        return refusals(form.model_dump(), seated)
+
     @app.post("/api/games")
     def new_game(form: NewGame) -> dict[str, Any]:
-        table = TableGame(form.mode, form.variant, form.players, form.agents, form.seat, form.seed, form.rules)
+        fields = (form.mode, form.variant, form.players, form.agents, form.seat, form.seed, form.rules)
+        table = TableGame(*fields, seated=seated)
         key = games.add(table)
         return {"id": key, **table.view()}
 

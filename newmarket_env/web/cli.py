@@ -14,8 +14,10 @@ from collections.abc import Sequence
 import fastapi  # noqa: F401 - imported first so a missing extra is named before the parser runs
 import uvicorn
 
+from newmarket_env.agents import available_agents
 from newmarket_env.util.cli_common import EXIT_BAD_INPUT, EXIT_FAILED, EXIT_OK, command_parser, fail
 from newmarket_env.web.guard import DEFAULT_ALLOWED_HOSTS, WILDCARD_ADDRESSES
+from newmarket_env.web.seated import parse_seated
 
 PROG = "newmarket serve"
 DEFAULT_HOST = "127.0.0.1"
@@ -44,6 +46,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
         "(and the --host address); repeat for more. Other names are refused, so a web page "
         "cannot reach the server through a name of its own that points here",
     )
+    parser.add_argument(
+        "--agent",
+        action="append",
+        default=[],
+        metavar="NAME=PATH_OR_MODULE:ATTR",
+        help="seat your own agent: a saved .npz, an SB3 .zip or MODULE:ATTR, offered on the page as NAME "
+        "in Play and Watch (the page never names files itself); repeat for more",
+    )
     return parser
 
 
@@ -63,6 +73,11 @@ def run(args: argparse.Namespace) -> int:
         return fail(args.prog, f"--port {args.port} is out of range; allowed: 1..65535", EXIT_BAD_INPUT)
     from newmarket_env.web.app import create_app  # optional: needs FastAPI (web extra)
 
+    try:  # every --agent is read before the server starts: a wrong one is one line, and nothing listens
+        seated = parse_seated(args.agent, taken=available_agents())
+    except ValueError as err:
+        return fail(args.prog, str(err), EXIT_BAD_INPUT)
+
     try:  # a taken port or an unknown address is said in one line before the server starts
         with socket.socket(socket.AF_INET6 if ":" in args.host else socket.AF_INET) as probe:
             probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as uvicorn binds
@@ -71,13 +86,16 @@ def run(args: argparse.Namespace) -> int:
         return fail(args.prog, f"cannot listen on {args.host}:{args.port}: {err.strerror or err}", EXIT_FAILED)
     allowed = [*DEFAULT_ALLOWED_HOSTS, *([] if args.host in WILDCARD_ADDRESSES else [args.host]), *args.allow_host]
     shown = "127.0.0.1" if args.host in WILDCARD_ADDRESSES else args.host
+    for name, spec in seated.items():
+        print(f"{args.prog}: seated {name} = {spec}", flush=True)
     print(
         f"{args.prog}: open http://{shown}:{args.port}/ in a browser (Ctrl-C stops; the games live in "
         "this process: stopping the server loses them)",
         flush=True,
     )
     try:
-        uvicorn.run(create_app(allowed_hosts=allowed), host=args.host, port=args.port, log_level="warning")
+        app = create_app(allowed_hosts=allowed, seated=seated)
+        uvicorn.run(app, host=args.host, port=args.port, log_level="warning")
     except OSError as err:  # e.g. the port is taken
         return fail(args.prog, f"cannot listen on {args.host}:{args.port}: {err.strerror or err}", EXIT_FAILED)
     return EXIT_OK

@@ -29,6 +29,7 @@ from newmarket_env.engine.types import IllegalActionError
 from newmarket_env.envs import env as make_env
 from newmarket_env.game.rules import PARAMETER_NAMES, Rules
 from newmarket_env.records import PERSON, check_genuine, check_record, count_decisions
+from newmarket_env.web.seated import spec_of
 
 MODES = ("play", "watch")
 MAX_GAMES = 64  # tables and replays kept in memory; the one used longest ago goes first
@@ -64,29 +65,16 @@ class TableGame:
         seat: int = 0,
         seed: int | None = None,
         rules: Mapping[str, Any] | None = None,
+        seated: Mapping[str, str] | None = None,
     ) -> None:
-        if mode not in MODES:
-            raise BadInput(f"mode {mode!r} is unknown; allowed: {', '.join(MODES)}")
-        if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed <= MAX_SEED):
-            raise BadInput(f"seed {seed!r} is out of range; allowed: 0..{MAX_SEED} (or none: a fresh one)")
-        unknown = sorted(set(rules or {}) - set(RULES_KEYS))
-        if unknown:  # the env takes other keywords too (render mode, observation): not the web's to set
-            raise BadInput(f"unknown rules parameter {', '.join(map(repr, unknown))}; allowed: {', '.join(RULES_KEYS)}")
-        try:
-            self.env = make_env(variant=variant, num_players=players, engine="python", **dict(rules or {}))
-        except (ValueError, TypeError) as err:
-            raise BadInput(str(err)) from None
+        form = (mode, variant, players, agents, seat, seed, rules)
+        self.env, self.human, robot_seats, names = table_setup(*form, seated=seated)
         n = self.env.unwrapped.rules.num_players
         self.mode, self.variant = mode, variant
-        self.human = seat if mode == "play" else None
-        if mode == "play" and not (isinstance(seat, int) and 0 <= seat < n):
-            raise BadInput(f"seat {seat!r} is not a seat of this {n}-player table; allowed: 0..{n - 1}")
         self.seed = secrets.randbits(SEED_BITS) if seed is None else seed
-        robot_seats = [s for s in range(n) if s != self.human]
-        names = _agent_names(agents, len(robot_seats))
         try:  # an agent made for other rules (a trained one) says so: a choice of the form, not a bug
             self.agents = {
-                s: load_agent(name, env=self.env, seed=self.seed + 1 + s)
+                s: load_agent(spec_of(name, seated or {}), env=self.env, seed=self.seed + 1 + s)
                 for s, name in zip(robot_seats, names, strict=True)
             }
         except (ValueError, TypeError) as err:
@@ -239,15 +227,66 @@ class TableGame:
         return [self.labels.get(s, "you") for s in range(self.game.n)]
 
 
+def table_setup(
+    mode: str,
+    variant: str,
+    players: int | None,
+    agents: Sequence[str],
+    seat: int,
+    seed: int | None,
+    rules: Mapping[str, Any] | None,
+    seated: Mapping[str, str] | None = None,
+):
+    """A new table's form checked: its env, the person's seat (``None`` watching), the agents' seats and names.
+
+    A :class:`BadInput` names the first problem; the agents are not loaded yet (see :func:`refusals`).
+    """
+    if mode not in MODES:
+        raise BadInput(f"mode {mode!r} is unknown; allowed: {', '.join(MODES)}")
+    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed <= MAX_SEED):
+        raise BadInput(f"seed {seed!r} is out of range; allowed: 0..{MAX_SEED} (or none: a fresh one)")
+    unknown = sorted(set(rules or {}) - set(RULES_KEYS))
+    if unknown:  # the env takes other keywords too (render mode, observation): not the web's to set
+        raise BadInput(f"unknown rules parameter {', '.join(map(repr, unknown))}; allowed: {', '.join(RULES_KEYS)}")
+    try:
+        table = make_env(variant=variant, num_players=players, engine="python", **dict(rules or {}))
+    except (ValueError, TypeError) as err:
+        raise BadInput(str(err)) from None
+    n = table.unwrapped.rules.num_players
+    human = seat if mode == "play" else None
+    if mode == "play" and not (isinstance(seat, int) and 0 <= seat < n):
+        raise BadInput(f"seat {seat!r} is not a seat of this {n}-player table; allowed: 0..{n - 1}")
+    robot_seats = [s for s in range(n) if s != human]
+    return table, human, robot_seats, _agent_names(agents, len(robot_seats), seated or {})
+
+
+def refusals(form: Mapping[str, Any], seated: Mapping[str, str] | None = None) -> dict[str, Any]:
+    """What dealing ``form`` (a new table's fields) would meet, before the deal: ``problem``, the one-line
+    :class:`BadInput` of the form (else ``None``), and ``refused``, each agent that would refuse the table
+    (a trained network made for other rules) with its one-line reason."""
+    fields = ("mode", "variant", "players", "agents", "seat", "seed", "rules")
+    try:
+        table, _, _, names = table_setup(*(form[key] for key in fields), seated=seated)
+    except BadInput as err:
+        return {"problem": str(err), "refused": []}
+    refused = []
+    for name in dict.fromkeys(names):  # each agent once, in the form's order
+        try:
+            load_agent(spec_of(name, seated or {}), env=table, seed=0)
+        except (ValueError, TypeError) as err:
+            refused.append({"agent": name, "reason": str(err).splitlines()[0]})
+    return {"problem": None, "refused": refused}
+
+
 def _finished_deals(game) -> int:
     return sum(1 for deal in game.deals if deal["chips"])
 
 
-def _agent_names(agents: Sequence[str], seats: int) -> list[str]:
+def _agent_names(agents: Sequence[str], seats: int, seated: Mapping[str, str]) -> list[str]:
     agents = [str(a).strip() for a in agents]
-    known = available_agents()
+    known = [*available_agents(), *seated]
     for name in agents:
-        if name not in known:  # registered names only: a web request must not name files to load
+        if name not in known:  # registered or seated names only: a web request must not name files to load
             raise BadInput(f"unknown agent {name!r}; allowed: {', '.join(known)}")
     if len(agents) == 1:
         return agents * seats

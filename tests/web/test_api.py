@@ -322,3 +322,56 @@ def test_when_every_game_is_in_play_a_new_one_is_refused_with_a_503_until_one_is
     assert client.post("/api/games", json={"mode": "watch", "seed": 5}).status_code == 200
     assert client.get(f"/api/games/{second}").status_code == 404
     assert client.get(f"/api/games/{first}").status_code == 200
+
+
+# ---------------------------------------------------------------- agents the server seats; the check before a deal
+def test_a_seated_agent_is_offered_by_name_and_plays_but_a_path_in_a_request_is_still_refused(tmp_path):
+    from fastapi.testclient import TestClient
+
+    from newmarket_env.agents.saved import TRAINED_DIR
+    from newmarket_env.web import create_app
+
+    trained = str(TRAINED_DIR / "ppo-michigan.npz")
+    seated = {"mine": trained, "bot": "newmarket_env.agents.random_agent:RandomAgent"}
+    client = TestClient(create_app(seated=seated), base_url="http://localhost")
+    options = client.get("/api/options").json()
+    assert options["seated"] == ["mine", "bot"] and "mine" not in options["agents"]
+    table = client.post("/api/games", json={"mode": "watch", "variant": "michigan", "agents": ["mine", "bot"] * 2})
+    assert table.status_code == 200, table.text
+    for _ in range(5):
+        client.post(f"/api/games/{table.json()['id']}/step")
+    record = client.get(f"/api/games/{table.json()['id']}/record").json()
+    assert record["agents"] == ["mine", "bot", "mine", "bot"]
+    refused = client.post("/api/games", json={"mode": "watch", "agents": [trained]})
+    assert refused.status_code == 400 and "unknown agent" in refused.json()["error"]
+    plain = TestClient(create_app(), base_url="http://localhost")  # a server without --agent knows no "mine"
+    assert plain.post("/api/games", json={"mode": "watch", "agents": ["mine"]}).status_code == 400
+
+
+def test_check_names_the_agents_that_would_refuse_the_rules_and_deals_nothing(client):
+    answer = client.post(
+        "/api/check", json={"mode": "watch", "agents": ["exit-newmarket", "random"] * 2, "rules": {"num_deals": 1}}
+    )
+    assert answer.status_code == 200
+    body = answer.json()
+    assert body["problem"] is None and [r["agent"] for r in body["refused"]] == ["exit-newmarket"]
+    assert "num_deals (trained 4, here 1)" in body["refused"][0]["reason"]
+    fine = client.post("/api/check", json={"mode": "watch", "agents": ["exit-newmarket"]}).json()
+    assert fine == {"problem": None, "refused": []}
+    bad = client.post("/api/check", json={"mode": "play", "agents": ["nobody"]}).json()
+    assert bad["problem"].startswith("unknown agent 'nobody'") and bad["refused"] == []
+    # The check deals no table: dealing what it accepted works, and what it refused is refused the same way.
+    assert client.post("/api/games", json={"mode": "watch", "agents": ["exit-newmarket"]}).status_code == 200
+    refused = client.post("/api/games", json={"mode": "watch", "agents": ["exit-newmarket"], "rules": {"num_deals": 1}})
+    assert refused.status_code == 400 and refused.json()["error"] == body["refused"][0]["reason"]
+
+
+def test_the_icon_is_an_ico_file(client):
+    from io import BytesIO
+
+    from PIL import Image
+
+    answer = client.get("/favicon.ico")
+    assert answer.status_code == 200 and answer.headers["content-type"] == "image/x-icon"
+    icon = Image.open(BytesIO(answer.content))
+    assert icon.format == "ICO" and icon.size == (32, 32)

@@ -12,8 +12,12 @@ import json
 import os
 import random
 import socket
+import subprocess
+import sys
 import threading
 import time
+import urllib.request
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -72,18 +76,63 @@ def browser():
         chromium.close()
 
 
-@pytest.fixture
-def page(browser, server):
+def _open(browser, url: str):
+    """A fresh page of ``url``, ready; after the test, no JavaScript error and no request of the page's own
+    (outside /api/) answered 4xx or 5xx. (Headless chromium asks for no icon: test_the_page_has_an_icon does.)"""
     context = browser.new_context(viewport={"width": 1400, "height": 900})
     page = context.new_page()
     page.set_default_timeout(WAIT_MS)
     errors: list[str] = []
     page.on("pageerror", lambda err: errors.append(str(err)))
-    page.goto(server)
+    failed: list[str] = []
+    # Answers the tests ask for on purpose (a bad form, a bad file) are 4xx of /api; the page's own loads are not.
+    page.on(
+        "response", lambda r: failed.append(f"{r.status} {r.url}") if r.status >= 400 and "/api/" not in r.url else None
+    )
+    page.goto(url)
     page.wait_for_selector("body[data-ready=yes]")
     yield page
     context.close()
     assert not errors, f"JavaScript errors on the page: {errors}"
+    assert not failed, f"requests that failed: {failed}"
+
+
+@pytest.fixture
+def page(browser, server):
+    yield from _open(browser, server)
+
+
+# Agents the person starting the server seats (newmarket serve --agent): a saved network and a MODULE:ATTR,
+# under a name long enough to be cut on a seat.
+TRAINED = Path(__file__).resolve().parents[2] / "agents" / "trained" / "ppo-newmarket.npz"
+LONG_NAME = "lab-agent-with-a-rather-long-name-2026"
+SEATED_ARGS = ["--agent", f"mine={TRAINED}", "--agent", f"{LONG_NAME}=newmarket_env.agents.random_agent:RandomAgent"]
+
+
+@pytest.fixture(scope="module")
+def seated_server():
+    """``newmarket serve --agent ...`` as a process, as a person starts it."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    command = [sys.executable, "-m", "newmarket_env.cli", "serve", "--port", str(port), *SEATED_ARGS]
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    url, deadline = f"http://127.0.0.1:{port}", time.monotonic() + 60
+    while True:
+        assert process.poll() is None and time.monotonic() < deadline, process.stdout.read() if process.stdout else ""
+        try:
+            urllib.request.urlopen(url, timeout=5).close()
+            break
+        except OSError:
+            time.sleep(0.2)
+    yield url
+    process.terminate()
+    process.wait(timeout=30)
+
+
+@pytest.fixture
+def seated_page(browser, seated_server):
+    yield from _open(browser, seated_server)
 
 
 def _not_blank(page, name: str | None = None) -> None:
@@ -527,3 +576,161 @@ def test_watch_steps_through_forced_follows_card_by_card(page):
     assert sorted(page.locator("#played .card.just").evaluate_all("els => els.map(e => e.dataset.card)")) == sorted(
         played
     )
+
+
+# ---------------------------------------------------------------- agents seated by the server, the form, the tabs
+def _names(page) -> list[str]:
+    return page.locator(".seat .who b").all_inner_texts()
+
+
+def test_the_servers_own_agents_are_offered_and_sit_at_play_and_watch_tables(seated_page):
+    page = seated_page
+    for mode in ("play", "watch"):
+        offered = page.locator(f"#agents-{mode} button.seated").evaluate_all("els => els.map(e => e.dataset.agent)")
+        assert offered == ["mine", LONG_NAME]
+    page.click("#tab-watch")
+    page.click("#agents-watch button[data-agent=mine]")
+    assert page.input_value("#setup-watch input[name=agents]") == "mine"
+    page.fill("#setup-watch input[name=seed]", "4")
+    page.click("#start-watch")
+    page.wait_for_selector(".seat")
+    assert _names(page) == [f"player_{s} (mine)" for s in range(4)]
+    for _ in range(3):
+        _step(page)
+    record = json.loads(page.evaluate("fetch(`/api/games/${current.id}/record`).then(r => r.text())"))
+    assert record["agents"] == ["mine"] * 4 and record["thoughts"]  # the network said what it thought
+    page.click("#tab-play")
+    page.click("#agents-play button[data-agent=mine]")
+    page.click("#agents-play button[data-agent=random]", modifiers=["Shift"])
+    assert page.input_value("#setup-play input[name=agents]") == "mine,random"  # shift-click: one more seat
+    page.click(f"#agents-play button[data-agent='{LONG_NAME}']")
+    page.fill("#setup-play input[name=seed]", "4")
+    page.click("#start-play")
+    page.wait_for_selector(".seat")
+    assert _names(page)[1:] == [f"player_{s} ({LONG_NAME})" for s in (1, 2, 3)]
+    with page.expect_response("**/act") as answer:
+        page.locator("#choices button").first.click()
+    assert answer.value.ok and page.inner_text("#error") == ""
+
+
+_BADGE_WHOLE = """badge => {
+  const r = badge.getBoundingClientRect();
+  if (r.width < 10 || r.height < 5) return false;
+  for (let el = badge.parentElement; el && !el.classList.contains("seat"); el = el.parentElement) {
+    const s = getComputedStyle(el);
+    if (s.overflowX !== "visible" || s.overflow !== "visible") {
+      const p = el.getBoundingClientRect();
+      if (r.left < p.left - 0.5 || r.right > p.right + 0.5) return false;  // cut by a clipping box
+    }
+  }
+  const seat = badge.closest(".seat").getBoundingClientRect();
+  return r.left >= seat.left && r.right <= seat.right;
+}"""
+
+
+@pytest.mark.parametrize("mode", ["watch", "play"])
+def test_the_dealer_badge_stays_whole_beside_a_long_name(seated_page, mode):
+    page = seated_page
+    page.click(f"#tab-{mode}")
+    page.fill(f"#setup-{mode} input[name=agents]", LONG_NAME)
+    page.fill(f"#setup-{mode} input[name=seed]", "1")
+    page.click(f"#start-{mode}")
+    page.wait_for_selector(".seat .badge")
+    dealer = page.get_attribute(".seat:has(.badge)", "data-seat")
+    if mode == "play" and dealer == "0":  # the person deals: sit elsewhere, so that an agent deals
+        page.fill("#setup-play input[name=seat]", "1")
+        page.click("#start-play")
+        page.wait_for_function(
+            f"document.querySelector('.seat[data-seat=\"0\"] b').textContent.includes('{LONG_NAME}')"
+        )
+    name = page.locator(".seat:has(.badge) .who > span").first
+    assert LONG_NAME in name.get_attribute("title")
+    assert name.evaluate(
+        "e => e.scrollWidth > e.clientWidth || e.querySelector('b').scrollWidth > e.querySelector('b').clientWidth"
+    )
+    badge = page.locator(".seat .badge")
+    assert badge.inner_text() == "dealer" and badge.evaluate(_BADGE_WHOLE), "the dealer badge is cut"
+
+
+def _checked(page, mode: str, before: str | None) -> str:
+    """Wait for the form's check after ``before`` to come back; its number."""
+    page.wait_for_function(
+        f"(b) => (document.getElementById('setup-{mode}').dataset.checked || null) !== b", arg=before, timeout=WAIT_MS
+    )
+    return page.get_attribute(f"#setup-{mode}", "data-checked")
+
+
+def test_the_form_says_before_the_deal_which_agents_refuse_its_rules(page):
+    page.click("#tab-watch")
+    rules, note = "#setup-watch input[name=rules]", "#note-watch"
+    seen = page.get_attribute("#setup-watch", "data-checked")
+    assert page.get_attribute(rules, "placeholder") == "num_deals=1"  # random, greedy, ...: any rules
+    page.fill("#setup-watch input[name=agents]", "exit-newmarket")  # a network trained on 4 deals
+    seen = _checked(page, "watch", seen)
+    placeholder = page.get_attribute(rules, "placeholder")
+    assert "num_deals" not in placeholder and "exit-newmarket" in placeholder, placeholder
+    assert page.inner_text(note) == ""  # the preset's own rules: accepted
+    page.fill(rules, "num_deals=1")
+    seen = _checked(page, "watch", seen)
+    assert "exit-newmarket will refuse this table" in page.inner_text(note)
+    assert "num_deals (trained 4, here 1)" in page.inner_text(note)
+    page.fill("#setup-watch input[name=agents]", "random")
+    seen = _checked(page, "watch", seen)
+    assert page.inner_text(note) == ""
+    page.fill(rules, "")
+    _checked(page, "watch", seen)
+    assert page.get_attribute(rules, "placeholder") == "num_deals=1"
+    # The Play form's example is one its agents accept: typed in as it stands, the table is dealt.
+    page.click("#tab-play")
+    example = page.get_attribute("#setup-play input[name=rules]", "placeholder")
+    page.fill("#setup-play input[name=rules]", example)
+    page.click("#start-play")
+    page.wait_for_selector(".seat")
+    assert page.inner_text("#error") == ""
+
+
+def test_each_tab_shows_its_own_table(page):
+    page.fill("#setup-play input[name=players]", "3")
+    page.fill("#setup-play input[name=seed]", "2")
+    page.fill("#setup-play input[name=rules]", "num_deals=1")
+    page.click("#start-play")
+    page.wait_for_selector("#status")
+    clicks = 0
+    while page.get_attribute("#status", "data-over") != "yes":  # a finished Play table
+        assert clicks < 100, "the session did not end"
+        before = page.inner_text("#log")
+        with page.expect_response("**/act"):
+            page.locator("#choices button").first.click()
+        page.wait_for_function("(before) => document.getElementById('log').textContent !== before", arg=before)
+        clicks += 1
+    played = page.inner_text("#status")
+    page.click("#tab-watch")
+    assert page.locator("#table.empty").count() == 1 and page.locator(".seat").count() == 0
+    assert page.locator("#save-record").count() == 0 and page.inner_text("#log") == ""
+    page.fill("#setup-watch input[name=seed]", "2")
+    page.click("#start-watch")
+    page.wait_for_selector(".seat")
+    watched = page.inner_text("#status")
+    page.click("#tab-replay")
+    assert page.locator("#table.empty").count() == 1
+    page.click("#tab-play")
+    page.wait_for_selector("#status[data-over=yes]")
+    assert page.inner_text("#status") == played and page.locator("#save-record").count() == 1
+    assert page.locator("#watch-controls:not(.hidden)").count() == 0
+    page.click("#tab-watch")
+    page.wait_for_selector("#status[data-over=no]")
+    assert page.inner_text("#status") == watched and page.locator("#watch-controls:not(.hidden)").count() == 1
+
+
+def test_the_page_has_an_icon(page):
+    assert page.get_attribute("link[rel=icon]", "href") == "/favicon.ico"
+    answer = page.request.get(page.url.rstrip("/") + "/favicon.ico")
+    assert answer.status == 200 and answer.headers["content-type"] == "image/x-icon"
+    from io import BytesIO
+
+    from PIL import Image
+
+    icon = Image.open(BytesIO(answer.body()))  # Pillow reads it as an icon: an independent check of the bytes
+    assert icon.format == "ICO" and icon.size == (32, 32)
+    pixels = np.asarray(icon.convert("RGB"))
+    assert len(np.unique(pixels.reshape(-1, 3), axis=0)) >= 3  # felt, card and the red of the diamond

@@ -104,3 +104,36 @@ def test_the_env_does_not_import_the_web_app_or_pillow():
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=HANG_GUARD_S)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "[]"
+
+
+@pytest.mark.parametrize(
+    "item, message",
+    [
+        ("mine", "is not NAME=PATH_OR_MODULE:ATTR"),
+        ("mine=", "is not NAME=PATH_OR_MODULE:ATTR"),
+        ("my agent=newmarket_env.agents.random_agent:RandomAgent", "name 'my agent' is not allowed"),
+        ("a,b=newmarket_env.agents.random_agent:RandomAgent", "name 'a,b' is not allowed"),
+        ("greedy=newmarket_env.agents.random_agent:RandomAgent", "name 'greedy' is a registered agent's"),
+        ("mine=no/such/file.npz", "is not an existing .npz or .zip file nor a MODULE:ATTR reference"),
+        ("mine=README.md", "is not a valid newmarket_env saved agent"),
+        ("mine=no_such_module_here:Agent", "module 'no_such_module_here' cannot be imported"),
+        ("mine=os:path", "is a module, not an Agent subclass"),
+    ],
+)
+def test_a_bad_agent_is_one_line_and_nothing_listens(item, message, capsys):
+    from newmarket_env.web.cli import main
+
+    port = _free_port()
+    assert main(["--port", str(port), "--agent", item]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and message in err, err
+    with pytest.raises(OSError):
+        socket.create_connection(("127.0.0.1", port), timeout=2).close()
+
+
+def test_an_agent_given_twice_is_refused(capsys):
+    from newmarket_env.web.cli import main
+
+    spec = "newmarket_env.agents.random_agent:RandomAgent"
+    assert main(["--port", str(_free_port()), "--agent", f"mine={spec}", "--agent", f"mine={spec}"]) == 2
+    assert "name 'mine' is given twice" in capsys.readouterr().err
