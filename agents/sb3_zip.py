@@ -18,8 +18,10 @@ the file's author. It needs torch (the ``train`` extra). The model must be an ac
 ``Discrete(NUM_ACTIONS)`` actions; anything else is refused in one line that says why. The hidden
 activation is read from ``policy_kwargs`` (SB3's default, ``Tanh``, when the model was made without one).
 The file does not say which rules it was trained for: it loads for any rules, with the observation of
-the env it plays in. Observations normalised during training (``VecNormalize``, saved in another file)
-are not part of the model and are not applied.
+the env it plays in, unless a rules record lies beside it (``MODEL.rules.json``,
+:mod:`newmarket_env.agents.sb3_rules`: the models this package trains have one), and then only for those
+rules, as a saved ``.npz`` does. Observations normalised during training (``VecNormalize``, saved in
+another file) are not part of the model and are not applied.
 """
 
 from __future__ import annotations
@@ -38,7 +40,8 @@ from typing import Any
 
 import numpy as np
 
-from newmarket_env.agents.saved import FORMAT, FORMAT_VERSION, SavedAgent
+from newmarket_env.agents.saved import FORMAT, FORMAT_VERSION, SavedAgent, rules_mismatch
+from newmarket_env.agents.sb3_rules import model_rules_path, rules_record
 from newmarket_env.game.actions import NUM_ACTIONS
 from newmarket_env.game.rules import Rules
 from newmarket_env.observation.layout import FLAT_SIZE
@@ -259,14 +262,27 @@ def _layers(state: dict[str, np.ndarray], where: str) -> list[tuple[np.ndarray, 
 
 
 def load_sb3_agent(
-    path: str | os.PathLike, rules: Rules, seed: int | None = None, sample: bool = False, name: str | None = None
+    path: str | os.PathLike,
+    rules: Rules,
+    seed: int | None = None,
+    sample: bool = False,
+    name: str | None = None,
+    allow_rules_mismatch: bool = False,
 ) -> SavedAgent:
-    """The model at ``path`` as a numpy agent for ``rules`` (masked greedy actions, or sampled)."""
+    """The model at ``path`` as a numpy agent for ``rules`` (masked greedy actions, or sampled); a
+    ``ValueError`` when its rules record (:mod:`~newmarket_env.agents.sb3_rules`) names other rules."""
     info, layers = read_sb3_zip(path)
+    record = rules_record(path)
+    diff = [] if record is None else rules_mismatch(record.rules.to_dict(), rules)
+    if diff and not allow_rules_mismatch:
+        raise ValueError(
+            f"model {os.fspath(path)!r} was trained for {record.variant!r} with other rules (its "
+            f"{model_rules_path(path).name} says so); differing parameters: {'; '.join(diff)}"
+        )
     metadata = {
         "format": FORMAT,
         "version": FORMAT_VERSION,
-        "variant": None,
+        "variant": None if record is None else record.variant,
         "rules": rules.to_dict(),
         "activation": info["activation"],
         "training": {"source": "stable-baselines3", **info},

@@ -29,15 +29,21 @@ from typing import Any
 
 from stable_baselines3.common.callbacks import BaseCallback
 
+from newmarket_env.agents.sb3_rules import write_rules_record
+from newmarket_env.train.export import env_rules
 from newmarket_env.train.stamped import Found, find_stamped, stamped_path, write_stamped
 
 _PREFIX, _SUFFIX = "ppo", ".zip"
 
 
 def save_checkpoint(model: Any, folder: Path, run_id: str) -> Path:
-    """Save ``model`` as the checkpoint of its current step count; returns the zip's path."""
+    """Save ``model`` as the checkpoint of its current step count, with the record of its env's rules beside it
+    (``newmarket export`` checks a checkpoint against them); returns the zip's path."""
     steps = int(model.num_timesteps)
-    return write_stamped(stamped_path(folder, _PREFIX, steps, _SUFFIX), run_id, steps, model.save)
+    path = write_stamped(stamped_path(folder, _PREFIX, steps, _SUFFIX), run_id, steps, model.save)
+    variant, rules = env_rules(model)
+    write_rules_record(path, rules, variant)
+    return path
 
 
 def find_checkpoint(folder: Path, run_id: str) -> Found:

@@ -28,6 +28,8 @@ VEC_ENVS = ("batch", "dummy", "subproc")
 #: Most envs of the per-object kinds (dummy, subproc); batch tables are far cheaper.
 MAX_SINGLE_ENVS = 256
 ACTIVATIONS = ("tanh", "relu")
+#: What the PPO networks read (``ppo.features``): the flat vector, or the card planes (train/features.py).
+FEATURES = ("flat", "planes")
 
 
 #: Largest seed: numpy and torch seeds are 32-bit.
@@ -121,6 +123,13 @@ class PPOSection:
         max_items=16,
     )
     activation: str = spec("tanh", "hidden activation", str, choices=ACTIVATIONS)
+    features: str = spec(
+        "flat",
+        "what the networks read: flat = the vector, planes = card planes through a convolution along the ranks "
+        "(newmarket_env.train.features.PlanesExtractor; needs activation: relu)",
+        str,
+        choices=FEATURES,
+    )
 
 
 @dataclass
@@ -513,6 +522,11 @@ def _check_cross(config: TrainConfig) -> None:
         raise ValueError(
             f"ppo.batch_size = {config.ppo.batch_size} is not allowed; allowed: at most "
             f"ppo.n_steps * run.n_envs = {config.ppo.n_steps * config.run.n_envs}"
+        )
+    if config.ppo.features == "planes" and config.ppo.activation != "relu":
+        raise ValueError(
+            f"ppo.activation = {config.ppo.activation!r} is not allowed with ppo.features = 'planes'; allowed: "
+            "relu (the extractor's own activation: the trained network is then saved exactly as an agent file)"
         )
 
 

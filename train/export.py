@@ -1,21 +1,30 @@
-"""Turn a MaskablePPO policy into plain arrays: a saved-agent file or an in-memory agent."""
+"""Turn a MaskablePPO policy into plain arrays (a saved-agent file or an in-memory agent), and save a model
+with the record of its rules."""
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from newmarket_env.agents.saved import FORMAT, FORMAT_VERSION, SavedAgent, save_policy
+from newmarket_env.agents.sb3_rules import write_rules_record
 from newmarket_env.game.rules import Rules
 
 
 def policy_layers(model: Any) -> list[tuple[np.ndarray, np.ndarray]]:
-    """The actor's linear layers, input to logits: the policy MLP then the action head."""
+    """The actor's linear layers, input to logits: the policy MLP then the action head (on a
+    :class:`~newmarket_env.train.features.PlanesExtractor`, the whole actor as one ReLU MLP)."""
     import torch  # optional: needs torch (train extra)
 
+    from newmarket_env.train.features import PlanesExtractor, actor_layers  # optional: needs SB3 (train extra)
+
     policy = model.policy
+    if isinstance(getattr(policy, "pi_features_extractor", None), PlanesExtractor):
+        return actor_layers(policy)
     linears = [m for m in policy.mlp_extractor.policy_net if isinstance(m, torch.nn.Linear)]
     linears.append(policy.action_net)
     return [(m.weight.detach().cpu().numpy().copy(), m.bias.detach().cpu().numpy().copy()) for m in linears]
@@ -53,6 +62,35 @@ def export_agent(
     if activation is not None and activation != found:
         raise ValueError(f"activation={activation!r} but the model's policy uses {found!r}")
     return save_policy(path, policy_layers(model), rules, variant, found, training, name=name)
+
+
+def env_rules(model: Any) -> tuple[str, Rules]:
+    """The variant and rules of the env a model trains on (``model.get_env()``: this package's envs, through
+    SB3's ``VecEnv``); a one-line ``ValueError`` when the model has no such env."""
+    vec = model.get_env()
+    try:
+        rules, variant = (vec.get_attr(name, indices=[0])[0] for name in ("rules", "variant"))
+    except (AttributeError, IndexError):
+        rules = variant = None
+    if not isinstance(rules, Rules) or not isinstance(variant, str):
+        raise ValueError(
+            "the model has no newmarket_env env to read its rules from (model.get_env()); "
+            "give them: save_model(model, path, rules=make_rules(...), variant=...)"
+        )
+    return variant, rules
+
+
+def save_model(model: Any, path: str | os.PathLike, rules: Rules | None = None, variant: str | None = None) -> Path:
+    """``model.save(path)`` (SB3's ``.zip``), and beside it the record of the rules it trains on
+    (``PATH.rules.json``, :mod:`newmarket_env.agents.sb3_rules`), read from its env unless given; returns the
+    record's path. ``newmarket export`` and ``load_agent`` then check the model against them.
+    """
+    if rules is None or variant is None:
+        found_variant, found_rules = env_rules(model)
+        rules, variant = rules or found_rules, variant or found_variant
+    path = Path(path)
+    model.save(path)
+    return write_rules_record(path if path.suffix == ".zip" else path.with_name(path.name + ".zip"), rules, variant)
 
 
 def memory_agent(model: Any, rules: Rules, variant: str, activation: str, seed: int | None = None) -> SavedAgent:

@@ -93,6 +93,10 @@ def build_model(config: TrainConfig, vec_env: Any, out_dir: Path):
     ppo = config.ppo
     activation = {"tanh": torch.nn.Tanh, "relu": torch.nn.ReLU}[ppo.activation]
     policy_kwargs = {"net_arch": {"pi": list(ppo.net_arch), "vf": list(ppo.net_arch)}, "activation_fn": activation}
+    if ppo.features == "planes":
+        from newmarket_env.train.features import planes_policy_kwargs  # optional: needs SB3 (train extra)
+
+        policy_kwargs = planes_policy_kwargs(list(ppo.net_arch))
     return MaskablePPO(
         "MlpPolicy",
         vec_env,

@@ -72,6 +72,7 @@ RUN_FOLDER_FILES = {
     "checkpoints": (
         "ppo_*_steps.zip",
         "ppo_*_steps.json",
+        "ppo_*_steps.rules.json",  # the rules the checkpoint learned (agents/sb3_rules.py)
         "exit_*_steps.pt",
         "exit_*_steps.json",
         "dmc_*_steps.pt",

@@ -11,8 +11,10 @@ The script uses the plain Stable-Baselines3 / sb3-contrib API. What makes it fas
 4. a rollout of many decisions (tables x n_steps) and large minibatches, so the updates do
    few, large matrix products instead of many small ones.
 
-It writes ``OUT/model.zip`` (SB3's own file), ``OUT/agent.npz`` (the policy as a newmarket agent, playable by
-``newmarket tournament``, ``newmarket play`` and ``newmarket serve``) and ``OUT/results.json``.
+It writes ``OUT/model.zip`` (SB3's own file) with ``OUT/model.rules.json`` beside it (the rules it learned,
+which ``newmarket export`` and ``load_agent`` check), ``OUT/agent.npz`` (the policy as a newmarket agent,
+playable by ``newmarket tournament``, ``newmarket play`` and ``newmarket serve --agent mine=OUT/agent.npz``)
+and ``OUT/results.json``.
 """
 
 from __future__ import annotations
@@ -29,7 +31,7 @@ from sb3_contrib import MaskablePPO
 
 import newmarket_env  # registers the Gymnasium id stops/Newmarket-v0
 from newmarket_env.eval.tournament import TournamentConfig, run_tournament
-from newmarket_env.train import export_agent, sb3_vec_env
+from newmarket_env.train import export_agent, save_model, sb3_vec_env
 
 VARIANT, PLAYERS = "newmarket", 4
 OPPONENTS = ["greedy", "control"]  # compiled baselines, one drawn per opponent seat and session
@@ -124,7 +126,7 @@ def main(argv: list[str] | None = None) -> dict:
     training = train(model, size.steps, size.minutes)
 
     args.out.mkdir(parents=True, exist_ok=True)
-    model.save(args.out / "model.zip")
+    save_model(model, args.out / "model.zip")  # SB3's model.save, and the record of its rules beside it
     agent_path = args.out / "agent.npz"
     rules = newmarket_env.make_rules(VARIANT, PLAYERS)
     export_agent(model, str(agent_path), rules, VARIANT, training=training, name="my-maskable-ppo")

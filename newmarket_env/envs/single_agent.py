@@ -71,6 +71,8 @@ class SingleAgentEnv(LearnerSeatSettings, gym.Env):
     ``factory(spec, env=..., seed=...)``; default ``newmarket_env.load_agent``).
     Those six may come whole as ``learner_seat`` (a
     :class:`~newmarket_env.envs.learner_options.LearnerSeat`) instead.
+    ``observation``: ``"flat"`` (the default, ``(936,)``) or ``"planes"`` (``(120, 4, 13)``, for
+    convolutional networks: :class:`newmarket_env.train.features.PlanesExtractor` reads either).
     ``illegal_action``: ``"replace"`` (the default: Gymnasium's and SB3's checkers send
     unmasked actions) plays the lowest legal action instead of one that is not legal and
     says so in ``info["illegal_action"]``; ``"raise"`` raises
@@ -95,11 +97,12 @@ class SingleAgentEnv(LearnerSeatSettings, gym.Env):
         agent_factory: AgentFactory | None = None,
         learner_seat: LearnerSeat | None = None,
         illegal_action: str = "replace",
+        observation: str = "flat",
         **overrides: Any,
     ) -> None:
         super().__init__()
         self.illegal_action = check_illegal_action(illegal_action)
-        self.aec = raw_env(variant=variant, num_players=num_players, observation="flat", **overrides)
+        self.aec = raw_env(variant=variant, num_players=num_players, observation=observation, **overrides)
         self.rules = self.aec.rules
         self.variant = variant
         self.n = self.rules.num_players

@@ -11,6 +11,7 @@ import math
 import pytest
 
 from newmarket_env.engine.choice import FastGame
+from newmarket_env.game.rules import make_rules
 
 pytest.importorskip("sb3_contrib")
 needs_compiled = pytest.mark.skipif(FastGame is None, reason="the compiled engine is not built (needs a C compiler)")
@@ -47,7 +48,12 @@ def test_save_checkpoint_stamps_run_steps_size_and_digest(model, tmp_path):
         "bytes": path.stat().st_size,
         "sha256": hashlib.sha256(path.read_bytes()).hexdigest(),
     }
-    assert sorted(p.name for p in (tmp_path / "c").iterdir()) == ["ppo_40_steps.json", "ppo_40_steps.zip"]
+    listed = sorted(p.name for p in (tmp_path / "c").iterdir())
+    assert listed == ["ppo_40_steps.json", "ppo_40_steps.rules.json", "ppo_40_steps.zip"]
+    # Beside it, the rules it learned (the config's defaults: newmarket's preset), for newmarket export to check.
+    record = json.loads((tmp_path / "c" / "ppo_40_steps.rules.json").read_text())
+    assert record["variant"] == "newmarket" and record["rules"] == make_rules("newmarket").to_dict()
+    assert record["sha256"] == stamp["sha256"]
     found = find_checkpoint(tmp_path / "c", "run-a")
     assert (found.path, found.steps, found.skipped) == (path, 40, [])
 

@@ -331,3 +331,76 @@ def test_a_net_arch_that_is_not_layer_sizes_is_refused(models, tmp_path, net_arc
     _rewrite(models["maskable"][0], odd, data=json.dumps(data).encode())
     with pytest.raises(ValueError, match=r"its policy_kwargs' net_arch .* is not a list of layer sizes nor"):
         load_agent(str(odd), env=env(variant="newmarket"))
+
+
+# ---------------------------------------------------------------- the rules a model learned, recorded beside it
+def _export(*arguments: str, cwd=None):
+    return subprocess.run([str(NEWMARKET), "export", *arguments], capture_output=True, text=True, timeout=300, cwd=cwd)
+
+
+def test_a_model_saved_by_this_package_records_its_rules_and_export_checks_them(models, tmp_path):
+    from newmarket_env.game.rules import make_rules
+    from newmarket_env.train import save_model
+
+    _, model = models["maskable"]  # trained on SingleAgentEnv(variant="newmarket", num_players=4)
+    path = tmp_path / "mine.zip"
+    record = save_model(model, path)
+    assert record == tmp_path / "mine.rules.json"
+    saved = json.loads(record.read_text())
+    assert saved["variant"] == "newmarket" and saved["rules"] == make_rules("newmarket", 4).to_dict()
+    # No --variant: the recorded rules, without a warning.
+    done = _export(str(path), str(tmp_path / "same.npz"))
+    assert done.returncode == 0 and done.stderr == "", done.stderr
+    assert done.stdout.endswith(", newmarket\n")
+    assert (
+        load_agent(str(tmp_path / "same.npz"), env=env(variant="newmarket", num_players=4)).metadata["variant"]
+        == "newmarket"
+    )
+    # The same rules named again: accepted. Other rules: refused in one line, nothing written.
+    assert _export(str(path), str(tmp_path / "named.npz"), "--variant", "newmarket", "--players", "4").returncode == 0
+    for other in (["--variant", "michigan"], ["--set", "num_deals=1"], ["--variant", "newmarket", "--players", "5"]):
+        done = _export(str(path), str(tmp_path / "other.npz"), *other)
+        assert done.returncode == 2 and done.stderr.count("\n") == 1, done.stderr
+        assert "was trained for 'newmarket' with other rules (its mine.rules.json says so)" in done.stderr
+        assert "differing parameters" in done.stderr and not (tmp_path / "other.npz").exists()
+    # The .zip itself plays only those rules, as a saved .npz does.
+    with pytest.raises(ValueError, match=r"model .*mine.zip' was trained for 'newmarket' with other rules"):
+        load_agent(str(path), env=env(variant="michigan"))
+    assert load_agent(str(path), env=env(variant="newmarket", num_players=4)).metadata["variant"] == "newmarket"
+    assert load_agent(str(path), env=env(variant="michigan"), allow_rules_mismatch=True) is not None
+
+
+def test_a_record_left_beside_another_model_is_not_believed(models, tmp_path):
+    from newmarket_env.train import save_model
+
+    path = tmp_path / "mine.zip"
+    save_model(models["maskable"][1], path)
+    path.write_bytes(models["plain"][0].read_bytes())  # the zip replaced, its record kept
+    done = _export(str(path), str(tmp_path / "x.npz"))
+    assert done.returncode == 2 and "was written for another file (the zip changed since)" in done.stderr
+    with pytest.raises(ValueError, match="was written for another file"):
+        load_agent(str(path), env=env(variant="newmarket"))
+
+
+def test_export_of_a_model_without_a_record_needs_the_rules_and_warns(models, tmp_path):
+    path = models["plain"][0]  # saved by model.save(): SB3 writes no rules
+    done = _export(str(path), str(tmp_path / "x.npz"))
+    assert done.returncode == 2 and "has no rules record (plain.rules.json): give the rules" in done.stderr
+    done = _export(str(path), str(tmp_path / "x.npz"), "--variant", "michigan")
+    assert done.returncode == 0
+    assert done.stderr.startswith("newmarket export: warning: ") and "has no rules record" in done.stderr
+    assert "will say it plays michigan" in done.stderr
+
+
+def test_save_model_needs_rules_where_the_model_has_no_env_of_ours(tmp_path):
+    model = sb3_contrib.MaskablePPO("MlpPolicy", SingleAgentEnv(variant="newbury"), n_steps=64, batch_size=32)
+    from newmarket_env.game.rules import make_rules
+    from newmarket_env.train import save_model
+
+    path = save_model(model, tmp_path / "m.zip")  # its env is ours: the rules come from it
+    assert json.loads(path.read_text())["variant"] == "newbury"
+    model.env = None
+    with pytest.raises(ValueError, match="has no newmarket_env env to read its rules from"):
+        save_model(model, tmp_path / "n.zip")
+    save_model(model, tmp_path / "n.zip", rules=make_rules("michigan"), variant="michigan")
+    assert json.loads((tmp_path / "n.rules.json").read_text())["variant"] == "michigan"

@@ -72,6 +72,8 @@ def test_the_exported_agent_plays_as_the_saved_model(quick_run):
     from newmarket_env import load_agent, vector_env
 
     out, _ = quick_run
+    record = json.loads((out / "model.rules.json").read_text())  # save_model's record of the rules it learned
+    assert record["variant"] == "newmarket" and record["rules"]["num_players"] == PLAYERS
     model = sb3_contrib.MaskablePPO.load(out / "model.zip", device="cpu")
     envs = vector_env(variant="newmarket", num_players=PLAYERS, num_envs=64, opponents=["random"], seed=3)
     agent = load_agent(str(out / "agent.npz"), env=envs)
