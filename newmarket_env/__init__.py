@@ -15,7 +15,7 @@ from newmarket_env.envs.registration import register_envs
 from newmarket_env.envs.vector import VectorEnv
 from newmarket_env.game import actions
 from newmarket_env.game.actions import BID_BASE, EXCHANGE, KEEP, NUM_ACTIONS, PASS, STAKE_BASE
-from newmarket_env.game.rules import VARIANTS, Rules, make_rules
+from newmarket_env.game.rules import VARIANTS, Rules, Variant, make_rules
 
 __version__ = "0.1.0"
 
@@ -58,6 +58,7 @@ __all__ = [
     "make_rules",
     "Rules",
     "VARIANTS",
+    "Variant",
     "Game",
     "Decision",
     "Phase",

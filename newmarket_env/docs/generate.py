@@ -167,7 +167,7 @@ def observation_markdown() -> str:
             "- Seats are relative to the viewer: relative seat `k` is `(viewer + k) % n`; `k = 0` is the viewer, "
             "`k = 1` the player to the left. Seat pieces are padded to 8 seats.",
             f"- Chip amounts are divided by {CHIP_SCALE:g} and clipped to [-{CHIP_CLIP:g}, {CHIP_CLIP:g}].",
-            "- A card plane has 52 entries indexed by card id (`suit * 13 + r`, see actions.md).",
+            "- A card plane has 52 entries indexed by card id (`suit * 13 + r`, see [the actions page](actions.md)).",
             '- Only what the viewer may know is encoded (docs/rules.md, "What the players know").',
             "",
             f'## `observation="flat"`: shape ({FLAT_SIZE},)',
