@@ -274,7 +274,7 @@ def load_sb3_agent(
     info, layers = read_sb3_zip(path)
     record = rules_record(path)
     diff = [] if record is None else rules_mismatch(record.rules.to_dict(), rules)
-    if diff and not allow_rules_mismatch:
+    if record is not None and diff and not allow_rules_mismatch:
         raise ValueError(
             f"model {os.fspath(path)!r} was trained for {record.variant!r} with other rules (its "
             f"{model_rules_path(path).name} says so); differing parameters: {'; '.join(diff)}"

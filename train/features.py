@@ -51,14 +51,14 @@ class PlanesExtractor(BaseFeaturesExtractor):
                 f"PlanesExtractor reads this package's observation; got a space of shape {shape}; "
                 f"allowed: {(FLAT_SIZE,)} (flat) or {PLANES_SHAPE} (planes)"
             )
-        kernel = tuple(kernel)
-        if len(kernel) != 2 or any(not isinstance(k, int) or k < 1 or k % 2 == 0 for k in kernel):
+        sizes = tuple(kernel)
+        if len(sizes) != 2 or any(not isinstance(k, int) or k < 1 or k % 2 == 0 for k in sizes):
             raise ValueError(f"kernel={kernel!r} is not allowed; allowed: two odd sizes, (suits, ranks), e.g. (1, 3)")
         if isinstance(channels, bool) or not isinstance(channels, int) or not 1 <= channels <= 256:
             raise ValueError(f"channels={channels!r} is out of range; allowed: an int 1..256")
         super().__init__(observation_space, channels * CARDS + NUM_SCALARS)
         self.planes_input = shape == PLANES_SHAPE
-        self.conv = torch.nn.Conv2d(NUM_CARD_PLANES, channels, kernel, padding=(kernel[0] // 2, kernel[1] // 2))
+        self.conv = torch.nn.Conv2d(NUM_CARD_PLANES, channels, sizes, padding=(sizes[0] // 2, sizes[1] // 2))
 
     def split(self, observations: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         """The card planes ``(batch, 16, 4, 13)`` and the scalars ``(batch, NUM_SCALARS)`` of either encoding."""
@@ -77,6 +77,7 @@ class PlanesExtractor(BaseFeaturesExtractor):
             basis = torch.eye(NUM_CARD_PLANES * CARDS).reshape(-1, NUM_CARD_PLANES, *SUITS_RANKS)
             images = torch.nn.functional.conv2d(basis, self.conv.weight, None, padding=self.conv.padding)
             weight = images.flatten(1).T.cpu().numpy()
+            assert self.conv.bias is not None  # Conv2d's default: a bias per channel
             bias = self.conv.bias.repeat_interleave(CARDS).cpu().numpy()
         return weight.astype(np.float32), bias.astype(np.float32)
 

@@ -264,9 +264,17 @@ def refusals(form: Mapping[str, Any], seated: Mapping[str, str] | None = None) -
     """What dealing ``form`` (a new table's fields) would meet, before the deal: ``problem``, the one-line
     :class:`BadInput` of the form (else ``None``), and ``refused``, each agent that would refuse the table
     (a trained network made for other rules) with its one-line reason."""
-    fields = ("mode", "variant", "players", "agents", "seat", "seed", "rules")
     try:
-        table, _, _, names = table_setup(*(form[key] for key in fields), seated=seated)
+        table, _, _, names = table_setup(
+            form["mode"],
+            form["variant"],
+            form["players"],
+            form["agents"],
+            form["seat"],
+            form["seed"],
+            form["rules"],
+            seated=seated,
+        )
     except BadInput as err:
         return {"problem": str(err), "refused": []}
     refused = []
