@@ -82,7 +82,7 @@ OPTIONS = {
         "--json",
         "--markdown",
     ],
-    "serve": ["--host", "--port", "--allow-host"],
+    "serve": ["--host", "--port", "--allow-host", "--agent"],
 }
 # The commands a module runs on its own too: python -m MODULE.
 STANDALONE = {

@@ -97,7 +97,8 @@ def test_overwrite_deletes_only_the_files_a_run_wrote(run, capsys):
     assert (run / "snapshots" / "keep.npz").read_text() == "mine"
     assert (run / "notes.txt").read_text() == "mine"
     assert not (run / ".learning_curve.png.tmp.png").exists()
-    assert sorted(p.name for p in (run / "checkpoints").glob("ppo_*")) == ["ppo_128_steps.json", "ppo_128_steps.zip"]
+    kept = sorted(p.name for p in (run / "checkpoints").glob("ppo_*"))
+    assert kept == ["ppo_128_steps.json", "ppo_128_steps.rules.json", "ppo_128_steps.zip"]
 
 
 # -- what --resume trusts ---------------------------------------------------------------------------
