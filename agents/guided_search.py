@@ -16,7 +16,7 @@ at every seat) and uses the network only through the prior: the network proposes
 ``max_candidates`` favourite actions and the search chooses among them, on fewer rollouts than
 ``search`` (which tries 5). Deterministic for a given seed. Needs the compiled engine.
 ``budget=2, cutoff=1`` thinks no longer than ``search`` at its default budget in newmarket,
-michigan and newbury (docs/training/README.md, eval/bench/guided.py).
+michigan and newbury (docs/training/results.md, eval/bench/guided.py).
 
 Two options spend control rollouts better than ``search`` does (``rollout="control"`` only):
 
@@ -31,7 +31,7 @@ Two options spend control rollouts better than ``search`` does (``rollout="contr
 
 With both, the network's candidates and a race, it beats ``search`` at its default budget at no more
 think time in newmarket, michigan and newbury: the shipped ``exit-<variant>-search`` agents
-(:data:`SHIPPED_FILE` holds their options; docs/training/README.md, "Racing", their figures).
+(:data:`SHIPPED_FILE` holds their options; docs/training/results.md, "Racing", their figures).
 
 >>> from newmarket_env import raw_env, load_agent
 >>> e = raw_env(variant="newmarket", num_players=4)
@@ -348,7 +348,7 @@ def _means(chips: np.ndarray, given: np.ndarray) -> np.ndarray:
 
 
 #: The shipped guided searches: name -> the shipped network (``agents/trained/``) and the options that were
-#: measured against ``search`` (docs/training/README.md). Registered under each name by
+#: measured against ``search`` (docs/training/results.md). Registered under each name by
 #: :func:`newmarket_env.agents.shipped.register_shipped_guided`.
 SHIPPED_FILE = TRAINED_DIR / "guided.json"
 

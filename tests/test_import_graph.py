@@ -348,7 +348,7 @@ def test_no_import_circle_beyond_the_known_ones() -> None:
 
 
 def part_of(module: str) -> str:
-    """The part of the package a module belongs to: ``newmarket_env.train.expert.loop`` -> ``newmarket_env.train``."""
+    """The part of the package a module belongs to: ``newmarket_env.train.dmc.method`` -> ``newmarket_env.train``."""
     return ".".join(module.split(".")[:2])
 
 

@@ -1,8 +1,10 @@
 """Training from configs (installed as ``newmarket_env.train``).
 
-``python -m newmarket_env.train configs/newmarket_ppo.yaml`` trains MaskablePPO
-(sb3-contrib) as configured; :func:`newmarket_env.train.run.train` is the
-Python entry point and :func:`newmarket_env.train.config.load_config` reads a config.
+``python -m newmarket_env.train configs/newmarket_ppo.yaml`` trains as configured, with the config's
+method (:mod:`newmarket_env.train.methods`: MaskablePPO by default, expert iteration, Deep Monte-Carlo,
+RLlib PPO, or an installed package's) through one run loop (:mod:`newmarket_env.train.loop`);
+:func:`newmarket_env.train.run.train` is the Python entry point and
+:func:`newmarket_env.train.config.load_config` reads a config.
 
 Your own script on the same fast path: ``newmarket_env.train.sb3_vec_env(gymnasium.make_vec(...))``
 (:func:`newmarket_env.train.vec.sb3_vec_env`) is the vector env as an SB3 ``VecEnv``, and

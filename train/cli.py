@@ -15,13 +15,15 @@ from pathlib import Path
 
 from newmarket_env.train.config import config_from_dict, describe, load_config, parse_yaml
 from newmarket_env.train.memory import check_memory
-from newmarket_env.train.rllib_ppo.checkpoint import find_checkpoint as find_rllib
+from newmarket_env.train.methods import available_methods, get_method
+from newmarket_env.train.run import prepare_run, train
+from newmarket_env.train.stamped import CheckpointError
 from newmarket_env.util.cli_common import EXIT_BAD_INPUT, EXIT_FAILED, EXIT_OK, command_parser, fail
 
 PROG = "python -m newmarket_env.train"
 DESCRIPTION = (
-    "Train an agent from a YAML config: MaskablePPO, or by its method expert_iteration, dmc or rllib_ppo "
-    "(keys: --describe; rules: docs/rules.md)."
+    "Train an agent from a YAML config with its method: ppo (MaskablePPO, the default), expert_iteration, dmc, "
+    "rllib_ppo, or an installed package's (keys: --describe; rules: docs/rules.md)."
 )
 
 
@@ -53,7 +55,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
     parser.add_argument("--max-minutes", type=float, help="override run.max_minutes (e.g. for --resume)")
     parser.add_argument("--out-dir", help="override run.out_dir")
     parser.add_argument("--seed", type=int, help="override run.seed")
-    parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+    parser.add_argument(
+        "--no-progress", action="store_true", help="no progress lines: print only the run's start and end"
+    )
+    parser.add_argument(
+        "--verbose",
+        action="store_true",
+        help="also print each iteration's figures, SB3's tables (ppo) and a progress bar (run.verbose)",
+    )
     parser.add_argument("--describe", action="store_true", help="print every config key with its doc and exit")
     return parser
 
@@ -96,6 +105,8 @@ def _apply_overrides(config, args: argparse.Namespace):
         data["run"]["seed"] = args.seed
     if args.no_progress:
         data["run"]["progress_bar"] = False
+    if args.verbose:
+        data["run"]["verbose"] = True
     return config_from_dict(data)  # overrides are validated like the file
 
 
@@ -111,6 +122,7 @@ def command_line(args: argparse.Namespace) -> str:
     ):
         words += [] if value is None else [option, str(value)]
     words += ["--no-progress"] if args.no_progress else []
+    words += ["--verbose"] if args.verbose else []
     return f"{PROG} {shlex.join(words)}"
 
 
@@ -126,9 +138,6 @@ def run(args: argparse.Namespace) -> int:
         return EXIT_OK
     if not args.config:
         return fail(args.prog, "give a config file, e.g. configs/newmarket_ppo.yaml (or --describe)")
-    from newmarket_env.train.checkpoints import CheckpointError  # optional: needs stable-baselines3 (train extra)
-    from newmarket_env.train.run import prepare_run, train  # optional: needs threadpoolctl (train extra)
-
     out_dir = None
     try:
         config = _apply_overrides(load_config(args.config), args)
@@ -164,23 +173,17 @@ def cannot_write(out_dir, err: OSError) -> str:
 
 
 def newest_intact(out_dir) -> str | None:
-    """The newest checkpoint in ``out_dir`` that ``--resume`` would use (PPO's, expert iteration's, DMC's, RLlib's),
-    or None."""
-    from newmarket_env.train.checkpoints import find_checkpoint  # optional: needs stable-baselines3 (train extra)
-    from newmarket_env.train.dmc.loop import find_checkpoint as find_dmc  # optional: needs torch (train extra)
-    from newmarket_env.train.expert.checkpoint import find_state  # optional: needs torch (train extra)
-
+    """The newest checkpoint in ``out_dir`` that ``--resume`` would use (of any method), or None."""
     try:
         run_id = json.loads((Path(out_dir) / "run.json").read_text())["run_id"]
     except (OSError, ValueError, KeyError, TypeError):
         return None
     folder = Path(out_dir) / "checkpoints"
-    for found in (
-        find_checkpoint(folder, run_id),
-        find_state(folder, run_id),
-        find_dmc(folder, run_id),  # with its replay window's samples
-        find_rllib(folder, run_id),
-    ):
+    for name in available_methods():
+        try:
+            found = get_method(name).find_checkpoint(folder, run_id)
+        except ValueError:  # a plugin that no longer loads has no checkpoint to offer
+            continue
         if found.path is not None:
             return str(found.path)
     return None

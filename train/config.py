@@ -1,15 +1,17 @@
 """Training configs: YAML files validated on load into :class:`TrainConfig`.
 
-Each field carries its doc, and its allowed values or range; an unknown key or a
-bad value raises ``ValueError`` with ONE line naming the key and the allowed
-values. ``python -m newmarket_env.train --describe`` prints every field.
+A config holds the sections every method shares (``env``, ``opponents``, ``run``, ``eval``) and the
+sections of its ``method`` (:mod:`newmarket_env.train.methods`: ``ppo`` reads ``pretrain`` and ``ppo``,
+``expert_iteration`` reads ``expert``, ...). Each field carries its doc, and its allowed values or range
+(:func:`spec`, which a method's own sections use too); an unknown key, a bad value, or a setting in
+another method's section raises ``ValueError`` with ONE line naming the key and the allowed values.
+``python -m newmarket_env.train --describe`` prints every field.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import functools
-import importlib.util
 import math
 import re
 from collections.abc import Mapping
@@ -18,10 +20,10 @@ from pathlib import Path
 from typing import Any
 
 from newmarket_env.agents import available_agents
-from newmarket_env.agents.saved import read_saved
 from newmarket_env.envs.learner_options import SEAT_MODES, LearnerSeat
 from newmarket_env.execution.backends import BACKENDS, check_backend
 from newmarket_env.game.rules import VARIANTS, make_rules
+from newmarket_env.train.methods import SHARED_SECTIONS, available_methods, get_method, section_owners
 
 EVAL_BACKENDS = BACKENDS
 VEC_ENVS = ("batch", "dummy", "subproc")
@@ -30,6 +32,8 @@ MAX_SINGLE_ENVS = 256
 ACTIVATIONS = ("tanh", "relu")
 #: What the PPO networks read (``ppo.features``): the flat vector, or the card planes (train/features.py).
 FEATURES = ("flat", "planes")
+#: Where torch methods compute: auto = CUDA when torch finds a device, else the CPU.
+DEVICES = ("auto", "cpu", "cuda")
 
 
 #: Largest seed: numpy and torch seeds are 32-bit.
@@ -101,42 +105,12 @@ class OpponentSection:
 
 
 @dataclass
-class PPOSection:
-    """MaskablePPO hyperparameters (sb3-contrib names) and the policy network."""
-
-    learning_rate: float = spec(3e-4, "Adam step size", float, low=1e-8, high=1.0)
-    n_steps: int = spec(256, "steps per env per rollout", int, low=8, high=MAX_ROLLOUT)
-    batch_size: int = spec(256, "minibatch size", int, low=8, high=MAX_ROLLOUT)
-    n_epochs: int = spec(4, "passes over each rollout", int, low=1, high=1000)
-    gamma: float = spec(1.0, "discount", float, low=0.0, high=1.0)
-    gae_lambda: float = spec(0.95, "GAE lambda", float, low=0.0, high=1.0)
-    clip_range: float = spec(0.2, "PPO clip range", float, low=0.0, high=1.0)
-    ent_coef: float = spec(0.01, "entropy bonus", float, low=0.0, high=1.0)
-    vf_coef: float = spec(0.5, "value loss weight", float, low=0.0, high=10.0)
-    max_grad_norm: float = spec(0.5, "gradient clipping", float, low=0.0, high=1000.0)
-    net_arch: list = spec(
-        [128, 128],
-        "hidden layer sizes (policy and value nets alike)",
-        list,
-        items=int,
-        item_range=(1, 4096),
-        max_items=16,
-    )
-    activation: str = spec("tanh", "hidden activation", str, choices=ACTIVATIONS)
-    features: str = spec(
-        "flat",
-        "what the networks read: flat = the vector, planes = card planes through a convolution along the ranks "
-        "(newmarket_env.train.features.PlanesExtractor; needs activation: relu)",
-        str,
-        choices=FEATURES,
-    )
-
-
-@dataclass
 class RunSection:
     """Budget, processes, seeds and where outputs go."""
 
-    total_steps: int = spec(1_000_000, "learner env steps to train", int, low=1, high=MAX_STEPS)
+    total_steps: int = spec(
+        1_000_000, "steps to train, in the method's unit (ppo: learner decisions)", int, low=1, high=MAX_STEPS
+    )
     n_envs: int = spec(8, "parallel envs (tables of the batch with vec_env: batch)", int, low=1, high=4096)
     vec_env: str = spec(
         "batch",
@@ -146,10 +120,12 @@ class RunSection:
         str,
         choices=VEC_ENVS,
     )
-    seed: int = spec(0, "seed of PPO and the envs", int, low=0, high=MAX_SEED)
+    seed: int = spec(
+        0, "seed of the run: every draw of the method and its tables derives from it", int, low=0, high=MAX_SEED
+    )
     out_dir: str = spec("runs/newmarket_ppo", "run folder: logs, checkpoints, eval CSV, curve, final agent", str)
     checkpoint_every: int = spec(
-        100_000, "env steps between checkpoints (for --resume; dmc: recorded decisions)", int, low=1, high=MAX_STEPS
+        100_000, "steps between checkpoints (for --resume), in run.total_steps' unit", int, low=1, high=MAX_STEPS
     )
     max_minutes: float = spec(
         0.0,
@@ -158,15 +134,30 @@ class RunSection:
         low=0.0,
         high=525_600.0,
     )
-    torch_threads: int = spec(1, "torch CPU threads", int, low=1, high=64)
-    progress_bar: bool = spec(True, "show a progress bar", bool)
+    torch_threads: int = spec(1, "torch CPU threads (and numpy's BLAS threads)", int, low=1, high=64)
+    device: str = spec(
+        "auto", "where torch methods compute: auto (CUDA when present, else the CPU), cpu or cuda", str, choices=DEVICES
+    )
+    progress_bar: bool = spec(
+        True,
+        "print progress: a line per evaluation or per minute (steps, steps/s, the latest evaluation); "
+        "false (or --no-progress) prints only the run's start and end",
+        bool,
+    )
+    verbose: bool = spec(
+        False,
+        "also print each iteration's figures, SB3's tables (ppo) and a progress bar (or --verbose)",
+        bool,
+    )
 
 
 @dataclass
 class EvalSection:
     """Periodic duplicate evaluation against baselines (seats rotated)."""
 
-    every: int = spec(50_000, "env steps between evaluations; 0 = none", int, low=0, high=MAX_STEPS)
+    every: int = spec(
+        50_000, "steps between evaluations (and one before training); 0 = none", int, low=0, high=MAX_STEPS
+    )
     sessions: int = spec(
         40, "deal sets per periodic evaluation (each played once per seat)", int, low=1, high=1_000_000
     )
@@ -187,197 +178,52 @@ class EvalSection:
     seed: int = spec(12345, "seed of the evaluation deals (the same at every evaluation)", int, low=0, high=MAX_SEED)
 
 
-@dataclass
-class PretrainSection:
-    """Warm start before PPO: imitate a baseline teacher (see ``newmarket_env.train.imitate``)."""
-
-    teacher: str = spec("", "baseline to imitate; empty = no warm start", str)
-    samples: int = spec(20_000, "teacher decisions to collect", int, low=1, high=10_000_000)
-    epochs: int = spec(5, "passes over the decisions", int, low=1, high=1000)
-    learning_rate: float = spec(1e-3, "Adam step size of the warm start", float, low=1e-8, high=1.0)
-    value_weight: float = spec(
-        0.5, "weight of the value regression next to the imitation loss", float, low=0.0, high=100.0
-    )
-
-
-#: Training methods: MaskablePPO (sb3-contrib), expert iteration (search distillation, train/expert),
-#: Deep Monte-Carlo (action values learnt from self-play returns, train/dmc), or Ray RLlib's PPO in
-#: self-play (train/rllib_ppo).
-METHODS = ("ppo", "expert_iteration", "dmc", "rllib_ppo")
-TEACHERS = ("search", "guided_search", "guided_prior")
-POLICY_TARGETS = ("choice", "softmax")
-
-
-@dataclass
-class ExpertSection:
-    """Expert iteration (method: expert_iteration): run.total_steps counts labelled decisions."""
-
-    states: int = spec(2000, "learner decisions labelled per iteration", int, low=1, high=10_000_000)
-    tables: int = spec(16, "tables played at once when collecting the learner's decisions", int, low=1, high=4096)
-    first_states: str = spec(
-        "control", "who plays the tables of iteration 0 (the network is untrained): a registered baseline", str
-    )
-    baseline_fraction: float = spec(
-        0.25,
-        "chance a seat at a collection table is a baseline from "
-        "opponents.baselines instead of the learner (its decisions are not labelled)",
-        float,
-        low=0.0,
-        high=0.95,
-    )
-    sample: bool = spec(True, "the learner samples its actions when collecting (else greedy)", bool)
-    teacher: str = spec(
-        "search",
-        "labeller: search (control rollouts), guided_search (the current network "
-        "as rollout policy), or guided_prior (the current network picks the candidates and adds "
-        "prior_weight x its logit to their mean chips over control's rollouts, in a race: the "
-        "exit-<v>-search agents); the network teaches from iteration 1, or from 0 with expert.init",
-        str,
-        choices=TEACHERS,
-    )
-    budget: int = spec(64, "worlds the teacher samples per labelled decision", int, low=1, high=100_000)
-    max_candidates: int = spec(5, "actions the teacher compares per decision", int, low=2, high=79)
-    guided_cutoff: int = spec(
-        0,
-        "guided_search teacher: decisions a rollout plays before the network's value "
-        "ends it; 0 = to the end of the deal",
-        int,
-        low=0,
-        high=10_000,
-    )
-    prior_weight: float = spec(
-        1.0, "guided_prior teacher: chips per unit of the network's logit", float, low=0.0, high=100.0
-    )
-    racing_worlds: int = spec(
-        16, "guided_prior teacher: worlds per round of the race; 0 = no race", int, low=0, high=100_000
-    )
-    racing_z: float = spec(
-        1.5, "guided_prior teacher: standard errors behind the leader to leave the race", float, low=0.01, high=100.0
-    )
-    init: str = spec(
-        "",
-        "a saved agent (.npz) whose policy network the run starts from (its hidden sizes must be "
-        "expert.net_arch, its rules the run's); '' = a fresh network",
-        str,
-    )
-    target: str = spec(
-        "softmax",
-        "policy target: choice (the teacher's action) or softmax (of the candidates' mean chips / temperature)",
-        str,
-        choices=POLICY_TARGETS,
-    )
-    temperature: float = spec(1.0, "chips per unit of logit in the softmax target", float, low=1e-3, high=1000.0)
-    window: int = spec(4, "iterations of labels the network is fitted on (DAgger aggregation)", int, low=1, high=10_000)
-    epochs: int = spec(4, "passes over the labels per iteration", int, low=1, high=1000)
-    batch_size: int = spec(256, "minibatch size", int, low=1, high=1_000_000)
-    learning_rate: float = spec(1e-3, "Adam step size", float, low=1e-8, high=1.0)
-    value_weight: float = spec(
-        0.5, "weight of the value regression next to the policy loss", float, low=0.0, high=100.0
-    )
-    net_arch: list = spec(
-        [128, 128],
-        "hidden layer sizes (policy and value nets alike)",
-        list,
-        items=int,
-        item_range=(1, 4096),
-        max_items=16,
-    )
-    activation: str = spec("tanh", "hidden activation", str, choices=ACTIVATIONS)
-    workers: int = spec(
-        2, "label processes (1 = in this process); the labels do not depend on it", int, low=1, high=256
-    )
-    backend: str = spec(
-        "local",
-        "where labels are computed: local (workers processes here) or ray (Ray tasks; needs the ray extra)",
-        str,
-        choices=EVAL_BACKENDS,
-    )
-    address: str = spec("", "with backend ray: '' starts a local Ray, 'auto' or HOST:PORT joins a cluster", str)
-
-
-@dataclass
-class DMCSection:
-    """Deep Monte-Carlo (method: dmc): run.total_steps counts recorded learner decisions."""
-
-    states: int = spec(4000, "learner decisions recorded per iteration", int, low=1, high=10_000_000)
-    tables: int = spec(32, "tables played at once by the learner's network", int, low=1, high=4096)
-    baseline_fraction: float = spec(
-        0.25,
-        "chance a seat at a table is a baseline from opponents.baselines instead of the learner "
-        "(its decisions are not recorded)",
-        float,
-        low=0.0,
-        high=0.95,
-    )
-    epsilon: float = spec(
-        0.1, "chance the learner plays a uniformly drawn legal action instead of its best Q", float, low=0.0, high=1.0
-    )
-    window: int = spec(1, "iterations of recorded decisions the network is fitted on (replay)", int, low=1, high=10_000)
-    epochs: int = spec(1, "passes over the window per iteration", int, low=1, high=1000)
-    batch_size: int = spec(256, "minibatch size", int, low=1, high=1_000_000)
-    learning_rate: float = spec(1e-3, "Adam step size", float, low=1e-8, high=1.0)
-    net_arch: list = spec(
-        [256, 256], "hidden layer sizes of the Q network", list, items=int, item_range=(1, 4096), max_items=16
-    )
-    activation: str = spec("relu", "hidden activation", str, choices=ACTIVATIONS)
-
-
-@dataclass
-class RLlibSection:
-    """Ray RLlib's PPO in self-play (method: rllib_ppo): run.total_steps counts the learner's decisions."""
-
-    hidden: list = spec(
-        [128, 128],
-        "hidden layer sizes (RLlib's fcnet_hiddens; policy and value nets alike, not shared)",
-        list,
-        items=int,
-        item_range=(1, 4096),
-        max_items=16,
-    )
-    activation: str = spec("tanh", "hidden activation (RLlib's fcnet_activation)", str, choices=ACTIVATIONS)
-    batch_size: int = spec(
-        4000,
-        "env steps (every seat's decisions) sampled per iteration, in whole sessions",
-        int,
-        low=16,
-        high=MAX_ROLLOUT,
-    )
-    minibatch_size: int = spec(256, "minibatch size of PPO's update", int, low=8, high=MAX_ROLLOUT)
-    num_epochs: int = spec(4, "passes over each iteration's batch", int, low=1, high=1000)
-    lr: float = spec(3e-4, "Adam step size", float, low=1e-8, high=1.0)
-    refresh_every: int = spec(
-        5, "iterations between copies of the learner into the frozen opponent; 0 = never", int, low=0, high=1_000_000
-    )
-    num_env_runners: int = spec(
-        0,
-        "Ray actors that sample (0 = sample in this process, the only setting a seed reproduces exactly)",
-        int,
-        low=0,
-        high=256,
-    )
+def _section_field(cls: type) -> Any:
+    return field(default_factory=cls, metadata={"doc": cls.__doc__})
 
 
 @dataclass
 class TrainConfig:
-    """A whole training run (the YAML file: these sections, each optional)."""
+    """A whole training run (the YAML file): the shared sections, and ``sections``, the method's own.
+
+    A method's section reads as an attribute (``config.ppo``, ``config.expert``, ...); ``sections`` holds
+    every section of ``method`` (defaults where the file gave none) and no other.
+    """
 
     name: str = spec("newmarket_ppo", "run name (used in the saved agent's metadata)", str)
     method: str = spec(
         "ppo",
-        "ppo (MaskablePPO: sections pretrain and ppo), expert_iteration (search distillation: section expert) "
-        "dmc (Deep Monte-Carlo: section dmc) or rllib_ppo (Ray RLlib's PPO in self-play: section rllib)",
+        "the training method, whose sections the config may hold: ppo (MaskablePPO: sections pretrain and "
+        "ppo), expert_iteration (search distillation: section expert), dmc (Deep Monte-Carlo: section dmc), "
+        "rllib_ppo (Ray RLlib's PPO in self-play: section rllib), or an installed package's",
         str,
-        choices=METHODS,
     )
-    env: EnvSection = field(default_factory=EnvSection, metadata={"doc": EnvSection.__doc__})
-    opponents: OpponentSection = field(default_factory=OpponentSection, metadata={"doc": OpponentSection.__doc__})
-    pretrain: PretrainSection = field(default_factory=PretrainSection, metadata={"doc": PretrainSection.__doc__})
-    ppo: PPOSection = field(default_factory=PPOSection, metadata={"doc": PPOSection.__doc__})
-    run: RunSection = field(default_factory=RunSection, metadata={"doc": RunSection.__doc__})
-    eval: EvalSection = field(default_factory=EvalSection, metadata={"doc": EvalSection.__doc__})
-    expert: ExpertSection = field(default_factory=ExpertSection, metadata={"doc": ExpertSection.__doc__})
-    dmc: DMCSection = field(default_factory=DMCSection, metadata={"doc": DMCSection.__doc__})
-    rllib: RLlibSection = field(default_factory=RLlibSection, metadata={"doc": RLlibSection.__doc__})
+    env: EnvSection = _section_field(EnvSection)
+    opponents: OpponentSection = _section_field(OpponentSection)
+    run: RunSection = _section_field(RunSection)
+    eval: EvalSection = _section_field(EvalSection)
+    sections: dict[str, Any] = field(default_factory=dict, metadata={"doc": "the method's own sections"})
+
+    def __post_init__(self) -> None:
+        for key, cls in get_method(self.method).sections.items():
+            self.sections.setdefault(key, cls())
+
+    def __getattr__(self, name: str) -> Any:
+        # only reached for names that are not fields: a section of the method, by its name
+        sections = self.__dict__.get("sections", {})
+        if name in sections:
+            return sections[name]
+        if name.startswith("__"):
+            raise AttributeError(name)
+        raise AttributeError(
+            f"a config of method {self.__dict__.get('method')!r} has no section {name!r}; "
+            f"its sections: {', '.join([*SHARED_SECTIONS, *sections])}"
+        )
+
+    def replaced(self, **changes: Any) -> TrainConfig:
+        """A copy with ``changes``: fields (``run=...``) or sections of the method (``ppo=...``) by name."""
+        sections = {key: changes.pop(key) if key in changes else value for key, value in self.sections.items()}
+        return dataclasses.replace(self, sections=sections, **changes)
 
     def learner_seat(self) -> LearnerSeat:
         """The learner's seat at every training table: sections env and opponents as one spec."""
@@ -389,18 +235,28 @@ class TrainConfig:
             players=self.env.num_players,
         )
 
+    def table_keywords(self) -> dict[str, Any]:
+        """The keywords a training table is built with (``SingleAgentEnv``, ``newmarket_env.vector_env``):
+        the game (variant, players, rules overrides) and the learner's seat."""
+        env = self.env
+        return dict(variant=env.variant, num_players=env.num_players, learner_seat=self.learner_seat(), **env.rules)
+
     def to_dict(self) -> dict[str, Any]:
-        data = dataclasses.asdict(self)
-        # Each method's config.yaml holds the sections it had when the method came: older runs resume.
-        if self.method == "ppo":
-            del data["method"], data["expert"]
-        if self.method != "dmc":
-            del data["dmc"]
-        if self.method != "rllib_ppo":
-            del data["rllib"]
-        if self.method in ("dmc", "rllib_ppo"):
-            del data["expert"]
+        """The config as plain data (what ``config.yaml`` holds): the shared sections and the method's own."""
+        data: dict[str, Any] = {"name": self.name, "method": self.method}
+        data["env"] = dataclasses.asdict(self.env)
+        data["opponents"] = dataclasses.asdict(self.opponents)
+        data.update({key: dataclasses.asdict(value) for key, value in self.sections.items()})
+        data["run"] = dataclasses.asdict(self.run)
+        data["eval"] = dataclasses.asdict(self.eval)
         return data
+
+
+def comparable(before: Mapping[str, Any], after: Mapping[str, Any]) -> dict[str, Any]:
+    """A run's ``config.yaml`` (``before``) as :meth:`TrainConfig.to_dict` writes it now (``after``): ``method``
+    filled in (older PPO runs wrote none) and the sections ``after`` does not hold left out (older runs wrote
+    pretrain and ppo for every method), so ``--resume`` compares like with like."""
+    return {"method": "ppo", **{key: value for key, value in before.items() if key in after}}
 
 
 def _allowed(meta: Mapping[str, Any]) -> str:
@@ -471,15 +327,57 @@ def _build(cls: type, data: Any, where: str) -> Any:
     return cls(**values)
 
 
+#: The top-level keys every config may hold, in --describe's order (the method's sections follow).
+_SHARED_KEYS = ("name", "method", *SHARED_SECTIONS)
+
+
 def config_from_dict(data: Mapping[str, Any]) -> TrainConfig:
     """Validate a plain dict (parsed YAML) into a :class:`TrainConfig`."""
-    config = _build(TrainConfig, data, "")
+    if not isinstance(data, Mapping):
+        raise ValueError(f"config must be a mapping of keys; got {data!r}")
+    name = data.get("method", "ppo")
+    if not isinstance(name, str):
+        raise ValueError(f"method = {name!r} is not allowed; allowed: {', '.join(available_methods())}")
+    method = get_method(name)  # a one-line ValueError naming the available methods
+    owners = section_owners()
+    top = {f.name: f for f in dataclasses.fields(TrainConfig)}
+    shared: dict[str, Any] = {}
+    own: dict[str, Any] = {}
+    for key, value in data.items():
+        if key in _SHARED_KEYS:
+            section = _section(top[key])
+            shared[key] = _build(section, value, key) if section else _check_value(key, value, top[key].metadata)
+        elif key in owners:
+            owner = get_method(owners[key])
+            built = _build(owner.sections[key], value, key)
+            if owner.name == method.name:
+                own[key] = built
+            else:
+                _refuse_foreign(key, built, owner.name, method.name)
+        else:
+            allowed = [*_SHARED_KEYS, *owners]
+            raise ValueError(f"unknown config key {key!r}; allowed keys: {', '.join(allowed)}")
+    config = TrainConfig(**shared, sections=own)
     _check_cross(config)
+    method.check(config)
     return config
 
 
+def _refuse_foreign(key: str, section: Any, owner: str, method: str) -> None:
+    """A section of another method is accepted only at its defaults (older run folders' config.yaml hold
+    some): a setting there would be silently unused, so it is refused, naming whose it is."""
+    default = type(section)()
+    for f in dataclasses.fields(section):
+        if getattr(section, f.name) != getattr(default, f.name):
+            own = ", ".join(get_method(method).sections) or "none"
+            raise ValueError(
+                f"{key}.{f.name} is for method {owner}; method {method} reads its own sections ({own}) "
+                f"besides {', '.join(SHARED_SECTIONS)}"
+            )
+
+
 def _check_cross(config: TrainConfig) -> None:
-    """Checks that need the live package: rules and agent names."""
+    """Checks of the shared sections that need the live package: rules and agent names."""
     if "num_players" in config.env.rules:
         raise ValueError("env.rules.num_players is not a rules override: set env.num_players instead")
     if not config.run.out_dir.strip():  # '' would be the current folder: a run's outputs among anything there
@@ -497,118 +395,16 @@ def _check_cross(config: TrainConfig) -> None:
         check_backend(config.eval.backend, config.eval.address or None)
     except ValueError as err:
         raise ValueError(f"eval: {err}") from None
+    check_agents(config.opponents.baselines, "opponents.baselines")
+    check_agents(config.eval.opponents, "eval.opponents")
+
+
+def check_agents(names: list[str] | str, where: str) -> None:
+    """Each name is a registered agent; else a one-line ``ValueError`` naming ``where`` and the allowed ones."""
     known = available_agents()
-    if config.pretrain.teacher and config.pretrain.teacher not in known:
-        raise ValueError(f"pretrain.teacher has unknown agent {config.pretrain.teacher!r}; allowed: {', '.join(known)}")
-    for section, names in (
-        ("opponents.baselines", config.opponents.baselines),
-        ("eval.opponents", config.eval.opponents),
-    ):
-        for name in names:
-            if name not in known:
-                raise ValueError(f"{section} has unknown agent {name!r}; allowed: {', '.join(known)}")
-    if config.method == "expert_iteration":
-        _check_expert(config, known)
-    if config.method == "dmc":
-        _check_dmc(config)
-    if config.method == "rllib_ppo":
-        _check_rllib(config)
-    if config.ppo.n_steps * config.run.n_envs > MAX_ROLLOUT:
-        raise ValueError(
-            f"ppo.n_steps * run.n_envs = {config.ppo.n_steps * config.run.n_envs} is not allowed; "
-            f"allowed: at most {MAX_ROLLOUT} (the rollout buffer would not fit in memory)"
-        )
-    if config.ppo.batch_size > config.ppo.n_steps * config.run.n_envs:
-        raise ValueError(
-            f"ppo.batch_size = {config.ppo.batch_size} is not allowed; allowed: at most "
-            f"ppo.n_steps * run.n_envs = {config.ppo.n_steps * config.run.n_envs}"
-        )
-    if config.ppo.features == "planes" and config.ppo.activation != "relu":
-        raise ValueError(
-            f"ppo.activation = {config.ppo.activation!r} is not allowed with ppo.features = 'planes'; allowed: "
-            "relu (the extractor's own activation: the trained network is then saved exactly as an agent file)"
-        )
-
-
-def _table_baselines() -> dict[str, int]:
-    """The baselines the compiled tables of expert iteration and DMC can seat."""
-    # late: agents.compiled loads the compiled engine, which only the methods playing compiled tables need
-    from newmarket_env.agents.compiled import POLICY_CODES
-
-    return POLICY_CODES
-
-
-def _check_expert(config: TrainConfig, known: list[str]) -> None:
-    """The expert-iteration keys that need the live package (agents, backend)."""
-    seatable = _table_baselines()
-    if config.pretrain.teacher:
-        raise ValueError("pretrain.teacher is for method ppo; expert_iteration starts from expert.first_states")
-    if config.expert.first_states not in seatable:
-        raise ValueError(
-            f"expert.first_states = {config.expert.first_states!r} is not allowed; allowed: {', '.join(seatable)}"
-        )
-    for name in config.opponents.baselines:
-        if name not in seatable and config.expert.baseline_fraction > 0:
-            raise ValueError(
-                f"opponents.baselines has {name!r}, which expert iteration cannot seat at its "
-                f"tables; allowed: {', '.join(seatable)} (or expert.baseline_fraction: 0)"
-            )
-    if config.expert.racing_worlds == 1:
-        raise ValueError("expert.racing_worlds = 1 is not allowed; allowed: 0 (no race) or an int >= 2")
-    if config.expert.init:
-        _check_init(config)
-    try:
-        check_backend(config.expert.backend, config.expert.address or None)
-    except ValueError as err:
-        raise ValueError(f"expert: {err}") from None
-
-
-def _check_dmc(config: TrainConfig) -> None:
-    """The Deep Monte-Carlo keys that need the live package (the baselines its compiled tables can seat)."""
-    seatable = _table_baselines()
-    if config.pretrain.teacher:
-        raise ValueError("pretrain.teacher is for method ppo; dmc starts from a fresh network")
-    for name in config.opponents.baselines:
-        if name not in seatable and config.dmc.baseline_fraction > 0:
-            raise ValueError(
-                f"opponents.baselines has {name!r}, which dmc cannot seat at its tables; "
-                f"allowed: {', '.join(seatable)} (or dmc.baseline_fraction: 0)"
-            )
-
-
-def _check_rllib(config: TrainConfig) -> None:
-    """The RLlib keys that depend on each other, and the ray extra."""
-    if config.pretrain.teacher:
-        raise ValueError("pretrain.teacher is for method ppo; rllib_ppo starts from a fresh network")
-    if config.rllib.minibatch_size > config.rllib.batch_size:
-        raise ValueError(
-            f"rllib.minibatch_size = {config.rllib.minibatch_size} is not allowed; allowed: at most "
-            f"rllib.batch_size = {config.rllib.batch_size}"
-        )
-    if importlib.util.find_spec("ray") is None:
-        raise ValueError("method rllib_ppo needs Ray RLlib; install it with pip install 'newmarket-env[ray]'")
-
-
-def _check_init(config: TrainConfig) -> None:
-    """``expert.init`` is a saved agent of the run's rules and hidden sizes (read without running code)."""
-    path = config.expert.init
-    try:
-        metadata, _ = read_saved(path)
-    except (OSError, ValueError) as err:
-        raise ValueError(f"expert.init: {str(err).splitlines()[0]}") from None
-    hidden = list(metadata["layers"][1:-1])
-    if hidden != list(config.expert.net_arch):
-        raise ValueError(
-            f"expert.init = {path!r} has hidden layers {hidden}; allowed: expert.net_arch = {config.expert.net_arch}"
-        )
-    if metadata.get("activation") != config.expert.activation:
-        raise ValueError(
-            f"expert.init = {path!r} uses activation {metadata.get('activation')!r}; "
-            f"allowed: expert.activation = {config.expert.activation!r}"
-        )
-    rules = make_rules(config.env.variant, config.env.num_players, **config.env.rules).to_dict()
-    if metadata.get("rules") != rules:
-        raise ValueError(f"expert.init = {path!r} was trained on other rules than the run's env section")
+    for name in [names] if isinstance(names, str) else names:
+        if name not in known:
+            raise ValueError(f"{where} has unknown agent {name!r}; allowed: {', '.join(known)}")
 
 
 def load_config(path: str | Path) -> TrainConfig:
@@ -671,15 +467,38 @@ def _yaml_loader() -> type:
     return Loader
 
 
-def describe(cls: type = TrainConfig, prefix: str = "") -> list[str]:
-    """One line per config key: name, default, allowed values, doc."""
+def describe_section(cls: type, prefix: str = "") -> list[str]:
+    """One line per key of a section dataclass (nested sections indented): name, default, allowed values, doc."""
     lines = []
     for f in dataclasses.fields(cls):
         section = _section(f)
         if section is not None:
             lines.append(f"{prefix}{f.name}:  # {f.metadata['doc']}")
-            lines.extend(describe(section, prefix + "  "))
+            lines.extend(describe_section(section, prefix + "  "))
+            continue
+        if f.name == "sections":
             continue
         default = f.default_factory() if callable(f.default_factory) else f.default
-        lines.append(f"{prefix}{f.name}: {default!r}  # {f.metadata['doc']} (allowed: {_allowed(f.metadata)})")
+        allowed = ", ".join(available_methods()) if cls is TrainConfig and f.name == "method" else _allowed(f.metadata)
+        lines.append(f"{prefix}{f.name}: {default!r}  # {f.metadata['doc']} (allowed: {allowed})")
+    return lines
+
+
+def section_keys(cls: type) -> list[dict[str, Any]]:
+    """The keys of a section dataclass as rows (key, default, allowed, doc): the docs' tables."""
+    rows = []
+    for f in dataclasses.fields(cls):
+        default = f.default_factory() if callable(f.default_factory) else f.default
+        rows.append({"key": f.name, "default": default, "allowed": _allowed(f.metadata), "doc": f.metadata["doc"]})
+    return rows
+
+
+def describe() -> list[str]:
+    """One line per config key: the shared ones, then each available method's sections."""
+    lines = describe_section(TrainConfig)
+    owners = section_owners()
+    for key, owner in owners.items():
+        cls = get_method(owner).sections[key]
+        lines.append(f"{key}:  # {cls.__doc__}")
+        lines.extend(describe_section(cls, "  "))
     return lines

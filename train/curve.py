@@ -1,11 +1,10 @@
-"""Learning curves after the fact: a PPO, expert-iteration, Deep Monte-Carlo or RLlib PPO run's checkpoints
-measured against baselines and ``search``.
+"""Learning curves after the fact: a run's checkpoints, of any method, measured against baselines and ``search``.
 
 A run's own ``eval.csv`` has few points (``eval.every``) against its ``eval.opponents``; this measures the
-saved checkpoints themselves (``checkpoints/exit_<steps>_steps.pt``, ``dmc_<steps>_steps.pt``, the
-``policy.npz`` in ``rllib_<steps>_steps/``, or for PPO the self-play pool's ``snapshots/snapshot_<steps>.npz``,
-each a saved agent), so a
-finished run gets a curve against any opponent, ``search`` at its default budget included:
+points its method saved (:meth:`Method.curve_points`: ``checkpoints/exit_<steps>_steps.pt``,
+``dmc_<steps>_steps.pt``, the ``policy.npz`` in ``rllib_<steps>_steps/``, for PPO the self-play pool's
+``snapshots/snapshot_<steps>.npz``, a plugin method's checkpoints), each as a saved agent, so a finished
+run gets a curve against any opponent, ``search`` at its default budget included:
 
 ``python -m newmarket_env.train.curve runs/newmarket_exit_long --opponents control,search --every 5 --boards 300``
 
@@ -33,56 +32,13 @@ from typing import Any
 
 from newmarket_env.agents import available_agents
 from newmarket_env.agents.guided_search import GuidedSearchAgent, shipped_guided
-from newmarket_env.agents.saved import load_saved_agent
 from newmarket_env.game.rules import make_rules
 from newmarket_env.train.config import load_config
 from newmarket_env.train.evaluate import duplicate_eval, saved_agent_maker
+from newmarket_env.train.methods import get_method
 from newmarket_env.train.plot import plot_curve
-from newmarket_env.train.rllib_ppo.checkpoint import policy_path as rllib_policy
-from newmarket_env.train.rllib_ppo.checkpoint import saved_steps as rllib_steps
 
-#: The methods whose checkpoints a curve measures: their checkpoint files' prefix, what their steps count,
-#: and that count's word in the printed lines.
-METHODS = {
-    "ppo": ("snapshot", "learner decisions", "decisions"),  # its snapshots (saved agents), not the SB3 zips
-    "expert_iteration": ("exit", "labelled decisions", "labels"),
-    "dmc": ("dmc", "recorded decisions", "decisions"),
-    "rllib_ppo": ("rllib", "learner decisions", "decisions"),
-}
 FIELDS = ["steps", "opponent", "mean", "ci95", "low", "high", "boards", "games", "margin", "margin_ci95", "seed"]
-
-
-def checkpoint_steps(run_dir: Path, prefix: str = "exit") -> list[int]:
-    """The step counts of the run's checkpoints (``<prefix>_<steps>_steps.pt``), in order."""
-    if prefix == "rllib":  # RLlib's checkpoints are folders (train/rllib_ppo/checkpoint.py)
-        return rllib_steps(run_dir / "checkpoints")
-    if prefix == "snapshot":  # PPO's self-play pool: snapshots/snapshot_<steps>.npz (train/callbacks.py)
-        return sorted(int(p.stem.split("_")[1]) for p in (run_dir / "snapshots").glob("snapshot_*.npz"))
-    from newmarket_env.train.expert.checkpoint import saved_steps  # imports torch
-
-    return saved_steps(run_dir / "checkpoints", prefix)
-
-
-def checkpoint_file(run_dir: Path, steps: int, method: str) -> Path:
-    """The file of the checkpoint after ``steps`` of a ``method`` run (its time is when it was saved)."""
-    prefix = METHODS[method][0]
-    if prefix == "snapshot":
-        return run_dir / "snapshots" / f"snapshot_{steps}.npz"
-    if prefix == "rllib":
-        return rllib_policy(run_dir / "checkpoints", steps)
-    from newmarket_env.train.expert.checkpoint import state_path  # imports torch
-
-    return state_path(run_dir / "checkpoints", steps, prefix)
-
-
-def no_checkpoint(run_dir: Path, method: str) -> str:
-    """The one-line error for a run folder that holds no checkpoint of ``method``."""
-    prefix = METHODS[method][0]
-    if prefix == "snapshot":
-        return f"{run_dir / 'snapshots'} holds no snapshot_<steps>.npz (PPO's self-play snapshots)"
-    if prefix == "rllib":
-        return f"{run_dir / 'checkpoints'} holds no rllib_<steps>_steps checkpoint folder"
-    return f"{run_dir / 'checkpoints'} holds no {prefix}_<steps>_steps.pt checkpoint"
 
 
 def chosen_steps(steps: list[int], every: int) -> list[int]:
@@ -100,28 +56,8 @@ def chosen_steps(steps: list[int], every: int) -> list[int]:
 
 
 def network_at(run_dir: Path, steps: int, config: Any) -> Any:
-    """The greedy network of the checkpoint after ``steps`` training steps, as a saved agent."""
-    rules = make_rules(config.env.variant, config.env.num_players, **config.env.rules)
-    if config.method == "rllib_ppo":  # each checkpoint folder holds its policy as a saved agent (numpy)
-        return load_saved_agent(rllib_policy(run_dir / "checkpoints", steps), rules, 0, name=config.name)
-    if config.method == "ppo":  # each snapshot is the policy as a saved agent (numpy)
-        return load_saved_agent(checkpoint_file(run_dir, steps, "ppo"), rules, 0, name=config.name)
-    from newmarket_env.train.expert.checkpoint import load_state, state_path  # optional: needs torch (train extra)
-
-    state = load_state(state_path(run_dir / "checkpoints", steps, METHODS[config.method][0]))
-    if config.method == "dmc":  # a Q network: its greedy policy is argmax Q
-        from newmarket_env.train.dmc.fit import q_network  # optional: needs torch (train extra)
-        from newmarket_env.train.dmc.loop import learner_agent as q_agent  # optional: needs torch (train extra)
-
-        q_net = q_network(config.dmc.net_arch, config.dmc.activation)
-        q_net.load_state_dict(state["net"])
-        return q_agent(q_net, config, rules, 0)
-    from newmarket_env.train.expert.loop import learner_agent  # optional: needs torch (train extra)
-    from newmarket_env.train.expert.network import PolicyValueNet  # optional: needs torch (train extra)
-
-    net = PolicyValueNet(config.expert.net_arch, config.expert.activation)
-    net.load_state_dict(state["net"])
-    return learner_agent(net, config, rules, 0, sample=False)
+    """The greedy network of the run's point after ``steps`` training steps, as a saved agent."""
+    return get_method(config.method).network_at(config, run_dir, steps)
 
 
 def guided_on(entry: dict[str, Any], network: Any, env: Any, seed: int) -> Any:
@@ -172,7 +108,7 @@ def measure_points(
     rewritten whole after each new row. ``maker(network)`` gives the agent maker that plays a checkpoint.
     """
     house = house_stakes(config)
-    word = METHODS[config.method][2]
+    word = get_method(config.method).word
     rows = read_rows(csv_path)
     # Rows measured with other boards or another seed are measured again: a curve is one setting throughout.
     done = {(int(r["steps"]), r["opponent"]) for r in rows if (int(r["boards"]), r["seed"]) == (boards, str(seed))}
@@ -211,11 +147,7 @@ def measure(
 ) -> Path:
     """Measure the chosen checkpoints against each opponent (skipping rows already measured); return the PNG."""
     config = load_config(run_dir / "config.yaml")
-    if config.method not in METHODS:
-        raise ValueError(
-            f"{run_dir} is a {config.method!r} run; curve measures the checkpoints of {' and '.join(METHODS)} runs"
-        )
-    prefix, counted, _ = METHODS[config.method]
+    method = get_method(config.method)
     entry = None
     if guided is not None:
         entry = shipped_guided().get(guided)
@@ -226,9 +158,9 @@ def measure(
     unknown = [o for o in opponents if o not in available_agents()]
     if unknown:
         raise ValueError(f"unknown opponent {unknown[0]!r}; allowed: {', '.join(available_agents())}")
-    steps = checkpoint_steps(run_dir, prefix)
+    steps = method.curve_points(run_dir)
     if not steps:
-        raise ValueError(no_checkpoint(run_dir, config.method))
+        raise ValueError(method.no_curve_points(run_dir))
     stem = "guided_curve" if guided else "curve"
     csv_path = run_dir / f"{stem}.csv"
     maker = functools.partial(guided_maker, entry) if entry else saved_agent_maker
@@ -237,14 +169,13 @@ def measure(
     png = png or run_dir / f"{stem}.png"
     tested = f"{guided} on each checkpoint" if guided else f"{config.name}: greedy network"
     title = f"{tested}, {boards} deal sets a point"
-    xlabel = f"{counted} (training steps of {config.method.replace('_', ' ')})"
-    plot_curve(csv_path, png, title=title, value="margin" if house else "mean", xlabel=xlabel)
+    plot_curve(csv_path, png, title=title, value="margin" if house else "mean", xlabel=method.xlabel)
     return png
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m newmarket_env.train.curve", description=__doc__.split("\n")[0])
-    parser.add_argument("run_dir", type=Path, help="an expert-iteration or dmc run folder (with checkpoints/)")
+    parser.add_argument("run_dir", type=Path, help="a run folder of any method (with its checkpoints)")
     parser.add_argument("--opponents", default="control,search", help="comma-separated agent names")
     parser.add_argument("--every", type=int, default=5, help="measure every N-th checkpoint and the last")
     parser.add_argument("--boards", type=int, default=300, help="deal sets a point (default 300)")

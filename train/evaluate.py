@@ -46,6 +46,8 @@ if TYPE_CHECKING:
     from newmarket_env.train.config import TrainConfig
 
 AgentMaker = Callable[[Any, int], Any]  # (env, seed) -> Agent
+#: The columns of a run's eval.csv.
+EVAL_FIELDS = ["steps", "opponent", "mean", "ci95", "low", "high", "boards", "games", "wall_s"]
 _AGENT_TAG = 7  # the agents' seed stream, apart from the tournament's (schedule.derive_seed tags 1, 2, 4)
 #: Boards per Ray task: enough to outweigh a task's overhead, few enough to spread over a cluster.
 RAY_BOARDS_PER_TASK = 10

@@ -1,12 +1,12 @@
 """The algorithm leaderboard: runs of several training methods on one preset, compared at one wall-clock budget.
 
-Each run (any method :mod:`~newmarket_env.train.curve` reads: PPO, expert iteration, Deep Monte-Carlo,
-RLlib PPO) is measured by the clock, not by its steps: a checkpoint's time is when its file was saved,
-counted from the run's start (``run.json``). For each run this measures, in a duplicate evaluation against
-each opponent, the last checkpoint saved by each of ``--points`` evenly spaced times up to ``--budget``
-minutes, draws all runs on one picture (one panel per opponent, minutes across), exports each run's network
-at the budget (its last checkpoint saved within it) as a plain saved agent for the final tournament, and
-writes ``leaderboard.json`` beside those files:
+Each run (of any method: :mod:`~newmarket_env.train.curve` reads them all) is measured by the clock, not
+by its steps: a checkpoint's time is when its file was saved, counted from the run's start (``run.json``).
+For each run this measures, in a duplicate evaluation against each opponent, the last checkpoint saved by
+each of ``--points`` evenly spaced times up to ``--budget`` minutes, draws all runs on one picture (one
+panel per opponent, minutes across), exports each run's network at the budget (its last checkpoint saved
+within it) as a plain saved agent for the final tournament, and writes ``leaderboard.json`` beside those
+files:
 
 ``python -m newmarket_env.train.leaderboard --budget 10 --run ppo=runs/lb/newmarket_ppo --run
 dmc=runs/lb/newmarket_dmc --opponents control,search --points 5 --boards 100 --out runs/lb/newmarket``
@@ -32,15 +32,8 @@ from newmarket_env.agents import available_agents
 from newmarket_env.agents.saved import save_policy
 from newmarket_env.game.rules import make_rules
 from newmarket_env.train.config import TrainConfig, load_config
-from newmarket_env.train.curve import (
-    METHODS,
-    checkpoint_file,
-    checkpoint_steps,
-    house_stakes,
-    measure_points,
-    network_at,
-    no_checkpoint,
-)
+from newmarket_env.train.curve import house_stakes, measure_points, network_at
+from newmarket_env.train.methods import get_method
 from newmarket_env.train.rundir import write_atomic
 
 #: The file of measured points in each run folder (the columns of ``curve.csv``).
@@ -68,13 +61,12 @@ def run_start(run_dir: Path) -> float:
 def load_entry(label: str, run_dir: Path) -> Entry:
     """A run folder as a leaderboard entry: its config and the minute each checkpoint was saved."""
     config = load_config(run_dir / "config.yaml")
-    if config.method not in METHODS:
-        raise ValueError(f"{run_dir} is a {config.method!r} run; allowed methods: {', '.join(METHODS)}")
+    method = get_method(config.method)
     began = run_start(run_dir)
-    steps = checkpoint_steps(run_dir, METHODS[config.method][0])
+    steps = method.curve_points(run_dir)
     if not steps:
-        raise ValueError(no_checkpoint(run_dir, config.method))
-    minutes = {s: (checkpoint_file(run_dir, s, config.method).stat().st_mtime - began) / 60 for s in steps}
+        raise ValueError(method.no_curve_points(run_dir))
+    minutes = {s: (method.curve_file(run_dir, s).stat().st_mtime - began) / 60 for s in steps}
     return Entry(label, run_dir, config, minutes)
 
 

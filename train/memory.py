@@ -17,6 +17,7 @@ from collections.abc import Sequence
 from newmarket_env.game.actions import NUM_ACTIONS
 from newmarket_env.observation.layout import FLAT_SIZE
 from newmarket_env.train.config import TrainConfig
+from newmarket_env.train.methods import get_method
 
 FLOAT32 = 4
 #: A weight costs itself, its gradient and Adam's two moments, in float32.
@@ -39,40 +40,14 @@ def weights(sizes: Sequence[int]) -> int:
     return sum((a + 1) * b for a, b in itertools.pairwise(sizes))
 
 
+def actor_critic(hidden: Sequence[int]) -> int:
+    """Weights of a policy MLP (79 logits) and a value MLP of the same hidden sizes."""
+    return weights([FLAT_SIZE, *hidden, NUM_ACTIONS]) + weights([FLAT_SIZE, *hidden, 1])
+
+
 def estimate(config: TrainConfig) -> dict[str, int]:
-    """Bytes of the largest parts the run keeps, by what they are."""
-
-    def actor_critic(hidden: Sequence[int]) -> int:
-        return weights([FLAT_SIZE, *hidden, NUM_ACTIONS]) + weights([FLAT_SIZE, *hidden, 1])
-
-    method = config.method
-    if method == "ppo":
-        parts = {
-            "the policy and value networks in training": actor_critic(config.ppo.net_arch) * TRAINED_WEIGHT_BYTES,
-            "the rollout": config.ppo.n_steps * config.run.n_envs * ROLLOUT_STEP_BYTES,
-        }
-        if config.opponents.snapshot_every:
-            frozen = config.opponents.max_snapshots * weights([FLAT_SIZE, *config.ppo.net_arch, NUM_ACTIONS])
-            parts["the frozen snapshots"] = frozen * FLOAT32
-        return parts
-    if method == "expert_iteration":
-        expert = config.expert
-        return {
-            "the policy and value networks in training": actor_critic(expert.net_arch) * TRAINED_WEIGHT_BYTES,
-            # the window's labels, and their concatenation for the fit
-            "expert.states x expert.window labelled decisions": 2 * expert.states * expert.window * EXPERT_LABEL_BYTES,
-        }
-    if method == "dmc":
-        dmc = config.dmc
-        return {
-            "the Q network in training": weights([FLAT_SIZE, *dmc.net_arch, NUM_ACTIONS]) * TRAINED_WEIGHT_BYTES,
-            "dmc.states x dmc.window recorded decisions": 2 * dmc.states * dmc.window * DECISION_BYTES,
-        }
-    rllib = config.rllib  # rllib_ppo
-    return {
-        "the policy and value networks in training": actor_critic(rllib.hidden) * TRAINED_WEIGHT_BYTES,
-        "rllib.batch_size steps": 2 * rllib.batch_size * ROLLOUT_STEP_BYTES,
-    }
+    """Bytes of the largest parts the run keeps, by what they are (its method's :meth:`Method.memory`)."""
+    return dict(get_method(config.method).memory(config))
 
 
 def available_bytes() -> int | None:
@@ -107,4 +82,4 @@ def check_memory(config: TrainConfig, available: int | None = None) -> None:
     )
 
 
-__all__ = ["available_bytes", "check_memory", "estimate", "weights"]
+__all__ = ["actor_critic", "available_bytes", "check_memory", "estimate", "weights"]

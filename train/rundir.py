@@ -1,7 +1,7 @@
 """A run folder belongs to one run: made fresh, or resumed by the same run with the same config.
 
 ``run.json`` in ``run.out_dir`` names the run (a random id) the folder belongs to; checkpoints carry
-the id too (:mod:`newmarket_env.train.checkpoints`), so ``--resume`` continues only its own run.
+the id too (:mod:`newmarket_env.train.stamped`), so ``--resume`` continues only its own run.
 
 - One process at a time: the caller holds the folder's lock (:mod:`newmarket_env.train.runlock`)
   before any of this, so ``--overwrite`` or ``--resume`` of a run that still trains is refused.
@@ -9,7 +9,8 @@ the id too (:mod:`newmarket_env.train.checkpoints`), so ``--resume`` continues o
   (then the previous run's outputs are removed first, and only those: in its folders, only the
   files a run writes there).
 - ``--resume`` refuses a folder without ``run.json``, and a config that differs from the run's
-  ``config.yaml`` in anything but :data:`RESUMABLE_KEYS` (the budget and the machine settings).
+  ``config.yaml`` in anything but :data:`RESUMABLE_KEYS` (the budget and the machine settings) and
+  the method's own (:attr:`Method.resumable_keys`, e.g. expert iteration's label workers).
 - Everything is checked before anything is written; ``config.yaml`` and ``run.json`` are written
   atomically (temporary name, then ``os.replace``).
 """
@@ -19,6 +20,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import stat
 import tempfile
 import time
 import uuid
@@ -28,29 +30,30 @@ from typing import Any
 
 import numpy as np
 
-from newmarket_env.train.config import read_yaml
+from newmarket_env.train.config import comparable, read_yaml
+from newmarket_env.train.methods import get_method, loadable_methods
 
 RUN_FILE = "run.json"
 CONFIG_FILE = "config.yaml"
 #: Config keys a resumed run may change: the budget, the machine settings, the opponent pool and the
 #: evaluation (a fine-tuning stage, e.g. configs/newmarket_ppo_finetune.yaml). Not the game (env.*),
-#: the model and its hyperparameters (ppo.*: the checkpoint carries its own), the seed or the warm start.
+#: the method and its hyperparameters (ppo.*: the checkpoint carries its own), the seed or the warm start.
 RESUMABLE_KEYS = (
     "run.total_steps",
     "run.max_minutes",
     "run.progress_bar",
+    "run.verbose",
     "run.torch_threads",
+    "run.device",
     "run.vec_env",
     "run.out_dir",
     "run.checkpoint_every",
     "opponents.*",
     "eval.*",
-    "expert.workers",
-    "expert.backend",
-    "expert.address",
 )
-#: What a run writes into its folder (``--overwrite`` removes these and nothing else).
-RUN_OUTPUTS = (
+#: What a run of any method writes into its folder besides each method's own outputs (``--overwrite``
+#: removes these and nothing else).
+SHARED_OUTPUTS = (
     RUN_FILE,
     CONFIG_FILE,
     "progress.csv",
@@ -59,35 +62,21 @@ RUN_OUTPUTS = (
     "final.npz",
     "final.json",
     "final_eval.json",
-    "pretrain.json",
     "checkpoints",
-    "snapshots",
-    "labels",
-    "final_value.npz",
-    "samples",
 )
-#: Inside the folders among :data:`RUN_OUTPUTS`, the files a run writes (with their temporary names,
-#: left by a killed run): ``--overwrite`` removes these, then the folder if nothing else is in it.
-RUN_FOLDER_FILES = {
-    "checkpoints": (
-        "ppo_*_steps.zip",
-        "ppo_*_steps.json",
-        "ppo_*_steps.rules.json",  # the rules the checkpoint learned (agents/sb3_rules.py)
-        "exit_*_steps.pt",
-        "exit_*_steps.json",
-        "dmc_*_steps.pt",
-        "dmc_*_steps.json",
-        "rllib_*_steps",  # a folder: RLlib's own checkpoint
-        "rllib_*_steps.json",
-        ".ppo_*",
-        ".exit_*",
-        ".dmc_*",
-        ".rllib_*",
-    ),
-    "snapshots": ("snapshot_*.npz", ".snapshot_*"),
-    "labels": ("iter_*.npz", ".iter_*"),
-    "samples": ("iter_*.npz", ".iter_*"),
-}
+
+
+def run_outputs() -> dict[str, tuple[str, ...]]:
+    """Every file a run of any available method writes in its folder (-> ()), and every folder (-> the
+    patterns of the files it writes there, with their temporary names left by a killed run)."""
+    outputs: dict[str, tuple[str, ...]] = {name: () for name in SHARED_OUTPUTS}
+    for method in loadable_methods():
+        outputs["checkpoints"] += method.checkpoint_files()
+        for name, patterns in method.outputs.items():
+            outputs[name] = outputs.get(name, ()) + patterns
+    return outputs
+
+
 _TENSORBOARD_PREFIX = "events.out.tfevents."
 
 
@@ -130,22 +119,24 @@ def previous_outputs(out_dir: Path) -> list[str]:
     """The run outputs already in ``out_dir``."""
     if not out_dir.is_dir():
         return []
-    found = [name for name in RUN_OUTPUTS if (out_dir / name).exists()]
+    outputs = run_outputs()
+    found = [name for name in outputs if (out_dir / name).exists()]
     found += sorted(p.name for p in out_dir.glob(f"{_TENSORBOARD_PREFIX}*"))
     # Temporary files of an atomic write a killed run left (write_atomic's, the curve's).
-    found += sorted(p.name for name in RUN_OUTPUTS for p in out_dir.glob(f".{name}.*") if p.is_file())
+    found += sorted(p.name for name in outputs for p in out_dir.glob(f".{name}.*") if p.is_file())
     return found
 
 
 def remove_outputs(out_dir: Path, names: list[str]) -> None:
     """Remove the run outputs ``names`` (from :func:`previous_outputs`): files, and in a run's folders
-    only the files a run writes there (:data:`RUN_FOLDER_FILES`); anything else stays."""
+    only the files a run writes there (:func:`run_outputs`); anything else stays."""
+    outputs = run_outputs()
     for name in names:
         target = out_dir / name
         if not target.is_dir():
             target.unlink(missing_ok=True)
             continue
-        for pattern in RUN_FOLDER_FILES.get(name, ()):
+        for pattern in outputs.get(name, ()):
             for path in target.glob(pattern):
                 if path.is_file() or path.is_symlink():
                     path.unlink()
@@ -192,11 +183,12 @@ def start_resume(out_dir: Path, config: Mapping[str, Any]) -> dict[str, Any]:
         raise ValueError(f"--resume: {run_file} or {config_file} cannot be read ({err}); start a new run") from None
     if not isinstance(run_id, str) or not isinstance(before, Mapping):
         raise ValueError(f"--resume: {run_file} or {config_file} is damaged; start a new run")
-    changed = config_differences(before, config)
+    keys = (*RESUMABLE_KEYS, *get_method(config.get("method", "ppo")).resumable_keys)
+    changed = config_differences(comparable(before, config), {"method": "ppo", **config}, keys=keys)
     if changed:
         raise ValueError(
             f"--resume: the config differs from the run in {str(out_dir)!r}: {'; '.join(changed)} "
-            f"(only {', '.join(RESUMABLE_KEYS)} may change on --resume)"
+            f"(only {', '.join(keys)} may change on --resume)"
         )
     check_writable(out_dir)
     return run
@@ -215,12 +207,14 @@ def _write_run(out_dir: Path, run: Mapping[str, Any], config: Mapping[str, Any])
     write_atomic(out_dir / RUN_FILE, json.dumps(run, indent=2) + "\n")
 
 
-def _resumable(path: str) -> bool:
-    return any(path == key or (key.endswith(".*") and path.startswith(key[:-1])) for key in RESUMABLE_KEYS)
+def _resumable(path: str, keys: tuple[str, ...]) -> bool:
+    return any(path == key or (key.endswith(".*") and path.startswith(key[:-1])) for key in keys)
 
 
-def config_differences(before: Mapping[str, Any], after: Mapping[str, Any], prefix: str = "") -> list[str]:
-    """``key (run X, now Y)`` for every key whose value differs, other than :data:`RESUMABLE_KEYS`.
+def config_differences(
+    before: Mapping[str, Any], after: Mapping[str, Any], prefix: str = "", keys: tuple[str, ...] = RESUMABLE_KEYS
+) -> list[str]:
+    """``key (run X, now Y)`` for every key whose value differs, other than ``keys`` (``section.*``: all of it).
 
     >>> config_differences({"ppo": {"net_arch": [64]}, "run": {"total_steps": 1}},
     ...                    {"ppo": {"net_arch": [128]}, "run": {"total_steps": 2}})
@@ -231,7 +225,26 @@ def config_differences(before: Mapping[str, Any], after: Mapping[str, Any], pref
         path = f"{prefix}{key}"
         old, new = before.get(key), after.get(key)
         if isinstance(old, Mapping) and isinstance(new, Mapping) and key != "rules":
-            out += config_differences(old, new, f"{path}.")
-        elif old != new and not _resumable(path):
+            out += config_differences(old, new, f"{path}.", keys)
+        elif old != new and not _resumable(path, keys):
             out.append(f"{path} (run {old!r}, now {new!r})")
     return out
+
+
+def check_checkpoint_folder(out_dir: Path) -> None:
+    """``--resume`` reads checkpoints only from a folder of this user's that other users cannot write."""
+    me = os.getuid()
+    for folder in (out_dir, out_dir / "checkpoints"):
+        if not folder.is_dir():
+            continue
+        info = folder.stat()
+        if info.st_uid != me:
+            raise ValueError(
+                f"--resume: {folder} belongs to another user (uid {info.st_uid}); resume only runs you made "
+                "(a saved agent, final.npz, is safe to use from anyone: it holds numbers only)"
+            )
+        if info.st_mode & stat.S_IWOTH:
+            raise ValueError(
+                f"--resume: {folder} is writable by every user, so anyone could have put a checkpoint there; "
+                f"if you trust what is in it, chmod o-w {folder} and resume again"
+            )

@@ -5,8 +5,9 @@ RLlib's folder ``rllib_<steps>_steps``) is written to a temporary name and renam
 stamped with a sidecar ``.json`` written after it: the run id, the step count, the size and the SHA-256
 of the file (of a folder: of its files' names and contents). :func:`find_stamped` returns the newest one
 whose stamp matches; the others are passed over with the reason. The formats themselves (SB3 zips,
-torch tensors, RLlib folders) are read by :mod:`newmarket_env.train.checkpoints`,
-:mod:`newmarket_env.train.expert.checkpoint` and :mod:`newmarket_env.train.rllib_ppo.checkpoint`.
+torch tensors, RLlib folders) are each method's (:mod:`newmarket_env.train.ppo.checkpoints`,
+:mod:`newmarket_env.train.torch_state`, :mod:`newmarket_env.train.rllib_ppo.method`); the run loop writes
+them all through :func:`write_stamped` and a method finds them with :func:`find_stamped`.
 """
 
 from __future__ import annotations
@@ -20,6 +21,10 @@ import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+
+
+class CheckpointError(ValueError):
+    """A checkpoint that cannot be read back (as weights); one line."""
 
 
 @dataclass
@@ -125,4 +130,14 @@ def find_stamped(folder: Path, prefix: str, suffix: str, run_id: str) -> Found:
     return found
 
 
-__all__ = ["Found", "digest", "size", "find_stamped", "stamp_problem", "stamped_path", "stamped_steps", "write_stamped"]
+__all__ = [
+    "CheckpointError",
+    "Found",
+    "digest",
+    "size",
+    "find_stamped",
+    "stamp_problem",
+    "stamped_path",
+    "stamped_steps",
+    "write_stamped",
+]

@@ -16,7 +16,7 @@ infos)`` with one info dict per table; a table whose session ended has
 session's ``chips``, ``deals``, ``seat`` and ``opponents`` in its info, and its
 observation is already the next session's first (SB3's autoreset convention).
 Episode statistics (``info["episode"]`` with ``r``, ``l``, ``t``) come from
-wrapping it in SB3's own ``VecMonitor``, as :func:`newmarket_env.train.run.build_vec_env` does.
+wrapping it in SB3's own ``VecMonitor``, as :func:`newmarket_env.train.ppo.learner.build_vec_env` does.
 
 Masks: sb3-contrib reads ``np.stack(env.env_method("action_masks"))``;
 ``env_method("action_masks")`` returns the batch's ``(n_envs, 79)`` bool array in

@@ -108,12 +108,12 @@ def _ppo_player(vec, config, rollout: int):
     import torch  # optional: needs torch (train extra)
     from threadpoolctl import threadpool_limits  # optional: needs threadpoolctl (train extra)
 
-    from newmarket_env.train.run import build_model  # optional: needs threadpoolctl (train extra)
+    from newmarket_env.train.ppo.learner import build_model  # optional: needs SB3 (train extra)
 
     torch_default_threads()
     torch.set_num_threads(config.run.torch_threads)
     folder = tempfile.TemporaryDirectory(prefix="bench_ppo_")  # lives as long as the player
-    model = build_model(config, vec, Path(folder.name))
+    model = build_model(config, vec)
     from stable_baselines3.common.logger import Logger  # optional: needs stable-baselines3 (train extra)
 
     model.set_logger(Logger(folder=None, output_formats=[]))  # no SB3 log folders left in /tmp per row
@@ -126,7 +126,7 @@ def _ppo_player(vec, config, rollout: int):
 
     def play(seed: int, _keep=folder) -> tuple[int, int]:
         torch.set_num_threads(config.run.torch_threads)
-        with threadpool_limits(limits=config.run.torch_threads, user_api="blas"):  # as train/run.py does
+        with threadpool_limits(limits=config.run.torch_threads, user_api="blas"):  # as the run loop does
             model.learn(total_timesteps=rollout, reset_num_timesteps=fresh.pop() if fresh else False)
         return rollout, 1
 
@@ -140,10 +140,10 @@ def ppo_batch():
     if why or config is None:
         return None, why or f"skipped: {CONFIG} not found (run from the repository root)"
 
-    from newmarket_env.train.run import build_vec_env  # optional: needs threadpoolctl (train extra)
+    from newmarket_env.train.ppo.learner import build_vec_env  # optional: needs SB3 (train extra)
 
     run = dataclasses.replace(config.run, n_envs=PPO_TABLES, vec_env="batch")
-    config = dataclasses.replace(config, run=run, ppo=dataclasses.replace(config.ppo, n_steps=PPO_STEPS))
+    config = config.replaced(run=run, ppo=dataclasses.replace(config.ppo, n_steps=PPO_STEPS))
     _model, play = _ppo_player(build_vec_env(config), config, PPO_TABLES * PPO_STEPS)
     return play, (
         f"{CONFIG} network/opponents/PPO, {PPO_TABLES} tables x {PPO_STEPS} steps a rollout; "
@@ -157,10 +157,10 @@ def ppo_single_agent():
     if config is None:
         return None, f"skipped: {CONFIG} not found (run from the repository root)"
 
-    from newmarket_env.train.run import build_vec_env  # optional: needs threadpoolctl (train extra)
+    from newmarket_env.train.ppo.learner import build_vec_env  # optional: needs SB3 (train extra)
 
     run = dataclasses.replace(config.run, vec_env="dummy", n_envs=SINGLE_ENVS)
-    config = dataclasses.replace(config, run=run, ppo=dataclasses.replace(config.ppo, n_steps=SINGLE_STEPS))
+    config = config.replaced(run=run, ppo=dataclasses.replace(config.ppo, n_steps=SINGLE_STEPS))
     rollout = SINGLE_ENVS * SINGLE_STEPS
     _model, play = _ppo_player(build_vec_env(config), config, rollout)
     return play, (
@@ -289,13 +289,13 @@ def training_targets(result) -> list:
 def ppo_split(vec_env: str, tables: int, steps: int, rollouts: int = 2) -> dict[str, float]:
     """CPU ms per learner decision of MaskablePPO's collection and of its updates (timed apart), and the
     decisions/s end to end, with the newmarket config's network and opponents on ``tables`` x ``steps``."""
-    from newmarket_env.train.run import build_vec_env  # optional: needs threadpoolctl (train extra)
+    from newmarket_env.train.ppo.learner import build_vec_env  # optional: needs SB3 (train extra)
 
     config = _shipped_config()
     if config is None:
         raise ValueError(f"{CONFIG} not found: run from the repository root")
     run = dataclasses.replace(config.run, vec_env=vec_env, n_envs=tables)
-    config = dataclasses.replace(config, run=run, ppo=dataclasses.replace(config.ppo, n_steps=steps))
+    config = config.replaced(run=run, ppo=dataclasses.replace(config.ppo, n_steps=steps))
     model, play = _ppo_player(build_vec_env(config), config, tables * steps)
     spent = {"collect_rollouts": 0.0, "train": 0.0}
     for name in spent:

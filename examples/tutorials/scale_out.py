@@ -20,7 +20,7 @@ import ray
 
 from newmarket_env import make_rules
 from newmarket_env.eval.tournament import TournamentConfig, run_tournament
-from newmarket_env.train.expert.collect import collect_states
+from newmarket_env.train.collect import collect_states
 from newmarket_env.train.expert.label import Teacher, label_states
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # examples/: the RLlib example's train()

@@ -7,7 +7,9 @@
 :mod:`newmarket_env.game.actions`, the summary tables of actions and observation pieces
 in ``docs/guide/environment.md`` (between ``<!-- BEGIN name -->`` and ``<!-- END name -->``)
 from the same sources, the variant pages ``docs/variants/`` from the presets in
-:mod:`newmarket_env.game.rules` (:mod:`newmarket_env.docs.variant_pages`), the
+:mod:`newmarket_env.game.rules` (:mod:`newmarket_env.docs.variant_pages`), the training methods' table
+and config keys in ``docs/guide/training.md`` and ``docs/training/methods/`` from the methods' registry
+and their config sections (:mod:`newmarket_env.docs.method_pages`), the
 event table of ``docs/contract.md`` from :data:`newmarket_env.engine.events.EVENTS`, and
 ``docs/cli.md`` from the ``newmarket`` commands' own ``--help``. So the docs
 cannot drift from the code: ``--check`` (and ``tests/cli/test_docs.py``) fails
@@ -31,6 +33,7 @@ from pathlib import Path
 
 from newmarket_env.cli import COMMANDS
 from newmarket_env.cli import main as cli_main
+from newmarket_env.docs.method_pages import method_keys, methods_table, shared_keys
 from newmarket_env.docs.variant_pages import variant_markdown, variants_index, write_variant_gif
 from newmarket_env.engine.events import DOMAINS, EVENTS
 from newmarket_env.game import actions as A
@@ -40,6 +43,7 @@ from newmarket_env.observation.encode import PLANES_SHAPE
 from newmarket_env.observation.history import HISTORY_PIECES, INFO_STATE_SIZE
 from newmarket_env.observation.layout import CARD_PIECES, CHIP_CLIP, CHIP_SCALE, FLAT_SIZE, PIECES, Piece, offsets
 from newmarket_env.observation.state_layout import STATE_CARD_PIECES, STATE_PIECES, STATE_SIZE
+from newmarket_env.train.methods import BUILT_IN
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 REGENERATE = "python -m newmarket_env.docs"
@@ -375,11 +379,15 @@ def documented_help(command: str, root: Path = REPO_ROOT) -> str:
 GUIDE_SECTIONS = {"actions": actions_summary, "observation": observation_summary}
 CONTRACT_SECTIONS = {"events": events_table}
 OPENSPIEL_SECTIONS = {"info_state": info_state_table}
+TRAINING_SECTIONS = {"methods": methods_table, "shared-keys": shared_keys}
+METHOD_PAGES = {f"docs/training/methods/{name}.md": {"keys": partial(method_keys, name)} for name in BUILT_IN}
 #: Hand-written files with generated blocks, and the blocks of each.
 SECTION_FILES = {
     "docs/guide/environment.md": GUIDE_SECTIONS,
     "docs/contract.md": CONTRACT_SECTIONS,
     "docs/openspiel.md": OPENSPIEL_SECTIONS,
+    "docs/guide/training.md": TRAINING_SECTIONS,
+    **METHOD_PAGES,
 }
 DOC_FILES: dict[str, Callable[[], str]] = {
     "docs/observation.md": observation_markdown,

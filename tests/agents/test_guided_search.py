@@ -39,7 +39,7 @@ def _constant_value(chips):
 
 @pytest.fixture(scope="module")
 def states():
-    from newmarket_env.train.expert.collect import collect_states
+    from newmarket_env.train.collect import collect_states
 
     return collect_states(RULES, None, "control", [], 0.0, tables=4, count=40, seed=11, reward_scale=0.1)
 
@@ -111,7 +111,7 @@ def test_batched_rollouts_equal_the_per_game_reference(preset, cutoff):
     (random weights: every seat of a rollout plays its greedy action) and, with a cut-off, a value net."""
     from newmarket_env.agents.guided_search import GuidedSearchAgent
     from newmarket_env.eval.bench.guided import random_network, random_value
-    from newmarket_env.train.expert.collect import collect_states
+    from newmarket_env.train.collect import collect_states
 
     rules = make_rules(preset, 4)
     data = collect_states(rules, None, "control", [], 0.0, tables=4, count=30, seed=5, reward_scale=0.1)
@@ -166,9 +166,10 @@ def mimic(tmp_path_factory):
     from newmarket_env.agents._baselines import CompiledPolicy
     from newmarket_env.agents.saved import save_policy
     from newmarket_env.agents.value_net import save_value
-    from newmarket_env.train.expert.collect import collect_states
+    from newmarket_env.train.collect import collect_states
     from newmarket_env.train.expert.fit import fit
-    from newmarket_env.train.expert.network import PolicyValueNet, layers_of
+    from newmarket_env.train.expert.network import PolicyValueNet
+    from newmarket_env.train.networks import layers_of
 
     data = collect_states(ONE_DEAL, None, "control", [], 0.0, tables=8, count=600, seed=2, reward_scale=0.1)
     control = CompiledPolicy("control", ONE_DEAL, 0)

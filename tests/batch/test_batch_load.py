@@ -134,7 +134,7 @@ def test_load_worlds_puts_search_worlds_at_the_tables(preset):
     (sample_cards, then the first world's seed) with a ``random.Random`` of the sampler's seed."""
     from newmarket_env.agents import knowledge as K
     from newmarket_env.agents.sampling import position_of, sample_cards
-    from newmarket_env.train.expert.collect import collect_states
+    from newmarket_env.train.collect import collect_states
 
     rules = make_rules(preset, 4)
     data = collect_states(rules, None, "control", [], 0.0, tables=2, count=6, seed=3, reward_scale=0.1)

@@ -64,6 +64,7 @@ OPTIONS = {
         "--out-dir",
         "--seed",
         "--no-progress",
+        "--verbose",
         "--describe",
     ],
     "export": ["MODEL.zip", "OUT.npz", "--variant", "--players", "--set", "--name", "--overwrite"],

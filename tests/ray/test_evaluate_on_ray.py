@@ -47,24 +47,24 @@ def test_bad_backend_is_refused_before_any_board():
 
 
 @pytest.mark.slow
-def test_training_callback_evaluates_a_live_model_on_ray_like_locally(ray_cluster, tmp_path):
-    # The callback ships the learner's current weights (not the SB3 model) to the workers.
+def test_the_run_loops_evaluation_of_a_live_model_on_ray_is_the_local_one(ray_cluster):
+    # The loop evaluates the learner's current weights (a numpy agent, not the SB3 model) on the workers.
     from sb3_contrib import MaskablePPO
-    from stable_baselines3.common.logger import configure
 
     from newmarket_env.envs.single_agent import SingleAgentEnv
     from newmarket_env.game.rules import make_rules
-    from newmarket_env.train.callbacks import DuplicateEval
     from newmarket_env.train.config import config_from_dict
+    from newmarket_env.train.evaluate import evaluation_rows
+    from newmarket_env.train.export import memory_agent
 
     model = MaskablePPO(
         "MlpPolicy", SingleAgentEnv(variant="newmarket", num_players=4), n_steps=64, batch_size=64, seed=0
     )
-    model.set_logger(configure(None, []))
+    agent = memory_agent(model, make_rules("newmarket", 4), "newmarket", "tanh")
     rows = {}
     for backend in ("local", "ray"):
         config = config_from_dict({"eval": {"backend": backend, "opponents": ["random"], "seed": 9}})
-        callback = DuplicateEval(config, make_rules("newmarket", 4), tmp_path / backend)
-        callback.init_callback(model)
-        rows[backend] = {k: v for k, v in callback._one("random", 12).items() if k != "wall_s"}
+        (rows[backend],) = (
+            {k: v for k, v in row.items() if k != "wall_s"} for row in evaluation_rows(config, agent, 12, 0, 0.0)
+        )
     assert rows["ray"] == rows["local"] and rows["local"]["games"] == 48

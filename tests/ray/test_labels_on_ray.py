@@ -14,7 +14,7 @@ pytestmark = pytest.mark.skipif(not compiled_available(), reason="labelling need
 def test_ray_labels_equal_the_local_ones_for_both_teachers(ray_cluster):
     from newmarket_env.game.actions import NUM_ACTIONS
     from newmarket_env.observation.layout import FLAT_SIZE
-    from newmarket_env.train.expert.collect import collect_states
+    from newmarket_env.train.collect import collect_states
     from newmarket_env.train.expert.label import CHUNK, Teacher, label_states
 
     rules = make_rules("newmarket", 4)

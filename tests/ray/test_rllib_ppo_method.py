@@ -26,9 +26,8 @@ from newmarket_env.integrations.rllib import LEARNER, MASK_KEY, OBS_KEY  # noqa:
 from newmarket_env.train.cli import main  # noqa: E402
 from newmarket_env.train.config import load_config  # noqa: E402
 from newmarket_env.train.curve import main as curve_main  # noqa: E402
-from newmarket_env.train.rllib_ppo.checkpoint import find_checkpoint  # noqa: E402
-from newmarket_env.train.rllib_ppo.checkpoint import saved_steps as rllib_steps  # noqa: E402
-from newmarket_env.train.rllib_ppo.loop import algorithm_config  # noqa: E402
+from newmarket_env.train.rllib_ppo.learner import algorithm_config  # noqa: E402
+from newmarket_env.train.rllib_ppo.method import METHOD  # noqa: E402
 from newmarket_env.train.rundir import remove_outputs  # noqa: E402
 
 TINY = Path(__file__).resolve().parents[2] / "configs" / "tiny_rllib_ppo.yaml"
@@ -71,7 +70,7 @@ def test_a_run_writes_the_run_folder_files_and_stops_at_its_budget(runs):
     assert final["training"]["method"] == "rllib_ppo" and final["training"]["steps"] == steps[-1]
     assert final["layers"] == [936, 16, 79] and final["activation"] == "tanh"
     assert (
-        find_checkpoint(whole / "checkpoints", json.loads((whole / "run.json").read_text())["run_id"]).steps
+        METHOD.find_checkpoint(whole / "checkpoints", json.loads((whole / "run.json").read_text())["run_id"]).steps
         == (steps[-1])
     )
 
@@ -80,13 +79,13 @@ def test_a_run_writes_the_run_folder_files_and_stops_at_its_budget(runs):
 def test_every_checkpoint_holds_its_policy_and_train_curve_measures_them(runs):
     whole, _, _ = runs
     run_id = json.loads((whole / "run.json").read_text())["run_id"]
-    newest = find_checkpoint(whole / "checkpoints", run_id)
+    newest = METHOD.find_checkpoint(whole / "checkpoints", run_id)
     final = np.load(whole / "final.npz", allow_pickle=False)
     inside = np.load(newest.path / "policy.npz", allow_pickle=False)  # under the folder's stamp
     assert all(np.array_equal(final[k], inside[k]) for k in final.files if k.startswith("layer"))
     assert curve_main([str(whole), "--opponents", "control", "--boards", "2", "--every", "1", "--seed", "12345"]) == 0
     measured = rows(whole / "curve.csv")
-    assert [int(row["steps"]) for row in measured] == rllib_steps(whole / "checkpoints")
+    assert [int(row["steps"]) for row in measured] == METHOD.curve_points(whole)
     final_eval = json.loads((whole / "final_eval.json").read_text())[0]
     last = measured[-1]  # the newest checkpoint's policy is the final agent: same deals, same figure
     assert float(last["mean"]) == pytest.approx(final_eval["mean"]) and int(last["boards"]) == final_eval["boards"]
@@ -116,7 +115,7 @@ def test_the_saved_agent_computes_the_rlmodules_logits_and_greedy_actions(runs):
     algo = algorithm_config(config).build_algo()
     try:
         run_id = json.loads((whole / "run.json").read_text())["run_id"]
-        algo.restore_from_path(str(find_checkpoint(whole / "checkpoints", run_id).path))  # the final weights
+        algo.restore_from_path(str(METHOD.find_checkpoint(whole / "checkpoints", run_id).path))  # the final weights
         module = algo.get_module(LEARNER)
         obs, masks = real_observations()
         with torch.no_grad():
@@ -188,7 +187,7 @@ def test_the_first_resumed_iteration_samples_as_the_uninterrupted_run_did(runs):
     # and the checkpoint holds the exact weights, so the first iteration after the resume deals, seats and
     # samples as the uninterrupted run's did; its update agrees to float rounding. Later iterations are not
     # compared: float rounding in the updates (seen after a restore and between two processes of one seed)
-    # can change a sampled action (docs/training/README.md, "RLlib PPO (self-play)").
+    # can change a sampled action (docs/training/methods/rllib_ppo.md).
     compared = len(first) + 1
     before, after = rows(whole / "progress.csv")[:compared], rows(resumed / "progress.csv")[:compared]
     assert len(after) == compared
@@ -209,7 +208,10 @@ def test_the_first_resumed_iteration_samples_as_the_uninterrupted_run_did(runs):
         ("rllib.activation=gelu", "rllib.activation = 'gelu' is not allowed; allowed: tanh, relu"),
         ("rllib.num_env_runners=-1", "rllib.num_env_runners = -1 is not allowed; allowed: int in 0..256"),
         ("rllib.width=3", "unknown config key 'rllib.width'; allowed keys: hidden, activation"),
-        ("pretrain.teacher=control", "pretrain.teacher is for method ppo; rllib_ppo starts from a fresh network"),
+        (
+            "pretrain.teacher=control",
+            "pretrain.teacher is for method ppo; method rllib_ppo reads its own sections (rllib)",
+        ),
     ],
 )
 def test_bad_rllib_settings_end_in_one_line_before_anything_is_written(tmp_path, capsys, setting, words):

@@ -1,5 +1,5 @@
-"""RLlib self-play runs by seed: what a seed makes reproducible, checked (docs/training/README.md,
-"RLlib runs and their seed", says what it does not).
+"""RLlib self-play runs by seed: what a seed makes reproducible, checked (docs/training/methods/rllib_ppo.md,
+"Its seed", says what it does not).
 
 Two runs of one seed, each in its own freshly built algorithm, must deal the same sessions, seat the
 learner alike, and so sample the same steps and learn the same weights; the env's deals after the

@@ -1,18 +1,17 @@
-"""Issue 17: the callbacks' schedules and stop rules, on steps worked by hand.
+"""Issue 17: the run loop's schedule and PPO's chips callback, on steps worked by hand.
 
 ``Every`` fires once each time the step counter passes a multiple of its period, also when the
 counter jumps past a multiple (a rollout of several tables adds ``n_envs`` steps at once);
-``WallClockLimit`` stops training only once its deadline has passed; ``EpisodeChips`` averages the
-learner's chips per deal over finished sessions and logs them once per rollout.
+``EpisodeChips`` averages the learner's chips per deal over finished sessions and logs them once per
+rollout. (The clock, ``run.max_minutes``, is the loop's: tests/train/test_run_loop.py.)
 """
 
 from __future__ import annotations
 
-import time
-
 import pytest
 
-from newmarket_env.train.callbacks import EpisodeChips, Every, WallClockLimit
+from newmarket_env.train.loop import Every
+from newmarket_env.train.ppo.callbacks import EpisodeChips
 
 
 def test_every_fires_once_per_multiple_passed_also_off_the_multiples():
@@ -46,32 +45,6 @@ def test_every_zero_never_fires(start):
     clock = Every(0, start)
     assert clock.next is None
     assert not any(clock.due(s) for s in (0, 1, 10**9))
-
-
-def test_wall_clock_limit_zero_never_stops():
-    clock = WallClockLimit(0)
-    assert clock.deadline is None
-    assert clock.stopped is False
-    assert clock._on_step() is True
-    assert clock.stopped is False
-
-
-def test_wall_clock_limit_deadline_is_minutes_from_now():
-    before = time.time()
-    clock = WallClockLimit(2.5)
-    after = time.time()
-    assert before + 150 <= clock.deadline <= after + 150
-    assert clock.stopped is False
-    assert clock._on_step() is True  # 150 s are not over yet
-    assert clock.stopped is False
-
-
-def test_wall_clock_limit_stops_once_the_deadline_has_passed():
-    clock = WallClockLimit(1e-6)  # 60 microseconds
-    assert clock.stopped is False
-    time.sleep(0.01)
-    assert clock._on_step() is False
-    assert clock.stopped is True
 
 
 def test_episode_chips_averages_finished_sessions_per_deal():

@@ -20,7 +20,7 @@ needs_compiled = pytest.mark.skipif(FastGame is None, reason="the compiled engin
 @pytest.fixture(scope="module")
 def model(tmp_path_factory):
     from newmarket_env.train.config import config_from_dict
-    from newmarket_env.train.run import build_model, build_vec_env
+    from newmarket_env.train.ppo.learner import build_model, build_vec_env
 
     out = tmp_path_factory.mktemp("model")
     cfg = config_from_dict(
@@ -30,13 +30,16 @@ def model(tmp_path_factory):
             "eval": {"every": 0},
         }
     )
-    return build_model(cfg, build_vec_env(cfg), out)
+    return build_model(cfg, build_vec_env(cfg))
 
 
 def test_save_checkpoint_stamps_run_steps_size_and_digest(model, tmp_path):
     import hashlib
 
-    from newmarket_env.train.checkpoints import find_checkpoint, save_checkpoint
+    from newmarket_env.train.ppo.checkpoints import save_checkpoint
+    from newmarket_env.train.ppo.method import METHOD
+
+    find_checkpoint = METHOD.find_checkpoint
 
     model.num_timesteps = 40
     path = save_checkpoint(model, tmp_path / "c", "run-a")
@@ -59,7 +62,10 @@ def test_save_checkpoint_stamps_run_steps_size_and_digest(model, tmp_path):
 
 
 def test_find_checkpoint_takes_the_newest_intact_one_of_its_run_and_says_why_others_were_skipped(model, tmp_path):
-    from newmarket_env.train.checkpoints import find_checkpoint, save_checkpoint
+    from newmarket_env.train.ppo.checkpoints import save_checkpoint
+    from newmarket_env.train.ppo.method import METHOD
+
+    find_checkpoint = METHOD.find_checkpoint
 
     folder = tmp_path / "c"
     for steps in (8, 16, 24, 32, 100):
@@ -88,7 +94,10 @@ def test_find_checkpoint_takes_the_newest_intact_one_of_its_run_and_says_why_oth
 
 
 def test_a_checkpoint_of_the_same_size_but_other_bytes_is_damaged(model, tmp_path):
-    from newmarket_env.train.checkpoints import find_checkpoint, save_checkpoint
+    from newmarket_env.train.ppo.checkpoints import save_checkpoint
+    from newmarket_env.train.ppo.method import METHOD
+
+    find_checkpoint = METHOD.find_checkpoint
 
     model.num_timesteps = 8
     path = save_checkpoint(model, tmp_path, "r")
@@ -98,23 +107,6 @@ def test_a_checkpoint_of_the_same_size_but_other_bytes_is_damaged(model, tmp_pat
     assert find_checkpoint(tmp_path, "r").skipped == [
         "ppo_8_steps.zip is damaged (its size or checksum differs from when it was saved)"
     ]
-
-
-def test_atomic_checkpoints_save_once_per_period_passed_counting_from_the_start(model, tmp_path):
-    from newmarket_env.train.checkpoints import AtomicCheckpoints
-
-    callback = AtomicCheckpoints(10, tmp_path, "r")
-    callback.init_callback(model)
-    model.num_timesteps = 25  # a resumed run at step 25: the next checkpoint when 30 is passed
-    callback.on_training_start({}, {})
-    assert callback.last == 20
-    saved = []
-    for steps in (26, 29, 30, 31, 39, 43, 50):
-        model.num_timesteps = steps
-        assert callback.on_step() is True
-        saved.append(sorted(int(p.stem.split("_")[1]) for p in tmp_path.glob("ppo_*_steps.zip")))
-    assert saved == [[], [], [30], [30], [30], [30, 43], [30, 43, 50]]
-    assert callback.last == 50
 
 
 # ---------------------------------------------------------------- logs
@@ -149,17 +141,20 @@ def test_keep_rows_up_to_drops_later_and_cut_rows_only(tmp_path):
     assert (tmp_path / "empty.csv").read_text() == ""
 
 
-def test_a_resumed_logger_continues_progress_and_trims_eval(tmp_path):
-    from newmarket_env.train.logs import configure_logger
+def test_a_resumed_logger_continues_progress(tmp_path):
+    from newmarket_env.train.logs import keep_rows_up_to
+    from newmarket_env.train.ppo.logs import STEPS_COLUMN, configure_logger
 
-    first = configure_logger(tmp_path, None)
+    first = configure_logger(tmp_path, resumed=False)
     for steps in (8, 16, 24):
         first.record("time/total_timesteps", steps)
         first.record("train/loss", steps / 8)
         first.dump(steps)
     first.close()
     _write(tmp_path / "eval.csv", [["steps", "mean"], ["0", "1"], ["16", "2"], ["24", "3"]])
-    again = configure_logger(tmp_path, 16)
+    keep_rows_up_to(tmp_path / "progress.csv", STEPS_COLUMN, 16)  # what the run loop does on --resume at 16
+    keep_rows_up_to(tmp_path / "eval.csv", "steps", 16)
+    again = configure_logger(tmp_path, resumed=True)
     again.record("time/total_timesteps", 24)
     again.record("train/loss", 9.0)
     again.dump(24)
@@ -176,7 +171,7 @@ def test_a_resumed_logger_continues_progress_and_trims_eval(tmp_path):
 
 
 def test_appending_csv_on_a_new_file_writes_its_header(tmp_path):
-    from newmarket_env.train.logs import AppendingCSV
+    from newmarket_env.train.ppo.logs import AppendingCSV
 
     table = AppendingCSV(str(tmp_path / "n.csv"))
     assert table.keys == []

@@ -8,7 +8,6 @@ import pytest
 from newmarket_env.envs.learner_options import SEAT_MODES, LearnerSeat
 from newmarket_env.game.rules import VARIANTS
 from newmarket_env.train.config import EnvSection, config_from_dict
-from newmarket_env.train.run import table_keywords
 
 
 def test_the_config_offers_exactly_the_variants_and_seat_modes_the_package_defines():
@@ -31,9 +30,9 @@ def test_one_learner_seat_reaches_both_kinds_of_training_table():
     )
     seat = config.learner_seat()
     assert seat == LearnerSeat(opponents=("control", "greedy"), snapshot_fraction=0.25, seat="rotate", reward_scale=0.5)
-    keywords = table_keywords(config)
+    keywords = config.table_keywords()
     assert keywords["learner_seat"] == seat and keywords["variant"] == "michigan" and keywords["num_players"] == 5
-    from newmarket_env.train.run import make_env
+    from newmarket_env.train.ppo.learner import make_env
 
     env = make_env(config, 0)
     assert (env.opponents, env.seat_mode, env.reward_scale, env.snapshot_fraction) == (

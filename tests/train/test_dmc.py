@@ -26,7 +26,7 @@ def _q_learner(rules, net_arch=(32,), seed=0):
 
     from newmarket_env.agents.saved import FORMAT, FORMAT_VERSION, SavedAgent
     from newmarket_env.train.dmc.fit import q_network
-    from newmarket_env.train.expert.network import layers_of
+    from newmarket_env.train.networks import layers_of
 
     torch.manual_seed(seed)
     net = q_network(list(net_arch), "relu")
@@ -44,7 +44,7 @@ def _greedy(net, obs, masks):
 
 
 def test_epsilon_zero_plays_the_greedy_legal_action_and_epsilon_explores():
-    from newmarket_env.train.expert.collect import collect_states
+    from newmarket_env.train.collect import collect_states
 
     rules = make_rules("newmarket", 4)
     net, learner = _q_learner(rules)
@@ -65,7 +65,7 @@ def test_return_targets_are_the_chips_won_to_the_end_of_the_deal():
     (the seat's balance after the action that ends that deal - its balance before the decision) * scale."""
     from newmarket_env.envs.aec import raw_env
     from newmarket_env.execution.seeds import derive_seed
-    from newmarket_env.train.expert.collect import collect_states
+    from newmarket_env.train.collect import collect_states
 
     rules = make_rules("newmarket", 4, num_deals=2)
     _, learner = _q_learner(rules)
@@ -151,7 +151,8 @@ def test_a_tiny_run_saves_an_agent_that_loads_with_no_pickle_and_plays_a_tournam
     games = {row["agent"]: row["games"] for row in result.standings}
     assert games == {"tiny_dmc": 8, "control": 8, "control#2": 8, "control#3": 8}
     with open(tiny_run / "eval.csv", newline="") as handle:
-        assert [(r["steps"], r["opponent"]) for r in csv.DictReader(handle)] == [("64", "control"), ("128", "control")]
+        evaluated = [(r["steps"], r["opponent"]) for r in csv.DictReader(handle)]
+    assert evaluated == [("0", "control"), ("64", "control"), ("128", "control")]  # before training, then every 64
 
 
 def _rows(path: Path) -> list[list[str]]:
@@ -192,7 +193,7 @@ def test_max_minutes_stops_after_a_checkpointed_iteration_that_resume_continues(
 
     common = [str(TINY), "--out-dir", str(tmp_path), "--no-progress", "--set", "run.checkpoint_every=1000"]
     assert main([*common, "--max-minutes", "0.00001"]) == 0
-    assert "stopped by run.max_minutes = 1e-05 after 1 of 2 iterations" in capsys.readouterr().out
+    assert "stopped by run.max_minutes = 1e-05 after 64 of 128 recorded decisions" in capsys.readouterr().out
     assert sorted(p.name for p in (tmp_path / "checkpoints").glob("*.pt")) == ["dmc_64_steps.pt"]
     assert (tmp_path / "final.npz").is_file()
     assert main([*common, "--resume", "--max-minutes", "0"]) == 0
@@ -315,7 +316,8 @@ def test_a_q_network_explains_the_chips_it_expects_after_each_legal_action(tiny_
         ("dmc.epsilon=1.5", "dmc.epsilon = 1.5 is not allowed; allowed: float in 0.0..1.0"),
         ("dmc.activation=sigmoid", "dmc.activation = 'sigmoid' is not allowed; allowed: tanh, relu"),
         ("dmc.gamma=0.9", "unknown config key 'dmc.gamma'; allowed keys: states, tables"),
-        ("pretrain.teacher=control", "pretrain.teacher is for method ppo; dmc starts from a fresh network"),
+        ("pretrain.teacher=control", "pretrain.teacher is for method ppo; method dmc reads its own sections (dmc)"),
+        ("expert.states=8", "expert.states is for method expert_iteration; method dmc reads its own sections (dmc)"),
         ("opponents.baselines=[search]", "opponents.baselines has 'search', which dmc cannot seat at its tables"),
     ],
 )

@@ -18,7 +18,7 @@ RULES = make_rules("newmarket", 4)
 
 @pytest.fixture(scope="module")
 def states():
-    from newmarket_env.train.expert.collect import collect_states
+    from newmarket_env.train.collect import collect_states
 
     return collect_states(RULES, None, "control", [], 0.0, tables=4, count=40, seed=3, reward_scale=0.1)
 
@@ -57,7 +57,7 @@ def test_value_targets_are_the_chips_won_to_the_end_of_the_deal():
     in their play), every decision's target is (balance at the session's end - balance before it) * scale."""
     from newmarket_env.agents.policy import PolicyAgent
     from newmarket_env.envs.aec import raw_env
-    from newmarket_env.train.expert.collect import collect_states
+    from newmarket_env.train.collect import collect_states
 
     rules = make_rules("newmarket", 4, num_deals=1)
     got = collect_states(rules, None, "lowest", [], 0.0, tables=1, count=30, seed=5, reward_scale=0.5)
@@ -185,7 +185,7 @@ def test_guided_teacher_iterations_run(tmp_path):
         "--set",
         "eval.final_sessions=1",
     ]
-    from newmarket_env.train.expert import loop
+    from newmarket_env.train.expert import learner as loop
 
     teachers, targets = [], []
     label, make_targets = loop.label_states, loop.policy_targets

@@ -27,7 +27,7 @@ def test_a_prior_label_is_what_the_guided_search_agent_decides(start):
     takes through its own ``act`` (the race in C), seeded with the label's seed; its row holds the scores."""
     from newmarket_env.agents.guided_search import GuidedSearchAgent
     from newmarket_env.agents.saved import SavedAgent, read_saved
-    from newmarket_env.train.expert.collect import collect_states
+    from newmarket_env.train.collect import collect_states
     from newmarket_env.train.expert.label import Teacher, label_states
 
     rules = make_rules("newmarket", 4, num_deals=1)
@@ -58,7 +58,7 @@ def test_a_run_from_a_saved_network_starts_from_its_weights(start, tmp_path):
     """With no fit at all the run's saved policy is the init file's network, layer by layer; iteration 0
     is then played by that network and labelled by the guided_prior teacher on it."""
     from newmarket_env.agents.saved import read_saved
-    from newmarket_env.train.expert import loop
+    from newmarket_env.train.expert import learner as loop
 
     teachers = []
     label = loop.label_states

@@ -60,18 +60,18 @@ def test_the_teacher_of_a_run_labels_as_the_run_did(run):
     from newmarket_env.game.rules import make_rules
     from newmarket_env.train.config import load_config
     from newmarket_env.train.expert.label import Teacher, label_states
-    from newmarket_env.train.expert.loop import _LABEL_TAG, _metadata, teacher_of
+    from newmarket_env.train.expert.learner import LABEL_TAG, network_metadata, teacher_of
 
     start, second = run
     config = load_config(second / "config.yaml")
     rules = make_rules("newmarket", 4, num_deals=1)
     layers = read_saved(start)[1]
-    policy = {"metadata": _metadata(config, rules), "layers": layers}
+    policy = {"metadata": network_metadata(config, rules), "layers": layers}
     by_hand = Teacher(rules, "guided_prior", 4, 3, prior_weight=1.0, racing_worlds=2, racing_z=1.5, policy=policy)
     assert teacher_of(config, rules, layers) == by_hand
     with np.load(second / "labels" / "iter_0000.npz") as data:
         obs, masks, actions, means = data["obs"], data["masks"], data["actions"], data["means"]
-    seeds = [derive_seed(0, _LABEL_TAG, 0, k) for k in range(len(actions))]
+    seeds = [derive_seed(0, LABEL_TAG, 0, k) for k in range(len(actions))]
     again, again_means = label_states(by_hand, obs, masks, seeds)
     np.testing.assert_array_equal(again, actions)
     np.testing.assert_array_equal(again_means, means)
@@ -110,7 +110,7 @@ def test_decision_kinds_agree_with_the_legal_actions():
     independently of the observation's decision piece: a bid offers PASS (54), the widow KEEP/EXCHANGE
     (52, 53), a lead only cards (0-51)."""
     from newmarket_env.game.rules import make_rules
-    from newmarket_env.train.expert.collect import collect_states
+    from newmarket_env.train.collect import collect_states
     from newmarket_env.train.expert.student import decision_kinds
 
     states = collect_states(

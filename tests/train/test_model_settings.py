@@ -56,10 +56,10 @@ def config(tmp_path, vec_env="batch", **ppo):
 def test_every_ppo_setting_reaches_the_model(tmp_path):
     import torch
 
-    from newmarket_env.train.run import build_model, build_vec_env
+    from newmarket_env.train.ppo.learner import build_model, build_vec_env
 
     cfg = config(tmp_path)
-    model = build_model(cfg, build_vec_env(cfg), tmp_path)
+    model = build_model(cfg, build_vec_env(cfg))
     assert model.learning_rate == 0.00123
     assert model.lr_schedule(1.0) == pytest.approx(0.00123)
     assert model.n_steps == 24
@@ -89,10 +89,10 @@ def test_every_ppo_setting_reaches_the_model(tmp_path):
 def test_tanh_is_the_tanh_module(tmp_path):
     import torch
 
-    from newmarket_env.train.run import build_model, build_vec_env
+    from newmarket_env.train.ppo.learner import build_model, build_vec_env
 
     cfg = config(tmp_path, activation="tanh", net_arch=[9])
-    model = build_model(cfg, build_vec_env(cfg), tmp_path)
+    model = build_model(cfg, build_vec_env(cfg))
     net = model.policy.mlp_extractor.policy_net
     assert [type(m) for m in net] == [torch.nn.Linear, torch.nn.Tanh]
 
@@ -102,7 +102,7 @@ def test_the_batch_env_plays_the_configured_table(tmp_path):
     from stable_baselines3.common.vec_env import VecMonitor
 
     from newmarket_env import vector_env
-    from newmarket_env.train.run import _batch_vec_env, build_vec_env
+    from newmarket_env.train.ppo.learner import _batch_vec_env, build_vec_env
     from newmarket_env.train.vec import SB3VecEnv
 
     cfg = config(tmp_path)
@@ -140,7 +140,7 @@ def test_the_dummy_envs_play_the_configured_table(tmp_path):
     from stable_baselines3.common.vec_env import DummyVecEnv, VecMonitor
 
     from newmarket_env.envs.single_agent import SingleAgentEnv
-    from newmarket_env.train.run import build_vec_env, make_env
+    from newmarket_env.train.ppo.learner import build_vec_env, make_env
 
     cfg = config(tmp_path, vec_env="dummy")
     vec = build_vec_env(cfg)
@@ -173,10 +173,10 @@ def test_memory_agent_carries_the_saved_format_and_the_policy(tmp_path):
     from newmarket_env.agents.saved import read_saved
     from newmarket_env.game.rules import make_rules
     from newmarket_env.train.export import export_agent, memory_agent, policy_layers
-    from newmarket_env.train.run import build_model, build_vec_env
+    from newmarket_env.train.ppo.learner import build_model, build_vec_env
 
     cfg = config(tmp_path)
-    model = build_model(cfg, build_vec_env(cfg), tmp_path)
+    model = build_model(cfg, build_vec_env(cfg))
     rules = make_rules("michigan", 3, num_deals=2)
     layers = policy_layers(model)
     assert [w.shape for w, _ in layers] == [(20, FLAT_SIZE), (12, 20), (79, 12)]
@@ -207,11 +207,11 @@ def test_memory_agent_carries_the_saved_format_and_the_policy(tmp_path):
 def test_episode_chips_logs_the_mean_once_per_rollout(tmp_path):
     from stable_baselines3.common.logger import Logger
 
-    from newmarket_env.train.callbacks import EpisodeChips
-    from newmarket_env.train.run import build_model, build_vec_env
+    from newmarket_env.train.ppo.callbacks import EpisodeChips
+    from newmarket_env.train.ppo.learner import build_model, build_vec_env
 
     cfg = config(tmp_path)
-    model = build_model(cfg, build_vec_env(cfg), tmp_path)
+    model = build_model(cfg, build_vec_env(cfg))
     model.set_logger(Logger(None, []))
     callback = EpisodeChips()
     callback.init_callback(model)

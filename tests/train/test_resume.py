@@ -121,3 +121,32 @@ def test_the_first_logged_step_after_resume_follows_the_checkpoint(run, tmp_path
     assert metadata["training"]["steps"] == steps + ROLLOUT
     final = json.loads((resumed / "final.json").read_text())
     assert final["training"]["steps"] == steps + ROLLOUT
+
+
+def _counts(checkpoint: Path) -> tuple[int, int]:
+    """The step and update counts in an SB3 zip's data (read as SB3 writes them)."""
+    import zipfile
+
+    with zipfile.ZipFile(checkpoint) as archive:
+        data = json.loads(archive.read("data"))
+    return data["num_timesteps"], data["_n_updates"]
+
+
+def test_a_resumed_run_equals_an_uninterrupted_one(tmp_path):
+    """``whole`` trains 384 steps with a checkpoint every 128; ``parts`` stops at 128 and is resumed to 384.
+    At each checkpoint the tables start new sessions and every stream is seeded from (run.seed, steps)
+    (train/ppo/learner.py), so the resumed run does what the whole one did after its checkpoint of 128:
+    the same weights, bit for bit, the same step and update counts, against the same self-play snapshots."""
+    common = [str(TINY), "--no-progress", "--set", "eval.every=0", "--set", "eval.final_sessions=1"]
+    assert main([*common, "--out-dir", str(tmp_path / "whole"), "--total-steps", "384"]) == 0
+    assert main([*common, "--out-dir", str(tmp_path / "parts"), "--total-steps", "128"]) == 0
+    assert main([*common, "--out-dir", str(tmp_path / "parts"), "--total-steps", "384", "--resume"]) == 0
+    whole, parts = (read_saved(tmp_path / d / "final.npz")[1] for d in ("whole", "parts"))
+    for (w1, b1), (w2, b2) in zip(whole, parts, strict=True):
+        np.testing.assert_array_equal(w1, w2)
+        np.testing.assert_array_equal(b1, b2)
+    for name in ("ppo_256_steps.zip", "ppo_384_steps.zip"):
+        assert _counts(tmp_path / "whole" / "checkpoints" / name) == _counts(tmp_path / "parts" / "checkpoints" / name)
+    assert _counts(tmp_path / "parts" / "checkpoints" / "ppo_384_steps.zip") == (384, 3)  # 3 rollouts, 1 epoch each
+    snapshots = [sorted(p.name for p in (tmp_path / d / "snapshots").iterdir()) for d in ("whole", "parts")]
+    assert snapshots[0] == snapshots[1] == ["snapshot_128.npz", "snapshot_256.npz", "snapshot_384.npz"]

@@ -18,8 +18,8 @@ import sys
 
 import pytest
 
-from newmarket_env.train.checkpoints import find_checkpoint
 from newmarket_env.train.cli import PROG, main
+from newmarket_env.train.ppo.method import METHOD as PPO
 from tests.full_disk import FULL, run_on_full_disk
 from tests.train.tiny_run import FAST, HANG_GUARD_S, TINY
 
@@ -37,7 +37,7 @@ def test_a_full_disk_stops_the_run_in_one_line_and_keeps_the_newest_checkpoint(t
     out = tmp_path / "run"
     assert main([str(TINY), "--out-dir", str(out), *FAST, "--set", "eval.every=0"]) == 0
     run_id = json.loads((out / "run.json").read_text())["run_id"]
-    newest = find_checkpoint(out / "checkpoints", run_id)
+    newest = PPO.find_checkpoint(out / "checkpoints", run_id)
     kept = newest.path.read_bytes()
     limit = min(p.stat().st_size for p in (out / "checkpoints").glob("*.zip")) - 1
 
@@ -58,7 +58,7 @@ def test_a_full_disk_stops_the_run_in_one_line_and_keeps_the_newest_checkpoint(t
     assert lines[0].endswith(f"the newest intact checkpoint is {newest.path}; make room, then --resume")
     assert "File too large" in lines[0]
     # The checkpoint a resume would use is the one that was there, whole; no half-written file is left.
-    again = find_checkpoint(out / "checkpoints", run_id)
+    again = PPO.find_checkpoint(out / "checkpoints", run_id)
     assert again.path == newest.path and again.path.read_bytes() == kept
     assert not [p.name for p in out.rglob(".*") if p.is_file()]
 

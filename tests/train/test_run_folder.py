@@ -74,7 +74,7 @@ def test_a_truncated_newest_checkpoint_falls_back_to_the_previous_one(run, capsy
     assert train_tiny(run, "--resume", "--total-steps", "384") == 0
     out = capsys.readouterr().out
     assert "--resume: skipped ppo_256_steps.zip is damaged" in out
-    assert "resuming from ppo_128_steps.zip (128 steps)" in out
+    assert "resuming from ppo_128_steps.zip (128 learner decisions)" in out
     assert json.loads((run / "run.json").read_text())["resumed"][0]["at_steps"] == 128
 
 
@@ -154,7 +154,7 @@ def test_the_run_says_what_it_did_and_names_its_agent(tmp_path, capsys):
     out = tmp_path / "run"
     assert train_tiny(out, "--max-minutes", "0.00001") == 0
     printed = capsys.readouterr().out
-    assert "stopped by run.max_minutes = 1e-05 after" in printed and "of 256 steps" in printed
+    assert "stopped by run.max_minutes = 1e-05 after" in printed and "of 256 learner decisions" in printed
     assert "final evaluation of tiny_test vs random: " in printed and "over 2 deal sets, seats rotated" in printed
     # The final evaluation is not one more periodic point of eval.csv (sessions=1 there, 2 in the final).
     with open(out / "eval.csv", newline="") as handle:

@@ -75,12 +75,11 @@ def test_warm_start_report(trained):
     import numpy as np
 
     from newmarket_env.train.config import load_config
-    from newmarket_env.train.imitate import collect
-    from newmarket_env.train.run import table_keywords
+    from newmarket_env.train.ppo.imitate import collect
 
     report = json.loads((trained / "pretrain.json").read_text())
     config = load_config(TINY)
-    demos = collect(config.pretrain.teacher, config.pretrain.samples, seed=config.run.seed, **table_keywords(config))
+    demos = collect(config.pretrain.teacher, config.pretrain.samples, seed=config.run.seed, **config.table_keywords())
     assert report["teacher"] == "greedy" and report["samples"] == len(demos.actions) >= 200
     p = 1.0 / demos.masks.sum(axis=1)
     chance, sd = float(p.mean()), float(np.sqrt((p * (1 - p)).sum()) / len(p))

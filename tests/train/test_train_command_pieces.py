@@ -1,5 +1,5 @@
 """Issue 17: the train command's pieces (``--set``, the repeat command line, overrides), the warm
-start's table draw, and the callbacks that evaluate and snapshot, on a tiny real MaskablePPO.
+start's table draw, the run loop's evaluations and PPO's snapshots, on a tiny real MaskablePPO.
 """
 
 from __future__ import annotations
@@ -110,7 +110,7 @@ def test_the_command_without_a_config_or_with_describe(capsys):
 
 
 def test_the_warm_start_table_always_seats_the_teacher():
-    from newmarket_env.train.imitate import _table
+    from newmarket_env.train.ppo.imitate import _table
 
     rng = np.random.default_rng(0)
     tables = [_table(rng, 4, "control", ["random", "greedy"]) for _ in range(200)]
@@ -122,7 +122,7 @@ def test_the_warm_start_table_always_seats_the_teacher():
 
 
 def test_collect_records_the_teacher_decisions_with_legal_actions():
-    from newmarket_env.train.imitate import collect
+    from newmarket_env.train.ppo.imitate import collect
 
     table = dict(variant="michigan", num_players=3, num_deals=1, seed=2)
     demos = collect("control", 30, learner_seat=LearnerSeat(opponents=["random"], reward_scale=0.5), **table)
@@ -140,7 +140,7 @@ def test_collect_records_the_teacher_decisions_with_legal_actions():
 def test_collect_builds_every_agent_with_the_seats_factory():
     """The teacher and the pool come from the learner seat's agent factory, one agent per name and seat."""
     from newmarket_env.agents import load_agent
-    from newmarket_env.train.imitate import collect
+    from newmarket_env.train.ppo.imitate import collect
 
     built = []
 
@@ -154,7 +154,7 @@ def test_collect_builds_every_agent_with_the_seats_factory():
     assert sorted(built) == [(name, 4 + s) for name in ("control", "lowest", "random") for s in range(3)]
 
 
-# ---------------------------------------------------------------- the evaluating and snapshotting callbacks
+# ---------------------------------------------------------------- the loop's evaluations, PPO's snapshots
 
 
 def _eval_rows(folder):
@@ -162,12 +162,33 @@ def _eval_rows(folder):
         return list(csv.DictReader(handle))
 
 
+def test_the_loops_evaluation_rows_are_an_evaluation_of_the_network_saved_at_that_step(finished):
+    """The run evaluated its in-memory policy at 0, 128 and 256 steps; the self-play snapshot of 128 steps
+    is the same policy written to a file: evaluated here on its own, it gives the row of 128."""
+    from newmarket_env.agents.saved import load_saved_agent
+    from newmarket_env.game.rules import make_rules
+    from newmarket_env.train.evaluate import EVAL_FIELDS, duplicate_eval, saved_agent_maker
+
+    rows = _eval_rows(finished)
+    assert list(rows[0]) == EVAL_FIELDS
+    assert [(r["steps"], r["opponent"]) for r in rows] == [("0", "random"), ("128", "random"), ("256", "random")]
+    rules = make_rules("newmarket", 4, num_deals=1)
+    snapshot = load_saved_agent(finished / "snapshots" / "snapshot_128.npz", rules, 0)
+    expected = duplicate_eval(
+        saved_agent_maker(snapshot), "random", "newmarket", 4, boards=1, seed=12345, rules={"num_deals": 1}
+    )
+    assert float(rows[1]["mean"]) == pytest.approx(expected.mean, abs=1e-12)
+    assert (rows[1]["boards"], rows[1]["games"]) == ("1", "4")
+    assert float(rows[1]["wall_s"]) >= 0
+    assert (finished / "learning_curve.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
 @pytest.fixture
 def tiny(tmp_path):
     pytest.importorskip("sb3_contrib")
     from newmarket_env.game.rules import make_rules
     from newmarket_env.train.config import config_from_dict
-    from newmarket_env.train.run import build_model, build_vec_env
+    from newmarket_env.train.methods import RunContext
 
     cfg = config_from_dict(
         {
@@ -179,73 +200,38 @@ def tiny(tmp_path):
             "opponents": {"snapshot_every": 16, "max_snapshots": 2},
         }
     )
-    model = build_model(cfg, build_vec_env(cfg), tmp_path)
-    from stable_baselines3.common.logger import Logger
-
-    model.set_logger(Logger(None, []))
-    return cfg, model, make_rules("michigan", 3, num_deals=1)
-
-
-def test_duplicate_eval_callback_rows_match_an_evaluation_of_the_same_policy(tiny, tmp_path):
-    from newmarket_env.train.callbacks import EVAL_FIELDS, DuplicateEval
-    from newmarket_env.train.evaluate import duplicate_eval, saved_agent_maker
-    from newmarket_env.train.export import memory_agent
-
-    cfg, model, rules = tiny
-    resumed = DuplicateEval(cfg, rules, tmp_path, start_steps=16)
-    resumed.init_callback(model)
-    model.num_timesteps = 16
-    resumed.on_training_start({}, {})  # a resumed run evaluated step 16 before: not again
-    assert not (tmp_path / "eval.csv").exists()
-    callback = DuplicateEval(cfg, rules, tmp_path)
-    callback.init_callback(model)
-    model.num_timesteps = 0
-    callback.on_training_start({}, {})  # step 0: evaluated before training
-    rows = _eval_rows(tmp_path)
-    assert [r["opponent"] for r in rows] == ["random", "greedy"] and [r["steps"] for r in rows] == ["0", "0"]
-    assert list(rows[0]) == EVAL_FIELDS
-    learner = saved_agent_maker(memory_agent(model, rules, "michigan", "tanh"))
-    expected = duplicate_eval(learner, "greedy", "michigan", 3, boards=2, seed=5, rules={"num_deals": 1})
-    assert float(rows[1]["mean"]) == pytest.approx(expected.mean)
-    assert float(rows[1]["ci95"]) == pytest.approx(expected.ci95)
-    assert (rows[1]["boards"], rows[1]["games"]) == ("2", "6")
-    assert float(rows[1]["wall_s"]) >= 0
-    assert model.logger.name_to_value["eval/chips_per_deal_vs_greedy"] == pytest.approx(expected.mean)
-    assert (tmp_path / "learning_curve.png").exists()
-    for steps in (8, 15, 17, 20, 33):
-        model.num_timesteps = steps
-        callback.on_step()
-    steps_logged = [r["steps"] for r in _eval_rows(tmp_path)]
-    assert steps_logged == ["0", "0", "17", "17", "33", "33"]  # header once, a pair per multiple of 16 passed
-    final = callback.evaluate(3, final=True)
-    assert [row["boards"] for row in final] == [3, 3]
-    assert len(_eval_rows(tmp_path)) == 6  # the final one is apart
+    return cfg, RunContext(tmp_path, "r", make_rules("michigan", 3, num_deals=1))
 
 
 def test_snapshots_every_period_keep_the_newest_and_reach_the_envs(tiny, tmp_path):
+    """Snapshots at each multiple of opponents.snapshot_every passed (8 steps an iteration, every 16), the
+    newest max_snapshots (by step, not by name) in the pool; a resumed learner drops those a killed process
+    saved after its checkpoint and plays against the newest before it."""
     from newmarket_env.agents.saved import read_saved
-    from newmarket_env.train.callbacks import SelfPlaySnapshots
+    from newmarket_env.train.ppo.learner import PPOLearner
 
-    cfg, model, rules = tiny
-    callback = SelfPlaySnapshots(cfg, rules, tmp_path, start_steps=0)
-    callback.init_callback(model)
-    model.num_timesteps = 0
-    callback.on_training_start({}, {})
-    assert callback.existing() == []
-    for steps in (15, 16, 40, 48, 100):
-        model.num_timesteps = steps
-        callback.on_step()
-    names = sorted(p.name for p in (tmp_path / "snapshots").iterdir())
-    assert names == ["snapshot_100.npz", "snapshot_16.npz", "snapshot_40.npz", "snapshot_48.npz"]
-    newest = [str(tmp_path / "snapshots" / f"snapshot_{s}.npz") for s in (48, 100)]
-    assert callback.existing() == newest  # max_snapshots 2, by step (not by name)
-    assert model.get_env().get_attr("snapshots") == [newest]
-    assert model.logger.name_to_value["selfplay/snapshots"] == 2
+    cfg, context = tiny
+    learner = PPOLearner(cfg, context)
+    learner.begin()
+    for _ in range(4):  # 8, 16, 24, 32 steps
+        learner.iterate()
+    learner.save(tmp_path / "checkpoint.zip")
+    for _ in range(8):  # on to 96: the process "dies" here, past its checkpoint at 32
+        learner.iterate()
+    names = sorted(int(p.stem.split("_")[1]) for p in (tmp_path / "snapshots").iterdir())
+    assert names == [16, 32, 48, 64, 80, 96]
+    newest = [str(tmp_path / "snapshots" / f"snapshot_{s}.npz") for s in (80, 96)]
+    assert learner.vec_env.get_attr("snapshots") == [newest]
+    assert learner.model.logger.name_to_value["selfplay/snapshots"] == 2
     metadata = read_saved(newest[1])[0]
-    assert metadata["training"] == {"steps": 100, "run": "tiny"} and metadata["variant"] == "michigan"
-    again = SelfPlaySnapshots(cfg, rules, tmp_path, start_steps=100)  # a resumed run finds them
-    again.init_callback(model)
-    model.get_env().env_method("set_snapshots", [])
-    again.on_training_start({}, {})
-    assert model.get_env().get_attr("snapshots") == [newest]
-    assert again.clock.next == 112
+    assert metadata["training"] == {"steps": 96, "run": "tiny"} and metadata["variant"] == "michigan"
+    learner.close()
+    again = PPOLearner(cfg, context)
+    again.resume(tmp_path / "checkpoint.zip", 32)
+    assert again.steps == 32
+    assert sorted(int(p.stem.split("_")[1]) for p in (tmp_path / "snapshots").iterdir()) == [16, 32]
+    assert again.vec_env.get_attr("snapshots") == [
+        [str(tmp_path / "snapshots" / f"snapshot_{s}.npz") for s in (16, 32)]
+    ]
+    assert again.snapshots.clock.next == 48
+    again.close()

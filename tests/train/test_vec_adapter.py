@@ -191,8 +191,8 @@ def test_maskable_ppo_trains_on_the_adapter():
 def test_training_builds_the_batch_by_default_and_falls_back_without_the_compiled_engine(monkeypatch):
     from stable_baselines3.common.vec_env import DummyVecEnv
 
-    from newmarket_env.train import run as run_module
     from newmarket_env.train.config import config_from_dict
+    from newmarket_env.train.ppo import learner as run_module
     from newmarket_env.train.vec import SB3VecEnv
 
     config = config_from_dict({"run": {"n_envs": 3}, "ppo": {"n_steps": 8, "batch_size": 8}})

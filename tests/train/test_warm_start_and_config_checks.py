@@ -15,8 +15,8 @@ pytest.importorskip("sb3_contrib")
 @pytest.fixture(scope="module")
 def setup(tmp_path_factory):
     from newmarket_env.train.config import config_from_dict
-    from newmarket_env.train.imitate import collect
-    from newmarket_env.train.run import build_model, build_vec_env
+    from newmarket_env.train.ppo.imitate import collect
+    from newmarket_env.train.ppo.learner import build_model, build_vec_env
 
     out = tmp_path_factory.mktemp("warm")
     cfg = config_from_dict(
@@ -26,14 +26,14 @@ def setup(tmp_path_factory):
             "run": {"n_envs": 1, "vec_env": "dummy", "out_dir": str(out)},
         }
     )
-    model = build_model(cfg, build_vec_env(cfg), out)
+    model = build_model(cfg, build_vec_env(cfg))
     seat = LearnerSeat(opponents=["random"], reward_scale=0.1)
     demos = collect("control", 40, learner_seat=seat, variant="michigan", num_players=3, num_deals=1, seed=1)
     return model, demos
 
 
 def test_teacher_agreement_is_the_share_of_sb3_greedy_actions_equal_to_the_teacher(setup):
-    from newmarket_env.train.imitate import teacher_agreement
+    from newmarket_env.train.ppo.imitate import teacher_agreement
 
     model, demos = setup
     greedy, _ = model.predict(demos.obs, action_masks=demos.masks, deterministic=True)
@@ -43,7 +43,7 @@ def test_teacher_agreement_is_the_share_of_sb3_greedy_actions_equal_to_the_teach
 def test_pretrain_loss_is_cross_entropy_plus_weighted_value_error(setup):
     import torch
 
-    from newmarket_env.train.imitate import pretrain
+    from newmarket_env.train.ppo.imitate import pretrain
 
     model, demos = setup
     with torch.no_grad():

@@ -1,9 +1,9 @@
 """Deep Monte-Carlo (DMC, as DouZero): ``method: dmc`` in a training config.
 
-Each iteration (:mod:`.loop`):
+Each iteration of the run loop (:mod:`.learner`; the section and checkpoints: :mod:`.method`):
 
 1. the current Q network plays every learner seat of ``dmc.tables`` compiled tables at once
-   (:func:`newmarket_env.train.expert.collect.collect_states`; a share of seats are baselines),
+   (:func:`newmarket_env.train.collect.collect_states`; a share of seats are baselines),
    epsilon-greedy over the legal actions, and each learner decision with more than one legal action
    is recorded with the action taken and the chips its seat then won to the end of the deal (the
    Monte-Carlo return, times ``env.reward_scale``);

@@ -14,7 +14,7 @@ import torch
 
 from newmarket_env.game.actions import NUM_ACTIONS
 from newmarket_env.observation.layout import FLAT_SIZE
-from newmarket_env.train.expert.network import mlp
+from newmarket_env.train.networks import mlp
 
 
 def q_network(net_arch: Sequence[int], activation: str) -> torch.nn.Sequential:
@@ -27,11 +27,15 @@ def taken_values(net: torch.nn.Module, obs: torch.Tensor, actions: torch.Tensor)
     return net(obs).gather(1, actions[:, None]).squeeze(1)
 
 
-def q_loss(net: torch.nn.Module, obs: np.ndarray, actions: np.ndarray, returns: np.ndarray) -> float:
+def q_loss(
+    net: torch.nn.Module, obs: np.ndarray, actions: np.ndarray, returns: np.ndarray, device: str = "cpu"
+) -> float:
     """The mean squared error of Q(s, a_taken) against the returns, without training."""
     with torch.no_grad():
-        values = taken_values(net, torch.as_tensor(obs), torch.as_tensor(actions, dtype=torch.int64))
-        return float(torch.nn.functional.mse_loss(values, torch.as_tensor(returns, dtype=torch.float32)))
+        values = taken_values(
+            net, torch.as_tensor(obs, device=device), torch.as_tensor(actions, dtype=torch.int64, device=device)
+        )
+        return float(torch.nn.functional.mse_loss(values, torch.as_tensor(returns, dtype=torch.float32, device=device)))
 
 
 def fit_q(
@@ -43,21 +47,22 @@ def fit_q(
     epochs: int,
     batch_size: int,
     seed: int,
+    device: str = "cpu",
 ) -> float:
-    """Train in place; return the last epoch's mean minibatch loss."""
+    """Train in place (the data moved to ``device``, the network's); return the last epoch's mean minibatch loss."""
     torch.manual_seed(seed)
     rng = np.random.default_rng(seed)
     data = [
-        torch.as_tensor(obs),
-        torch.as_tensor(actions, dtype=torch.int64),
-        torch.as_tensor(returns, dtype=torch.float32),
+        torch.as_tensor(obs, device=device),
+        torch.as_tensor(actions, dtype=torch.int64, device=device),
+        torch.as_tensor(returns, dtype=torch.float32, device=device),
     ]
     losses: list[float] = []
     for _ in range(epochs):
         losses = []
         order = rng.permutation(len(returns))
         for start in range(0, len(order), batch_size):
-            idx = torch.as_tensor(order[start : start + batch_size])
+            idx = torch.as_tensor(order[start : start + batch_size], device=device)
             o, a, r = (d[idx] for d in data)
             loss = torch.nn.functional.mse_loss(taken_values(net, o, a), r)
             optimizer.zero_grad()

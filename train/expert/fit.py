@@ -27,19 +27,21 @@ def fit(
     batch_size: int,
     value_weight: float,
     seed: int,
+    device: str = "cpu",
 ) -> dict[str, float]:
     """Train in place; return the last epoch's mean policy loss, value loss, and the share of decisions
     where the greedy policy picks the target's most likely action."""
     torch.manual_seed(seed)
     rng = np.random.default_rng(seed)
-    data = [torch.as_tensor(a) for a in (obs, masks.astype(bool), targets, returns.astype(np.float32))]
+    arrays = (obs, masks.astype(bool), targets, returns.astype(np.float32))
+    data = [torch.as_tensor(a, device=device) for a in arrays]  # on the network's device
     policy_losses: list[float] = []
     value_losses: list[float] = []
     for _ in range(epochs):
         policy_losses, value_losses = [], []
         order = rng.permutation(len(returns))
         for start in range(0, len(order), batch_size):
-            idx = torch.as_tensor(order[start : start + batch_size])
+            idx = torch.as_tensor(order[start : start + batch_size], device=device)
             o, m, t, r = (d[idx] for d in data)
             logits = net.policy(o).masked_fill(~m, ILLEGAL_LOGIT)
             policy_loss = -(t * torch.log_softmax(logits, dim=1)).sum(dim=1).mean()

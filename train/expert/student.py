@@ -34,9 +34,10 @@ from newmarket_env.engine.types import DECISION_ORDER
 from newmarket_env.game.rules import rules_from_dict
 from newmarket_env.observation.layout import offsets
 from newmarket_env.train.config import load_config
-from newmarket_env.train.curve import checkpoint_steps, network_at
+from newmarket_env.train.curve import network_at
 from newmarket_env.train.expert.label import label_states
-from newmarket_env.train.expert.loop import teacher_of
+from newmarket_env.train.expert.learner import teacher_of
+from newmarket_env.train.expert.method import METHOD
 
 
 @dataclass(frozen=True)
@@ -206,7 +207,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _checkpoint_network(parser: argparse.ArgumentParser, labels: Path, steps: int) -> SavedAgent:
     """The greedy network of the labels' run (``RUN/labels/iter_NNNN.npz``) checkpointed after ``steps``."""
     run_dir = labels.resolve().parents[1]
-    saved = checkpoint_steps(run_dir)
+    saved = METHOD.curve_points(run_dir)
     if steps not in saved:
         shown = ", ".join(map(str, saved)) or "none"
         parser.error(f"--checkpoint {steps}: {run_dir} has no such checkpoint; it has: {shown}")

@@ -48,7 +48,7 @@ def collect(
     **rules: Any,
 ) -> Demonstrations:
     """Play sessions until ``samples`` teacher decisions are recorded, at tables of the game a training
-    table is built with (``variant``, ``num_players``, rules overrides: ``train.run.table_keywords``).
+    table is built with (``variant``, ``num_players``, rules overrides: ``TrainConfig.table_keywords()``).
 
     From ``learner_seat`` (the training tables' spec): the pool that fills the seats the teacher does
     not (``opponents``), the scale of the chips-to-go (``reward_scale``) and the factory that builds

@@ -1,4 +1,5 @@
-"""The learner's own decisions (DAgger): tables played by the current network, some seats by baselines.
+"""The learner's own decisions at compiled tables: tables played by the current network, some seats by
+baselines (expert iteration's DAgger states, Deep Monte-Carlo's self-play).
 
 ``tables`` compiled games (:class:`FastGame`) advance together: every seat the learner holds that
 is to act gets its action from one numpy forward pass over those tables; baseline seats decide
@@ -19,6 +20,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from newmarket_env.agents._baselines import CompiledPolicy
+from newmarket_env.agents.compiled import POLICY_CODES
 from newmarket_env.agents.saved import SavedAgent
 from newmarket_env.engine._fast import FastGame
 from newmarket_env.execution.seeds import derive_seed
@@ -29,6 +31,11 @@ from newmarket_env.observation.encode import static_part
 from newmarket_env.observation.layout import FLAT_SIZE
 
 _GAME_TAG, _SEATS_TAG, _POLICY_TAG, _EXPLORE_TAG = 1, 2, 3, 4
+
+
+def seatable_baselines() -> list[str]:
+    """The baselines these tables can seat: those with a compiled policy."""
+    return list(POLICY_CODES)
 
 
 @dataclass
@@ -141,3 +148,15 @@ def collect_states(
         np.asarray(ret_out[:count], dtype=np.float32),
         np.asarray(act_out[:count], dtype=np.int64),
     )
+
+
+def check_seatable(baselines: Sequence[str], fraction: float, method: str, fraction_key: str) -> None:
+    """``opponents.baselines`` holds only baselines these tables can seat (when ``fraction`` > 0 seats them);
+    else a one-line ``ValueError`` naming ``method``, the allowed baselines and ``fraction_key``."""
+    seatable = seatable_baselines()
+    for name in baselines:
+        if name not in seatable and fraction > 0:
+            raise ValueError(
+                f"opponents.baselines has {name!r}, which {method} cannot seat at its tables; "
+                f"allowed: {', '.join(seatable)} (or {fraction_key}: 0)"
+            )

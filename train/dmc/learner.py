@@ -1,0 +1,134 @@
+"""The Deep Monte-Carlo learner: iterations of self-play and fit (the run loop does the rest).
+
+Files of its own in ``run.out_dir``: ``samples/iter_<i>.npz`` (each iteration's recorded decisions,
+actions and returns: those the ``dmc.window`` replay still needs after the newest checkpoint are kept,
+older ones removed). Its checkpoints are ``checkpoints/dmc_<steps>_steps.pt``; ``final.npz`` is the Q
+network as a saved agent (its 79 outputs are the Q-values: a greedy ``SavedAgent`` plays argmax Q).
+
+Every random draw of iteration ``i`` is seeded from ``(run.seed, i)``, and a checkpoint holds the network
+and the optimiser, so a run resumed from any checkpoint computes exactly what an uninterrupted one does.
+``run.total_steps`` counts recorded learner decisions: ``ceil(total_steps / dmc.states)`` iterations.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import numpy as np
+import torch
+
+from newmarket_env.agents.saved import Q_VALUE_OUTPUTS
+from newmarket_env.execution.seeds import derive_seed
+from newmarket_env.train.collect import collect_states
+from newmarket_env.train.config import TrainConfig
+from newmarket_env.train.dmc.fit import fit_q, q_loss, q_network
+from newmarket_env.train.dmc.samples import ARRAYS, read_samples, samples_path
+from newmarket_env.train.methods import RunContext
+from newmarket_env.train.rundir import write_arrays_atomic
+from newmarket_env.train.torch_state import TorchLearner
+
+_INIT_TAG, _COLLECT_TAG, _FIT_TAG, _LEARNER_TAG = 21, 22, 24, 25
+#: Who would play the learner's seats before a network exists; DMC's network plays from the first
+#: iteration, so this baseline is only named to ``collect_states``, never seated.
+_UNSEATED = "random"
+
+
+class DMCLearner(TorchLearner):
+    """Deep Monte-Carlo's loop body: play ``dmc.states`` decisions, fit Q on the window, repeat."""
+
+    def __init__(self, config: TrainConfig, context: RunContext) -> None:
+        super().__init__(config, context)
+        dmc = config.dmc
+        self.activation = dmc.activation
+        torch.manual_seed(derive_seed(config.run.seed, _INIT_TAG))
+        self.net = q_network(dmc.net_arch, dmc.activation).to(self.device)
+        self.optimizer = torch.optim.Adam(self.net.parameters(), lr=dmc.learning_rate)
+        self.began = time.time()
+
+    def _samples(self, iteration: int) -> tuple[dict[str, np.ndarray], float]:
+        """Play iteration ``iteration``'s decisions (or read them back: a resumed run); the seconds it took."""
+        config, out_dir, run_id = self.config, self.context.out_dir, self.context.run_id
+        dmc, seed = config.dmc, config.run.seed
+        path = samples_path(out_dir, iteration)
+        saved = read_samples(path, run_id, dmc.states) if path.exists() else None
+        if saved is not None:
+            return saved, 0.0
+        began = time.time()
+        states = collect_states(
+            self.context.rules,
+            self.agent(derive_seed(seed, _LEARNER_TAG, iteration)),
+            _UNSEATED,
+            list(config.opponents.baselines) if dmc.baseline_fraction > 0 else [],
+            dmc.baseline_fraction,
+            dmc.tables,
+            dmc.states,
+            derive_seed(seed, _COLLECT_TAG, iteration),
+            config.env.reward_scale,
+            epsilon=dmc.epsilon,
+        )
+        samples = {"obs": states.obs, "masks": states.masks, "actions": states.actions, "returns": states.returns}
+        write_arrays_atomic(path, **samples, run_id=np.array(run_id))
+        return samples, time.time() - began
+
+    def _window(self, samples: dict[str, np.ndarray], iteration: int) -> dict[str, np.ndarray]:
+        """This iteration's decisions and those of the ``dmc.window - 1`` before it, as one set of arrays."""
+        dmc, out_dir = self.config.dmc, self.context.out_dir
+        window = [samples]
+        for earlier in range(max(0, iteration - dmc.window + 1), iteration):
+            read = read_samples(samples_path(out_dir, earlier), self.context.run_id, dmc.states)
+            if read is None:  # fitting on fewer decisions would silently change the run
+                raise RuntimeError(
+                    f"{samples_path(out_dir, earlier)} is missing or damaged, and iteration {iteration} fits on it "
+                    f"(dmc.window = {dmc.window}); restore it or start a new run"
+                )
+            window.append(read)
+        return {key: np.concatenate([w[key] for w in window]) for key in ARRAYS}
+
+    def iterate(self) -> dict[str, Any]:
+        dmc, seed = self.config.dmc, self.config.run.seed
+        iteration = self.steps // dmc.states
+        samples, collect_s = self._samples(iteration)
+        fitted = time.time()
+        data = self._window(samples, iteration)
+        # how well the network foresaw returns it has not been fitted on yet
+        before = q_loss(self.net, samples["obs"], samples["actions"], samples["returns"], self.device)
+        loss = fit_q(
+            self.net,
+            self.optimizer,
+            data["obs"],
+            data["actions"],
+            data["returns"],
+            dmc.epochs,
+            dmc.batch_size,
+            derive_seed(seed, _FIT_TAG, iteration),
+            self.device,
+        )
+        self.steps += dmc.states
+        row = {
+            "iteration": iteration,
+            "steps": self.steps,
+            "samples": len(data["actions"]),
+            "mean_return": float(samples["returns"].mean()),
+            "loss_before": before,
+            "loss": loss,
+            "collect_s": round(collect_s, 1),
+            "fit_s": round(time.time() - fitted, 1),
+            "wall_s": round(time.time() - self.began, 1),
+        }
+        self.context.say(
+            f"iteration {iteration}: {self.steps} recorded decisions, mean return {row['mean_return']:+.3f}, "
+            f"Q loss before fit {before:.4f} after {loss:.4f} (collect {collect_s:.0f} s)"
+        )
+        return row
+
+    def on_checkpoint(self) -> None:
+        """Remove the sample files no resume from this checkpoint reads (it starts at the next iteration)."""
+        keep_from = self.steps // self.config.dmc.states + 1 - self.config.dmc.window
+        for path in (self.context.out_dir / "samples").glob("iter_*.npz"):
+            if int(path.stem.removeprefix("iter_")) < keep_from:
+                path.unlink(missing_ok=True)
+
+    def training_info(self) -> dict[str, Any]:
+        # the 79 outputs are Q(s, a): chips to the end of the deal x reward_scale
+        return {"outputs": Q_VALUE_OUTPUTS, "reward_scale": self.config.env.reward_scale, **super().training_info()}
