@@ -30,17 +30,19 @@ from stable_baselines3.common.utils import set_random_seed
 from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecMonitor
 
 from newmarket_env.agents.saved import save_policy
+from newmarket_env.agents.sb3_rules import write_rules_record
 from newmarket_env.envs import vector as vectors
 from newmarket_env.envs.single_agent import SingleAgentEnv
 from newmarket_env.execution.seeds import derive_seed
 from newmarket_env.train.config import TrainConfig
-from newmarket_env.train.export import model_activation, policy_layers
+from newmarket_env.train.export import env_rules, model_activation, policy_layers
 from newmarket_env.train.loop import Every
 from newmarket_env.train.methods import Layers, Learner, RunContext
 from newmarket_env.train.ppo.callbacks import EpisodeChips
-from newmarket_env.train.ppo.checkpoints import load_weights
+from newmarket_env.train.ppo.checkpoints import PREFIX, SUFFIX, load_weights
 from newmarket_env.train.ppo.imitate import collect, pretrain, teacher_agreement
 from newmarket_env.train.ppo.logs import configure_logger
+from newmarket_env.train.stamped import stamped_path
 from newmarket_env.train.vec import SB3VecEnv
 
 _RESTART_TAG = 41
@@ -217,6 +219,10 @@ class PPOLearner(Learner):
         self.model.save(path)
 
     def on_checkpoint(self) -> None:
+        # beside the checkpoint the loop just wrote, the rules it learned (newmarket export checks them)
+        variant, rules = env_rules(self.model)
+        written = stamped_path(self.context.out_dir / "checkpoints", PREFIX, self.steps, SUFFIX)
+        write_rules_record(written, rules, variant)
         self._restart()
 
     def policy_layers(self) -> Layers:
