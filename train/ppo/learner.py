@@ -36,6 +36,7 @@ from newmarket_env.envs.single_agent import SingleAgentEnv
 from newmarket_env.execution.seeds import derive_seed
 from newmarket_env.train.config import TrainConfig
 from newmarket_env.train.export import env_rules, model_activation, policy_layers
+from newmarket_env.train.features import planes_policy_kwargs
 from newmarket_env.train.loop import Every
 from newmarket_env.train.methods import Layers, Learner, RunContext
 from newmarket_env.train.ppo.callbacks import EpisodeChips
@@ -91,8 +92,6 @@ def build_model(config: TrainConfig, vec_env: Any, device: str = "cpu"):
     activation = {"tanh": torch.nn.Tanh, "relu": torch.nn.ReLU}[ppo.activation]
     policy_kwargs = {"net_arch": {"pi": list(ppo.net_arch), "vf": list(ppo.net_arch)}, "activation_fn": activation}
     if ppo.features == "planes":
-        from newmarket_env.train.features import planes_policy_kwargs
-
         policy_kwargs = planes_policy_kwargs(list(ppo.net_arch))
     return sb3_contrib.MaskablePPO(
         "MlpPolicy",
