@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from newmarket_env.game.rules import Rules, rules_from_dict
+from newmarket_env.util.file_modes import new_file_mode
 
 FORMAT = "newmarket_env model rules"
 SUFFIX = ".rules.json"
@@ -61,6 +62,7 @@ def write_rules_record(model: str | os.PathLike, rules: Rules, variant: str) -> 
     try:
         with os.fdopen(handle, "w") as out:
             json.dump(record, out, indent=1, sort_keys=True)
+        os.chmod(temporary, new_file_mode())  # shared as the zip is (mkstemp's files are 0600)
         os.replace(temporary, target)
     finally:
         Path(temporary).unlink(missing_ok=True)

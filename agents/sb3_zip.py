@@ -157,7 +157,10 @@ def _describe(data: Any, where: str) -> dict[str, Any]:
     unknown = sorted(set(kwargs) - HARMLESS_KWARGS - {":type:", ":serialized:", "features_extractor_class"})
     if unknown or extractor not in (None, FLATTEN):
         what = f"features_extractor_class {extractor}" if extractor not in (None, FLATTEN) else f"{unknown}"
-        raise ValueError(f"{where}: its policy_kwargs set {what}, which this reader cannot rebuild")
+        raise ValueError(
+            f"{where}: its policy_kwargs set {what}, which this reader cannot rebuild; save the model as an "
+            "agent file from the script that trained it: newmarket_env.train.export_agent(model, PATH.npz)"
+        )
     fn = kwargs.get("activation_fn")
     activation = SB3_DEFAULT_ACTIVATION if fn is None else ACTIVATION_CLASSES.get(str(fn))
     if activation is None:

@@ -72,13 +72,12 @@ class TableGame:
         n = self.env.unwrapped.rules.num_players
         self.mode, self.variant = mode, variant
         self.seed = secrets.randbits(SEED_BITS) if seed is None else seed
-        try:  # an agent made for other rules (a trained one) says so: a choice of the form, not a bug
-            self.agents = {
-                s: load_agent(spec_of(name, seated or {}), env=self.env, seed=self.seed + 1 + s)
-                for s, name in zip(robot_seats, names, strict=True)
-            }
-        except (ValueError, TypeError) as err:
-            raise BadInput(f"{str(err).splitlines()[0]}") from None
+        self.agents = {}
+        for s, name in zip(robot_seats, names, strict=True):
+            try:  # an agent made for other rules (a trained one) says so: a choice of the form, not a bug
+                self.agents[s] = load_agent(spec_of(name, seated or {}), env=self.env, seed=self.seed + 1 + s)
+            except (ValueError, TypeError) as err:
+                raise BadInput(refusal_line(err, name)) from None
         #: who sits where: the agents' names, and PERSON at the person's seat (the record's ``agents``)
         self.agent_names = [PERSON if s == self.human else names[robot_seats.index(s)] for s in range(n)]
         self.labels = {s: label for s, label in seat_labels(self.agent_names).items() if s != self.human}
@@ -282,8 +281,23 @@ def refusals(form: Mapping[str, Any], seated: Mapping[str, str] | None = None) -
         try:
             load_agent(spec_of(name, seated or {}), env=table, seed=0)
         except (ValueError, TypeError) as err:
-            refused.append({"agent": name, "reason": str(err).splitlines()[0]})
+            refused.append({"agent": name, "reason": refusal_line(err, name)})
     return {"problem": None, "refused": refused}
+
+
+#: A quoted path in a loader's message: 'C:\\...', '/...' or '~...'.
+_QUOTED_PATH = re.compile(r"""'(?:/|~|[A-Za-z]:\\)[^']*'""")
+
+
+def refusal_line(err: BaseException, name: str) -> str:
+    """The first line of an agent's refusal as the page shows it: the agent's file named by the agent's
+    name, since where the server keeps its files is none of a visitor's business.
+
+    >>> refusal_line(ValueError("saved agent '/srv/a/exit.npz' was trained for 'newmarket'\\nmore"), "exit-x")
+    "saved agent 'exit-x' was trained for 'newmarket'"
+    """
+    first = str(err).splitlines()[0] if str(err) else type(err).__name__
+    return _QUOTED_PATH.sub(repr(name), first)
 
 
 def _finished_deals(game) -> int:

@@ -104,6 +104,10 @@ def test_a_script_trains_maskable_ppo_on_the_planes_and_exports_it_exactly(tmp_p
     actions, _ = model.predict(flat, action_masks=masks.astype(bool), deterministic=True)
     chosen = [agent.act({"observation": o, "action_mask": m}) for o, m in zip(flat, masks, strict=True)]
     assert chosen == actions.tolist()
+    # The .zip itself is not an agent file (its extractor is not rebuilt from data): the refusal says what is.
+    model.save(tmp_path / "planes.zip")
+    with pytest.raises(ValueError, match=r"cannot rebuild; save the model as an agent file .*export_agent"):
+        load_agent(str(tmp_path / "planes.zip"), env=env(variant="michigan", num_players=4))
 
 
 def test_a_script_trains_on_the_planes_observation_itself():

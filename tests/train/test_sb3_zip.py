@@ -346,6 +346,7 @@ def test_a_model_saved_by_this_package_records_its_rules_and_export_checks_them(
     path = tmp_path / "mine.zip"
     record = save_model(model, path)
     assert record == tmp_path / "mine.rules.json"
+    assert record.stat().st_mode & 0o777 == path.stat().st_mode & 0o777  # shared alike (not mkstemp's 0600)
     saved = json.loads(record.read_text())
     assert saved["variant"] == "newmarket" and saved["rules"] == make_rules("newmarket", 4).to_dict()
     # No --variant: the recorded rules, without a warning.

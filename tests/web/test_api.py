@@ -356,6 +356,10 @@ def test_check_names_the_agents_that_would_refuse_the_rules_and_deals_nothing(cl
     body = answer.json()
     assert body["problem"] is None and [r["agent"] for r in body["refused"]] == ["exit-newmarket"]
     assert "num_deals (trained 4, here 1)" in body["refused"][0]["reason"]
+    # Where the server keeps the agent's file is not a visitor's to know: the reason names the agent.
+    from newmarket_env.agents.saved import TRAINED_DIR
+
+    assert str(TRAINED_DIR) not in answer.text and "'exit-newmarket'" in body["refused"][0]["reason"]
     fine = client.post("/api/check", json={"mode": "watch", "agents": ["exit-newmarket"]}).json()
     assert fine == {"problem": None, "refused": []}
     bad = client.post("/api/check", json={"mode": "play", "agents": ["nobody"]}).json()
