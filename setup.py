@@ -8,6 +8,7 @@ envs wrap). The observation layer: the flat encoder and its decoder (``observati
 state's encoder (``observation/_state.pyx``). The
 agents: the baselines acting on observations (``agents/_baselines.pyx``) and the search's rollouts and
 race next to their Python reference (``agents/_search.pyx``), installed as ``newmarket_env.agents.*``.
+The networks' building blocks: the loops of the sparse input layer (``nn/_sparse.pyx``, beside ``nn/sparse_input.py``).
 They share the engine's C structs through ``engine/_table.pxd``. Optional: where they cannot be built (no C
 compiler) the install still succeeds and the pure-Python engine is used.
 """
@@ -25,6 +26,7 @@ COMPILED = {
     "newmarket_env.observation._state": "newmarket_env/observation/_state.pyx",
     "newmarket_env.agents._baselines": "agents/_baselines.pyx",
     "newmarket_env.agents._search": "agents/_search.pyx",
+    "newmarket_env.nn._sparse": "newmarket_env/nn/_sparse.pyx",
 }
 
 # numpy's C API: the observation layer makes its arrays in C (observation/_encode.pyx)

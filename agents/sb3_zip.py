@@ -50,6 +50,8 @@ from newmarket_env.observation.layout import FLAT_SIZE
 POLICIES = {
     ("sb3_contrib.common.maskable.policies", "MaskableActorCriticPolicy"): "MaskablePPO",
     ("stable_baselines3.common.policies", "ActorCriticPolicy"): "PPO",
+    # network.input: sparse (newmarket_env.train.ppo.sparse_policy): the same MLP, its first layers read sparsely
+    ("newmarket_env.train.ppo.sparse_policy", "SparseInputPolicy"): "MaskablePPO",
 }
 #: ``policy_kwargs["activation_fn"]`` as SB3 writes it in ``data`` -> the saved agents' activation.
 ACTIVATION_CLASSES = {
@@ -84,7 +86,7 @@ SB3_DEFAULT_NET_ARCH = {"pi": [64, 64], "vf": [64, 64]}
 #: torch.save's archive (its pickle, names and 64-byte alignment) per tensor and in all.
 _TORCH_FILE_BYTES, _TORCH_TENSOR_BYTES = 64 << 10, 1 << 10
 _POLICY_NET = re.compile(r"^mlp_extractor\.policy_net\.(\d+)\.(weight|bias)$")
-_CLASS_NAME = re.compile(r"^<function (\w+)\.__init__ at ")
+_CLASS_NAME = re.compile(r"^<function (\w+)\.\w+ at ")
 
 
 def read_sb3_zip(path: str | os.PathLike) -> tuple[dict[str, Any], list[tuple[np.ndarray, np.ndarray]]]:
@@ -131,7 +133,9 @@ def _describe(data: Any, where: str) -> dict[str, Any]:
     policy, observation, action = (
         _readable(data, key) for key in ("policy_class", "observation_space", "action_space")
     )
-    found = _CLASS_NAME.match(str(policy.get("__init__", "")))
+    # the class's name, from the text SB3 writes for its own methods (__init__, or any other it defines)
+    methods = [str(policy.get("__init__", ""))] + [str(value) for value in policy.values()]
+    found = next((m for m in map(_CLASS_NAME.match, methods) if m), None)
     key = (str(policy.get("__module__")), found.group(1) if found else "?")
     if key not in POLICIES:
         allowed = ", ".join(f"{name} ({algorithm})" for (_, name), algorithm in POLICIES.items())

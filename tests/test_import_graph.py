@@ -500,6 +500,7 @@ LAYERS: dict[str, int] = {
     "newmarket_env.game": 1,
     "newmarket_env.engine": 2,
     "newmarket_env.observation": 3,
+    "newmarket_env.nn": 3,  # the networks' building blocks (numpy and torch only)
     "newmarket_env.describe": 4,
     "newmarket_env.execution": 4,
     "newmarket_env.render": 5,

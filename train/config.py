@@ -34,6 +34,8 @@ ACTIVATIONS = ("tanh", "relu")
 FEATURES = ("flat", "planes")
 #: Where torch methods compute: auto = CUDA when torch finds a device, else the CPU.
 DEVICES = ("auto", "cpu", "cuda")
+#: How the first layer of a torch network reads the flat observation (newmarket_env/nn/sparse_input.py).
+NETWORK_INPUTS = ("sparse", "dense")
 
 
 #: Largest seed: numpy and torch seeds are 32-bit.
@@ -105,6 +107,19 @@ class OpponentSection:
 
 
 @dataclass
+class NetworkSection:
+    """How the torch networks run (every method); what they compute is the same either way."""
+
+    input: str = spec(
+        "sparse",
+        "first layer: sparse (an index-sum over the ~62 nonzero inputs of 936, compiled loops on the CPU) or "
+        "dense (torch.nn.Linear's product); the same weights, outputs and saved files",
+        str,
+        choices=NETWORK_INPUTS,
+    )
+
+
+@dataclass
 class RunSection:
     """Budget, processes, seeds and where outputs go."""
 
@@ -135,6 +150,14 @@ class RunSection:
         high=525_600.0,
     )
     torch_threads: int = spec(1, "torch CPU threads (and numpy's BLAS threads)", int, low=1, high=64)
+    threads: int = spec(
+        0,
+        "threads stepping the compiled tables of each batch (ppo's vector env, dmc's actors, rllib_ppo's batch "
+        "sampler); 0 = the machine's cores; the sessions do not depend on it",
+        int,
+        low=0,
+        high=1024,
+    )
     device: str = spec(
         "auto", "where torch methods compute: auto (CUDA when present, else the CPU), cpu or cuda", str, choices=DEVICES
     )
@@ -200,6 +223,7 @@ class TrainConfig:
     )
     env: EnvSection = _section_field(EnvSection)
     opponents: OpponentSection = _section_field(OpponentSection)
+    network: NetworkSection = _section_field(NetworkSection)
     run: RunSection = _section_field(RunSection)
     eval: EvalSection = _section_field(EvalSection)
     sections: dict[str, Any] = field(default_factory=dict, metadata={"doc": "the method's own sections"})
@@ -247,6 +271,7 @@ class TrainConfig:
         data["env"] = dataclasses.asdict(self.env)
         data["opponents"] = dataclasses.asdict(self.opponents)
         data.update({key: dataclasses.asdict(value) for key, value in self.sections.items()})
+        data["network"] = dataclasses.asdict(self.network)
         data["run"] = dataclasses.asdict(self.run)
         data["eval"] = dataclasses.asdict(self.eval)
         return data

@@ -13,16 +13,20 @@ from collections.abc import Sequence
 import numpy as np
 import torch
 
+from newmarket_env.nn.sparse_input import input_layer
 from newmarket_env.train.methods import Layers
 
 ACTIVATION_MODULES = {"tanh": torch.nn.Tanh, "relu": torch.nn.ReLU}
 
 
-def mlp(sizes: Sequence[int], activation: str) -> torch.nn.Sequential:
-    """Linear layers of ``sizes`` (input first) with ``activation`` between them, none after the last."""
+def mlp(sizes: Sequence[int], activation: str, network_input: str = "dense") -> torch.nn.Sequential:
+    """Linear layers of ``sizes`` (input first) with ``activation`` between them, none after the last; the
+    first reads its input sparsely or densely (``network_input``, the config's ``network.input``: the same
+    weights and outputs either way, see :mod:`newmarket_env.nn.sparse_input`)."""
     layers: list[torch.nn.Module] = []
     for i in range(len(sizes) - 1):
-        layers.append(torch.nn.Linear(sizes[i], sizes[i + 1]))
+        linear = input_layer if i == 0 else lambda inputs, outputs, _mode: torch.nn.Linear(inputs, outputs)
+        layers.append(linear(sizes[i], sizes[i + 1], network_input))
         if i < len(sizes) - 2:
             layers.append(ACTIVATION_MODULES[activation]())
     return torch.nn.Sequential(*layers)

@@ -35,7 +35,8 @@ from newmarket_env.train.methods import get_method, loadable_methods
 
 RUN_FILE = "run.json"
 CONFIG_FILE = "config.yaml"
-#: Config keys a resumed run may change: the budget, the machine settings, the opponent pool and the
+#: Config keys a resumed run may change: the budget, the machine settings (network.input: how, not what,
+#: the networks compute), the opponent pool and the
 #: evaluation (a fine-tuning stage, e.g. configs/newmarket_ppo_finetune.yaml). Not the game (env.*),
 #: the method and its hyperparameters (ppo.*: the checkpoint carries its own), the seed or the warm start.
 RESUMABLE_KEYS = (
@@ -45,9 +46,11 @@ RESUMABLE_KEYS = (
     "run.verbose",
     "run.torch_threads",
     "run.device",
+    "run.threads",
     "run.vec_env",
     "run.out_dir",
     "run.checkpoint_every",
+    "network.*",
     "opponents.*",
     "eval.*",
 )
@@ -92,13 +95,14 @@ def write_atomic(path: Path, text: str) -> None:
         raise
 
 
-def write_arrays_atomic(path: Path, **arrays: Any) -> None:
-    """``np.savez_compressed`` of ``arrays`` to ``path`` through a temporary file in the same folder and a rename."""
+def write_arrays_atomic(path: Path, compress: bool = True, **arrays: Any) -> None:
+    """``np.savez_compressed`` (``np.savez`` without ``compress``) of ``arrays`` to ``path`` through a temporary
+    file in the same folder and a rename."""
     path.parent.mkdir(parents=True, exist_ok=True)
     handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(handle, "wb") as out:
-            np.savez_compressed(out, **arrays)
+            (np.savez_compressed if compress else np.savez)(out, **arrays)
         os.replace(temporary, path)
     except BaseException:
         Path(temporary).unlink(missing_ok=True)
@@ -219,13 +223,17 @@ def config_differences(
     >>> config_differences({"ppo": {"net_arch": [64]}, "run": {"total_steps": 1}},
     ...                    {"ppo": {"net_arch": [128]}, "run": {"total_steps": 2}})
     ['ppo.net_arch (run [64], now [128])']
+    >>> config_differences({"run": {"seed": 0}}, {"run": {"seed": 0}, "network": {"input": "sparse"}})
+    []
     """
     out = []
     for key in sorted(set(before) | set(after), key=str):
         path = f"{prefix}{key}"
         old, new = before.get(key), after.get(key)
-        if isinstance(old, Mapping) and isinstance(new, Mapping) and key != "rules":
-            out += config_differences(old, new, f"{path}.", keys)
+        # a section on one side only (one a newer version added) compares key by key with an empty one
+        sections = all(isinstance(v, Mapping) or v is None for v in (old, new)) and (old, new) != (None, None)
+        if sections and key != "rules":
+            out += config_differences(old or {}, new or {}, f"{path}.", keys)
         elif old != new and not _resumable(path, keys):
             out.append(f"{path} (run {old!r}, now {new!r})")
     return out

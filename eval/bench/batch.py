@@ -24,7 +24,7 @@ def batch_player(variant: str = "newmarket", tables: int = BATCH_TABLES):
         from newmarket_env.engine._batch import TableBatch  # the compiled engine: absent where it was not built
     except ImportError:
         return None, "skipped: the compiled engine is not built"
-    batch = TableBatch(make_rules(variant, num_players=PLAYERS), tables, seed=0)
+    batch = TableBatch(make_rules(variant, num_players=PLAYERS), tables, seed=0, threads=1)  # CPU time: the work's
     for _ in range(WARM_UP_STEPS):
         batch.step(batch.random_actions())
 

@@ -11,6 +11,7 @@ from newmarket_env.envs.single_agent import SingleAgentEnv
 from newmarket_env.eval.bench.batch import batch_player
 from newmarket_env.eval.bench.guided import guided_player
 from newmarket_env.eval.bench.ours import PLAYERS
+from newmarket_env.eval.bench.scaling import SCALING_ON_REQUEST, SCALING_ROWS
 from newmarket_env.eval.bench.search import search_player
 from newmarket_env.eval.bench.training import ON_REQUEST_ROWS, TRAINING_ROWS
 from newmarket_env.eval.tournament import TournamentConfig, run_tournament
@@ -85,6 +86,7 @@ EXTRAS = {
     "guided_search budget 2 cutoff 1": ("search", _guided(2, 1)),
     "single_agent newmarket": ("single_agent", single_agent),
     **TRAINING_ROWS,  # vector env vs compiled control; MaskablePPO on the batch and on SingleAgentEnv
+    **SCALING_ROWS,  # threads in the batch, sparse against dense input (MaskablePPO, DMC)
     "tournament baselines": ("tournament", tournament),
 }
-ON_REQUEST = ON_REQUEST_ROWS  # measured only when BenchConfig.rows names them
+ON_REQUEST = {**ON_REQUEST_ROWS, **SCALING_ON_REQUEST}  # measured only when BenchConfig.rows names them

@@ -11,6 +11,7 @@ from newmarket_env.eval.bench.extras import EXTRAS, ON_REQUEST
 from newmarket_env.eval.bench.memory import MemoryFigure, memory_per_env
 from newmarket_env.eval.bench.ours import PLAYERS, aec_player, engine_note, engine_player
 from newmarket_env.eval.bench.peers import PEER_NAMES, PEERS, UNSEEDED, classic_env_maker
+from newmarket_env.eval.bench.scaling import WALL_CLOCK_ROWS, scaling_targets
 from newmarket_env.eval.bench.timing import CLOCKS, Measurement, Target, measure_rounds, paired_ratio
 from newmarket_env.eval.bench.training import training_targets
 from newmarket_env.game.rules import VARIANTS
@@ -100,6 +101,7 @@ class BenchResult:
                 found.append(Target(f"memory per env, {figure.name}", mb, "< 1 MB", mb < 1))
 
         found += training_targets(self)  # the vector env's rate and MaskablePPO's batch / SingleAgentEnv ratio
+        found += scaling_targets(self)  # threads, sparse input, RLlib's samplers, DMC's Ray actors
         return found
 
     def to_dict(self) -> dict[str, Any]:
@@ -131,7 +133,8 @@ def run_benchmark(config: BenchConfig | None = None, progress=None) -> BenchResu
             result.notes.append(f"{name}: {why}")
         else:
             ready[name] = (group, player, why or note)
-    result.rows = measure_rounds(ready, config.seconds, config.repeats, config.seed, config.clock, progress)
+    clocks = {name: "wall" for name in WALL_CLOCK_ROWS if name in ready}  # several threads: CPU time adds them up
+    result.rows = measure_rounds(ready, config.seconds, config.repeats, config.seed, config.clock, progress, clocks)
     if config.memory_envs:
         result.memory = _memory(config)
     return result

@@ -75,8 +75,10 @@ def measure_rounds(
     seed: int = 0,
     clock: str = "cpu",
     progress=None,
+    clocks: dict[str, str] | None = None,
 ) -> list[Measurement]:
-    """Time every workload (name -> (group, player, note)) once per round, for ``repeats`` rounds.
+    """Time every workload (name -> (group, player, note)) once per round, for ``repeats`` rounds, on ``clock``
+    (``clocks``: another clock for some of them, by name).
 
     Round-robin rather than one workload after another: when other jobs slow
     the machine for a while, every workload shares that slow round, so the
@@ -91,7 +93,8 @@ def measure_rounds(
         for name, (_group, play, _note) in workloads.items():
             if progress:
                 progress(f"{name} (round {round_index + 1}/{repeats})")
-            decisions, sessions, elapsed, seeds[name] = timed_run(play, seconds, seeds[name], CLOCKS[clock])
+            own = (clocks or {}).get(name, clock)
+            decisions, sessions, elapsed, seeds[name] = timed_run(play, seconds, seeds[name], CLOCKS[own])
             runs[name].append((decisions / elapsed, sessions / elapsed))
             totals[name][0] += decisions
             totals[name][1] += sessions

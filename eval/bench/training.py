@@ -35,7 +35,6 @@ import time
 from pathlib import Path
 
 import gymnasium
-import numpy as np
 
 import newmarket_env
 from newmarket_env import vector_env
@@ -66,7 +65,7 @@ def torch_default_threads() -> int:
     return _TORCH_DEFAULT_THREADS[0]
 
 
-def _compiled_or_why():
+def compiled_or_why():
     try:
         compiled_batch()
     except RuntimeError as err:
@@ -74,35 +73,44 @@ def _compiled_or_why():
     return None
 
 
-def vector_control():
-    """Learner decisions/s of the vector env against compiled ``control`` opponents."""
-    why = _compiled_or_why()
+def vector_control(threads: int = 1):
+    """Learner decisions/s of the vector env against compiled ``control`` opponents, its tables stepped on
+    ``threads`` threads (one for the CPU-time row: the CPU time is then the work's)."""
+    why = compiled_or_why()
     if why:
         return None, why
 
     env = vector_env(
-        variant="newmarket", num_players=PLAYERS, num_envs=TABLES, opponents=["control"], copy=False, seed=0
+        variant="newmarket",
+        num_players=PLAYERS,
+        num_envs=TABLES,
+        opponents=["control"],
+        copy=False,
+        seed=0,
+        threads=threads,
     )
     env.reset(seed=0)
-    rng = np.random.default_rng(0)
 
     def play(seed: int) -> tuple[int, int]:
         sessions = 0
         for _ in range(STEPS_PER_CALL):
-            # a uniform legal action at every table: the argmax of uniform noise over the legal entries
-            actions = np.argmax(env.batch.action_masks * rng.random((TABLES, 79), dtype=np.float32), axis=1)
-            sessions += int(env.step(actions)[2].sum())
+            # a uniform legal action at every table, drawn in C from the tables' own streams (a numpy draw over
+            # the masks cost the driver a tenth of the step, which the threads cannot share)
+            sessions += int(env.step(env.batch.random_actions())[2].sum())
         return TABLES * STEPS_PER_CALL, max(sessions, 1)
 
-    return play, f"{PLAYERS} players, {TABLES} tables, 3 compiled control opponents; decisions = learner steps"
+    return play, (
+        f"{PLAYERS} players, {TABLES} tables, 3 compiled control opponents, {threads} thread(s); "
+        "decisions = learner steps"
+    )
 
 
-def _shipped_config():
+def shipped_config():
     path = Path(CONFIG)
     return load_config(path) if path.is_file() else None
 
 
-def _ppo_player(vec, config, rollout: int):
+def ppo_player(vec, config, rollout: int):
     """``(model, play)``: one rollout plus its update per call of ``play``, on ``vec``, with the config's
     network and a snapshot of the initial policy in the pool."""
     import torch  # optional: needs torch (train extra)
@@ -135,16 +143,16 @@ def _ppo_player(vec, config, rollout: int):
 
 def ppo_batch():
     """MaskablePPO end to end on the batch adapter (the shipped config's network and opponents)."""
-    why = _compiled_or_why()
-    config = _shipped_config()
+    why = compiled_or_why()
+    config = shipped_config()
     if why or config is None:
         return None, why or f"skipped: {CONFIG} not found (run from the repository root)"
 
     from newmarket_env.train.ppo.learner import build_vec_env  # optional: needs SB3 (train extra)
 
-    run = dataclasses.replace(config.run, n_envs=PPO_TABLES, vec_env="batch")
+    run = dataclasses.replace(config.run, n_envs=PPO_TABLES, vec_env="batch", threads=1)  # CPU time: the work's
     config = config.replaced(run=run, ppo=dataclasses.replace(config.ppo, n_steps=PPO_STEPS))
-    _model, play = _ppo_player(build_vec_env(config), config, PPO_TABLES * PPO_STEPS)
+    _model, play = ppo_player(build_vec_env(config), config, PPO_TABLES * PPO_STEPS)
     return play, (
         f"{CONFIG} network/opponents/PPO, {PPO_TABLES} tables x {PPO_STEPS} steps a rollout; "
         "session = one rollout and its update"
@@ -153,7 +161,7 @@ def ppo_batch():
 
 def ppo_single_agent():
     """MaskablePPO end to end on the SingleAgentEnv pipeline as shipped (DummyVecEnv)."""
-    config = _shipped_config()
+    config = shipped_config()
     if config is None:
         return None, f"skipped: {CONFIG} not found (run from the repository root)"
 
@@ -162,7 +170,7 @@ def ppo_single_agent():
     run = dataclasses.replace(config.run, vec_env="dummy", n_envs=SINGLE_ENVS)
     config = config.replaced(run=run, ppo=dataclasses.replace(config.ppo, n_steps=SINGLE_STEPS))
     rollout = SINGLE_ENVS * SINGLE_STEPS
-    _model, play = _ppo_player(build_vec_env(config), config, rollout)
+    _model, play = ppo_player(build_vec_env(config), config, rollout)
     return play, (
         f"{CONFIG} network/opponents/PPO on the shipped agents' pipeline: {SINGLE_ENVS} SingleAgentEnv "
         f"(dummy) x {SINGLE_STEPS} steps a rollout; session = one rollout and its update"
@@ -211,7 +219,7 @@ def tutorial_script():
 
 def ppo_tutorial():
     """MaskablePPO as the tutorial script trains it, at its full size."""
-    why = _compiled_or_why()
+    why = compiled_or_why()
     script = None if why else tutorial_script()
     if script is None:
         return None, why or f"skipped: {TUTORIAL} is not beside the installed package (a source checkout has it)"
@@ -291,12 +299,12 @@ def ppo_split(vec_env: str, tables: int, steps: int, rollouts: int = 2) -> dict[
     decisions/s end to end, with the newmarket config's network and opponents on ``tables`` x ``steps``."""
     from newmarket_env.train.ppo.learner import build_vec_env  # optional: needs SB3 (train extra)
 
-    config = _shipped_config()
+    config = shipped_config()
     if config is None:
         raise ValueError(f"{CONFIG} not found: run from the repository root")
     run = dataclasses.replace(config.run, vec_env=vec_env, n_envs=tables)
     config = config.replaced(run=run, ppo=dataclasses.replace(config.ppo, n_steps=steps))
-    model, play = _ppo_player(build_vec_env(config), config, tables * steps)
+    model, play = ppo_player(build_vec_env(config), config, tables * steps)
     spent = {"collect_rollouts": 0.0, "train": 0.0}
     for name in spent:
         method = getattr(model, name)

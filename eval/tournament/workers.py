@@ -53,7 +53,8 @@ TICK_S = 0.1
 #: The shared slots of a worker: the index of the session it plays, the seat and decision (from 0) being
 #: decided, and when that decision started (``time.monotonic()``; 0 between decisions).
 _SESSION, _SEAT, _DECISION, _STARTED = range(4)
-_THREAD_VARIABLES = ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS")
+#: Set to 1 in each worker (NEWMARKET_THREADS: the compiled batches, e.g. a guided search's rollouts).
+_THREAD_VARIABLES = ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS", "NEWMARKET_THREADS")
 _PR_SET_PDEATHSIG = 1  # linux/prctl.h
 Waiting = collections.deque[tuple[int, GameSpec]]  # the sessions not sent yet, with their index
 

@@ -8,10 +8,19 @@ so the pages cannot drift from what ``--describe`` prints and the config accepts
 
 from __future__ import annotations
 
-from newmarket_env.train.config import EnvSection, EvalSection, OpponentSection, RunSection, section_keys
+from newmarket_env.train.config import (
+    EnvSection,
+    EvalSection,
+    NetworkSection,
+    OpponentSection,
+    RunSection,
+    section_keys,
+)
 from newmarket_env.train.methods import BUILT_IN, SHARED_SECTIONS, get_method
 
-_SHARED = dict(zip(SHARED_SECTIONS, (EnvSection, OpponentSection, RunSection, EvalSection), strict=True))
+_SHARED = dict(
+    zip(SHARED_SECTIONS, (EnvSection, OpponentSection, NetworkSection, RunSection, EvalSection), strict=True)
+)
 
 
 def _cell(text: str) -> str:

@@ -11,7 +11,12 @@ from newmarket_env.engine.position import Position
 from newmarket_env.game.rules import Rules
 
 MAX_EMPTY_SESSIONS: int
+TABLES_PER_THREAD: int
+THREADS_VARIABLE: str
 POLICY_CODES: dict[str, int]
+
+def machine_cores() -> int: ...
+def check_threads(threads: int | None) -> int: ...
 
 class TableBatch:
     """Many sessions of the same rules, held in C and stepped together by one call."""
@@ -53,8 +58,22 @@ class TableBatch:
     def state_observer(self) -> Any: ...
     @property
     def deal_index(self) -> NDArray[np.int32]: ...
+    @property
+    def deal_ended(self) -> NDArray[np.bool_]: ...
+    @property
+    def deal_end_balances(self) -> NDArray[np.int64]: ...
+    @property
+    def threads(self) -> int: ...
+    @threads.setter
+    def threads(self, value: int | None) -> None: ...
     def __init__(
-        self, rules: Rules, num_tables: int, seed: int | None = 0, seat_policies: Any = None, observer: Any = None
+        self,
+        rules: Rules,
+        num_tables: int,
+        seed: int | None = 0,
+        seat_policies: Any = None,
+        observer: Any = None,
+        threads: int | None = None,
     ) -> None: ...
     def set_seat_policies(self, codes: Any) -> None: ...
     def reset(self, seed: int | None = None) -> None: ...

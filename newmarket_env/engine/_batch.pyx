@@ -7,6 +7,9 @@ from libc.string cimport memcpy, memset
 
 import numbers
 import os
+import threading
+import warnings
+from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
@@ -20,6 +23,68 @@ from newmarket_env.engine.observers import table_observer
 
 
 from newmarket_env.engine.limits import MAX_EMPTY_SESSIONS  # sessions in a row without a decision: a table gives up
+from newmarket_env.engine.limits import TABLES_PER_THREAD  # fewer tables per thread than this: one thread steps them
+
+cdef int EMPTY_LIMIT = MAX_EMPTY_SESSIONS, PER_THREAD = TABLES_PER_THREAD   # as C ints, read without the GIL
+
+
+
+def machine_cores():
+    """The cores this process may run on (its CPU affinity where the system tells it, else ``os.cpu_count()``)."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:   # macOS, Windows: no affinity call
+        return os.cpu_count() or 1
+
+
+#: The environment variable that sets the thread count of batches made without one (worker processes
+#: that already share the cores between them set it to 1: the tournament's, expert iteration's labellers').
+THREADS_VARIABLE = "NEWMARKET_THREADS"
+
+
+def check_threads(threads):
+    """``threads`` as given (an int >= 1), or for None the ``NEWMARKET_THREADS`` environment variable's count,
+    else the machine's cores; a one-line ValueError otherwise."""
+    if threads is None:
+        given = os.environ.get(THREADS_VARIABLE, "").strip()
+        if not given:
+            return machine_cores()
+        if not given.isdigit() or int(given) < 1:
+            raise ValueError(f"{THREADS_VARIABLE}={given!r} is out of range; allowed: an int >= 1 (or unset: the "
+                             f"machine's cores)")
+        return int(given)
+    if isinstance(threads, bool) or not isinstance(threads, numbers.Integral) or threads < 1:
+        raise ValueError(f"threads={threads!r} is out of range; allowed: None (the machine's cores) or an int >= 1")
+    return int(threads)
+
+
+class _Helpers:
+    """The threads that step a share of a call's tables beside the caller's thread: one pool per process
+    (a forked child makes its own: threads do not survive a fork), grown to the most any batch asked for."""
+
+    def __init__(self):
+        self.lock = threading.Lock()
+        self.pid, self.size, self.pool = None, 0, None
+
+    def get(self, size):
+        with self.lock:
+            if self.pid != os.getpid() or self.size < size:
+                self.pid, self.size = os.getpid(), max(size, self.size if self.pid == os.getpid() else 0)
+                self.pool = ThreadPoolExecutor(self.size, thread_name_prefix="newmarket-batch")
+            return self.pool
+
+
+_HELPERS = _Helpers()
+
+
+def _in_parallel(work, int count, int workers):
+    """``work(start, stop)`` over ``0..count`` cut into ``workers`` contiguous shares, the first on this thread
+    and the others on helper threads (``work`` releases the GIL); the sum of what they return."""
+    bounds = [count * w // workers for w in range(workers + 1)]
+    pool = _HELPERS.get(workers - 1)
+    shares = [pool.submit(work, bounds[w], bounds[w + 1]) for w in range(1, workers)]
+    total = work(bounds[0], bounds[1])
+    return total + sum(share.result() for share in shares)
 
 
 def table_seed(seed, table):
@@ -65,12 +130,24 @@ cdef class TableBatch:
     (played to its end inside the call, its chips unreported), up to
     ``MAX_EMPTY_SESSIONS`` in a row.
 
+    ``threads`` (default: ``NEWMARKET_THREADS`` if set, else the machine's cores) threads step the tables
+    of one call in parallel, each a
+    contiguous share of them with the GIL released; every table has its own state and streams, so the
+    sessions, observations and rewards are the same whatever the thread count. A call stepping fewer
+    than ``TABLES_PER_THREAD`` tables per thread uses fewer threads (the search's rollouts step a few
+    tables at a time).
+
+    ``deal_ended`` ``(N,)`` bool and ``deal_end_balances`` ``(N, players)`` int64 tell the end of a deal
+    inside a call: the first deal that ended at the table in that call (after the caller's action) and
+    each seat's balance right after the move that ended it (Monte-Carlo returns to the end of the deal,
+    :mod:`newmarket_env.train.dmc`).
+
     :meth:`load` puts a copy of a :class:`FastGame` at a table (search rollouts:
     many sampled worlds stepped together, see agents/guided_search.py), and
     :meth:`observe` writes any seat's observation of chosen tables.
     """
 
-    def __cinit__(self, rules, int num_tables, seed=0, seat_policies=None, observer=None):
+    def __cinit__(self, rules, int num_tables, seed=0, seat_policies=None, observer=None, threads=None):
         if num_tables < 1:
             raise ValueError(f"num_tables={num_tables} is out of range; allowed: 1 or more")
         self.tables = <Table *>calloc(num_tables, sizeof(Table))
@@ -78,13 +155,15 @@ cdef class TableBatch:
         self.last_balance = <long *>calloc(num_tables * MAX_SEATS, sizeof(long))
         self.loaded = <Inputs *>calloc(num_tables, sizeof(Inputs))
         self.marks = <unsigned char *>calloc(num_tables, 1)
+        self.failed = <unsigned char *>calloc(num_tables, 1)
         self.allocated = num_tables
         if (self.tables == NULL or self.policy_rngs == NULL or self.last_balance == NULL or self.loaded == NULL
-                or self.marks == NULL):
+                or self.marks == NULL or self.failed == NULL):
             raise MemoryError()
 
-    def __init__(self, rules, int num_tables, seed=0, seat_policies=None, observer=None):
+    def __init__(self, rules, int num_tables, seed=0, seat_policies=None, observer=None, threads=None):
         self.rules, self.num_tables, self.n = rules, num_tables, rules.num_players
+        self.threads = threads
         self.auto_restart = True
         load_rules(&self.r, rules)
         # What each seat's observation is: the observation layer's flat encoder unless one is given.
@@ -99,10 +178,13 @@ cdef class TableBatch:
         self.rewards = np.zeros((num_tables, self.n), dtype=np.int64)
         self.results = np.zeros((num_tables, self.n), dtype=np.int64)
         self.done = np.zeros(num_tables, dtype=bool)
+        self.deal_ended = np.zeros(num_tables, dtype=bool)
+        self.deal_end_balances = np.zeros((num_tables, self.n), dtype=np.int64)
         self.seat_policies = np.full((num_tables, self.n), -1, dtype=np.int8)
         self._to_act, self._obs, self._mask, self._final = (self.to_act, self.observations, self.action_masks,
                                                             self.final_observations)
         self._rewards, self._results, self._done = self.rewards, self.results, self.done.view(np.uint8)
+        self._deal_ended, self._deal_end = self.deal_ended.view(np.uint8), self.deal_end_balances
         self._policies = self.seat_policies
         if seat_policies is not None:
             self.set_seat_policies(seat_policies)
@@ -116,9 +198,24 @@ cdef class TableBatch:
                 free(self.loaded[i].lots)
         free(self.loaded)
         free(self.marks)
+        free(self.failed)
         free(self.tables)
         free(self.policy_rngs)
         free(self.last_balance)
+
+    @property
+    def threads(self):
+        """Threads that step the tables of one call (set it to change; None: the machine's cores)."""
+        return self._threads
+
+    @threads.setter
+    def threads(self, value):
+        self._threads = check_threads(value)
+
+    cdef int _workers(self, int count) noexcept:
+        """Threads for a call stepping ``count`` tables: at most one per ``TABLES_PER_THREAD`` tables."""
+        cdef int most = count // PER_THREAD
+        return 1 if most < 2 else (self._threads if self._threads < most else most)
 
     def set_seat_policies(self, codes):
         """Copy ``codes`` (broadcast to ``(N, players)``) into ``seat_policies``, after checking them."""
@@ -140,13 +237,14 @@ cdef class TableBatch:
             raise ValueError(f"seed={seed!r} is out of range; allowed: an int 0..2**32-1 or None")
         self.seed, self.sessions_started = int(seed), 0
         self.done[:] = False
+        self.deal_ended[:] = False
         self.rewards[:] = 0
         self.results[:] = 0
         for i in range(self.num_tables):
             seed_rng_u64(&self.tables[i].rng, (<uint64_t>self.seed << 32) + <uint64_t>i)
             # the compiled seats' stream: the table's seed with a third key word, so never the cards' stream
             _seed_policy_rng(&self.policy_rngs[i], (<uint64_t>self.seed << 32) + <uint64_t>i)
-            self._start(i)
+        self._start_all(None, self.num_tables)
 
     def restart(self, tables):
         """Start the next session at the given tables (they must be over: ``auto_restart`` off)."""
@@ -157,37 +255,84 @@ cdef class TableBatch:
                 raise ValueError(f"table {which[k]} is not over; restart only tables whose session ended")
         self.rewards[:] = 0
         self.done[:] = False
-        for k in range(which.shape[0]):
-            self._start(which[k])
+        self.deal_ended[:] = False
+        self._start_all(which, which.shape[0])
 
-    cdef void _start(self, int i) except *:
-        """Table ``i``'s next session, played on to the first decision of a caller's seat."""
+    cdef void _start_all(self, long[::1] which, int count) except *:
+        """The next session at ``which[k]`` for every k (every table when None), on the batch's threads."""
+        self._every = which is None
+        if which is not None:
+            self._which = which
+        memset(self.failed, 0, self.num_tables)
+        self.sessions_started += self._run(self._start_share, count)
+        self._raise_failed()
+
+    cdef long _run(self, share, int count) except -1:
+        """``share(start, stop)`` over the call's ``count`` tables on the batch's threads; the sessions started."""
+        cdef int workers = self._workers(count)
+        return share(0, count) if workers == 1 else _in_parallel(share, count, workers)
+
+    def _start_share(self, int start, int stop):
+        cdef int k, started = 0
+        with nogil:
+            for k in range(start, stop):
+                started += self._start(k if self._every else self._which[k])
+        return started
+
+    def _advance_share(self, int start, int stop):
+        cdef int k, started = 0
+        with nogil:
+            for k in range(start, stop):
+                started += self._advance(k if self._every else self._which[k], self._chosen[k])
+        return started
+
+    cdef int _start(self, int i) noexcept nogil:
+        """Table ``i``'s next session, played on to the first decision of a caller's seat; the sessions started
+        (a table that found no such decision in ``MAX_EMPTY_SESSIONS`` sessions is marked ``failed``)."""
         cdef Table *t = &self.tables[i]
         cdef int s, tries
-        for tries in range(MAX_EMPTY_SESSIONS):
-            self.sessions_started += 1
+        for tries in range(EMPTY_LIMIT):
             start_session(t, &self.r, NULL, NULL, NULL, 0)
             for s in range(self.n):
                 self.last_balance[i * MAX_SEATS + s] = self.r.starting_chips
             self._play_compiled(i)
             if not t.over:
                 self._observe(i)
-                return
-        raise RuntimeError(f"table {i}: {MAX_EMPTY_SESSIONS} sessions in a row without a decision of a caller's "
-                           f"seat; give some seat a negative code in seat_policies")
+                return tries + 1
+        self.failed[i] = 1
+        return EMPTY_LIMIT
 
-    cdef void _play_compiled(self, int i) noexcept:
+    cdef void _raise_failed(self) except *:
+        """The RuntimeError of a table that :meth:`_start` marked (the first one), after every table moved."""
+        cdef int i
+        for i in range(self.num_tables):
+            if self.failed[i]:
+                raise RuntimeError(f"table {i}: {MAX_EMPTY_SESSIONS} sessions in a row without a decision of a "
+                                   f"caller's seat; give some seat a negative code in seat_policies")
+
+    cdef void _apply(self, int i, int action) noexcept nogil:
+        """``action`` at table ``i``; the first deal that ends in this call is noted (``deal_end_balances``)."""
+        cdef Table *t = &self.tables[i]
+        cdef int deal = t.deal_index, s
+        apply_action(t, action)
+        if (t.over or t.deal_index != deal) and not self._deal_ended[i]:
+            self._deal_ended[i] = 1
+            for s in range(self.n):
+                self._deal_end[i, s] = t.balances[s]
+
+    cdef void _play_compiled(self, int i) noexcept nogil:
         """Let the compiled seats of table ``i`` move until a caller's seat decides or the session ends."""
         cdef Table *t = &self.tables[i]
+        cdef View view   # on this thread's stack: tables stepped on other threads decide at the same time
         cdef int code
         while not t.over:
             code = self._policies[i, t.to_act]
             if code < 0:
                 return
-            view_of_table(&self.view, t, t.to_act, self.observer.stack_limit)
-            apply_action(t, decide(code, &self.view, &self.r, &self.policy_rngs[i]))
+            view_of_table(&view, t, t.to_act, self.observer.stack_limit)
+            self._apply(i, decide(code, &view, &self.r, &self.policy_rngs[i]))
 
-    cdef void _observe(self, int i) noexcept:
+    cdef void _observe(self, int i) noexcept nogil:
         cdef Table *t = &self.tables[i]
         self._to_act[i] = t.to_act
         self._deal_index[i] = t.deal_index
@@ -216,16 +361,24 @@ cdef class TableBatch:
         ``(to_act, observations, action_masks, rewards, done)``."""
         cdef long[::1] which = self._table_indices(tables) if tables is not None else None
         cdef int count = self.num_tables if which is None else which.shape[0]
-        cdef long[::1] chosen = self._checked(actions, which, count)
-        cdef int k, i
+        self._chosen = self._checked(actions, which, count)
+        self._every = which is None
+        if which is not None:
+            self._which = which
         self.rewards[:] = 0
         self.done[:] = False
-        for k in range(count):
-            i = k if which is None else which[k]
-            apply_action(&self.tables[i], chosen[k])
-            self._play_compiled(i)
-            self._settle(i)
+        self.deal_ended[:] = False
+        memset(self.failed, 0, self.num_tables)
+        self.sessions_started += self._run(self._advance_share, count)
+        self._raise_failed()
         return self.to_act, self.observations, self.action_masks, self.rewards, self.done
+
+    cdef int _advance(self, int i, long action) noexcept nogil:
+        """The caller's ``action`` at table ``i``, the compiled seats after it, the table's outputs; the
+        sessions started (auto_restart)."""
+        self._apply(i, action)
+        self._play_compiled(i)
+        return self._settle(i)
 
     def load(self, int i, FastGame game):
         """Table ``i`` becomes a copy of ``game`` (of the batch's rules, not over): its state, its random
@@ -268,8 +421,12 @@ cdef class TableBatch:
         for s in range(self.n):
             self.last_balance[i * MAX_SEATS + s] = t.balances[s]
         self._done[i] = 0
+        self._deal_ended[i] = 0
+        self.failed[i] = 0
         self._play_compiled(i)
-        self._settle(i)
+        self.sessions_started += self._settle(i)
+        if self.failed[i]:
+            self._raise_failed()
 
     def observe(self, int seat, tables=None):
         """``seat``'s flat observation at each of ``tables`` (every table when None), whoever is to act:
@@ -378,8 +535,9 @@ cdef class TableBatch:
                                  f"legal actions: {legal}")
         return view
 
-    cdef void _settle(self, int i) except *:
-        """Rewards of this call; a finished session is reported and (auto_restart) the next one started."""
+    cdef int _settle(self, int i) noexcept nogil:
+        """Rewards of this call; a finished session is reported and (auto_restart) the next one started.
+        Returns the sessions started."""
         cdef Table *t = &self.tables[i]
         cdef long *last = &self.last_balance[i * MAX_SEATS]
         cdef int s
@@ -389,14 +547,14 @@ cdef class TableBatch:
         self._done[i] = t.over
         if not t.over:
             self._observe(i)
-            return
+            return 0
         for s in range(self.n):
             self._results[i, s] = t.balances[s] - self.r.starting_chips
             self.observer.encode(t, s, &self._final[i, s, 0])
         if self.auto_restart:
-            self._start(i)
-        else:
-            self._observe(i)
+            return self._start(i)
+        self._observe(i)
+        return 0
 
     def game(self, int i):
         """Table ``i`` as a :class:`FastGame` copy (for inspection and tests; not on the hot path)."""

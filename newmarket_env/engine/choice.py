@@ -59,8 +59,11 @@ def engine_class(engine: str = "auto") -> GameFactory:
     return FastGame
 
 
-def table_batch(rules: Rules, num_tables: int, seed: int | None = 0, seat_policies: Any = None) -> _batch.TableBatch:
-    """A :class:`TableBatch` (many compiled tables stepped by one call): the self-play batch API.
+def table_batch(
+    rules: Rules, num_tables: int, seed: int | None = 0, seat_policies: Any = None, threads: int | None = None
+) -> _batch.TableBatch:
+    """A :class:`TableBatch` (many compiled tables stepped by one call, on ``threads`` threads: default the
+    machine's cores): the self-play batch API.
 
     Needs the compiled engine; without it a one-line ``RuntimeError`` names the
     per-table alternative (the AEC env).
@@ -70,7 +73,7 @@ def table_batch(rules: Rules, num_tables: int, seed: int | None = 0, seat_polici
             "table_batch needs the compiled engine, which is not built; reinstall with a C compiler "
             "(pip install -e .) or play tables one by one with newmarket_env.env()"
         )
-    return TableBatch(rules, num_tables, seed=seed, seat_policies=seat_policies)
+    return TableBatch(rules, num_tables, seed=seed, seat_policies=seat_policies, threads=threads)
 
 
 __all__ = [

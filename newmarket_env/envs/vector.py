@@ -11,7 +11,9 @@ Opponents move inside :meth:`VectorEnv.step`, so one step is one decision of
 the learner at every table:
 
 - the baselines ``random``, ``lowest``, ``greedy`` and ``control`` are played in
-  compiled code inside the batch (no Python per decision);
+  compiled code inside the batch (no Python per decision), the tables shared out
+  among ``threads`` threads (default: the machine's cores; the same sessions for
+  any count, see :class:`~newmarket_env.engine._batch.TableBatch`);
 - any other agent (a saved-agent file, e.g. a frozen snapshot of the learner,
   or another registered name) is built by ``agent_factory`` (default
   ``newmarket_env.load_agent``; see :mod:`newmarket_env.agent_factory`) and
@@ -51,6 +53,13 @@ action was not legal, the lowest legal one was played instead. ``illegal_action=
 ``action_masks()`` gives the same mask as ``(num_envs, 79)`` bool (sb3-contrib's hook), and ``states()``
 the privileged state at each table, seats counted from the learner's (``(num_envs, STATE_SIZE)``
 float32, ``single_state_space`` each; for training only, e.g. a centralised critic: docs/observation.md).
+
+With ``autoreset_mode=AutoresetMode.NEXT_STEP`` (or ``"NextStep"``; RLlib's env runners step this
+way) a table whose session ended returns the learner's final observation itself, with
+``terminated[i] = True`` and the session's ``chips``, ``deals``, ``results`` and ``seat_specs`` in
+``infos`` (masked as above); its next step ignores the action given for it and starts its next
+session: the first observation, reward 0, ``terminated[i] = False``. ``action_masks()`` of a table
+waiting so is all zeros.
 
 The compiled engine is required (``TableBatch`` lives in it). Without it (no C
 compiler at install time) :func:`vector_env` raises a ``RuntimeError`` saying so;
@@ -113,9 +122,10 @@ def compiled_batch():
             "reinstall with a C compiler present (pip install -e .), or use SingleAgentEnv "
             "(newmarket_env.envs.single_agent), which runs on any engine"
         )
-    if not all(hasattr(getattr(batch, "TableBatch", None), name) for name in ("restart", "seat_policies", "balances")):
+    needed = ("restart", "seat_policies", "balances", "threads")
+    if not all(hasattr(getattr(batch, "TableBatch", None), name) for name in needed):
         raise RuntimeError(
-            "vector_env needs the compiled engine's TableBatch with seat_policies, restart and balances; the "
+            "vector_env needs the compiled engine's TableBatch with seat_policies, restart, balances and threads; the "
             "built newmarket_env.engine._batch is older than its source: rebuild it (pip install -e .), "
             "or use SingleAgentEnv (newmarket_env.envs.single_agent)"
         )
@@ -136,8 +146,10 @@ class VectorEnv(LearnerSeatSettings, GymVectorEnv):
     by the next step); ``agent_factory`` (builds the opponents that are not
     compiled baselines: ``factory(spec, env=..., seed=...)``; default
     ``newmarket_env.load_agent``); ``illegal_action`` (``"replace"``, the default, or ``"raise"``;
-    see the module docstring). The learner-seat keywords (``opponents``, ``seat``,
-    ``snapshots``, ``snapshot_fraction``, ``reward_scale``, ``agent_factory``) may come whole
+    see the module docstring); ``threads`` (threads stepping the tables, compiled opponents included:
+    default the machine's cores; the sessions are the same for any count); ``autoreset_mode`` (Gymnasium's
+    ``SAME_STEP``, the default, or ``NEXT_STEP``: see the module docstring). The learner-seat keywords
+    (``opponents``, ``seat``, ``snapshots``, ``snapshot_fraction``, ``reward_scale``, ``agent_factory``) may come whole
     as ``learner_seat`` (a :class:`~newmarket_env.envs.learner_options.LearnerSeat`) instead.
     """
 
@@ -158,9 +170,14 @@ class VectorEnv(LearnerSeatSettings, GymVectorEnv):
         agent_factory: AgentFactory | None = None,
         learner_seat: LearnerSeat | None = None,
         illegal_action: str = "replace",
+        threads: int | None = None,
+        autoreset_mode: AutoresetMode | str = AutoresetMode.SAME_STEP,
         **overrides: Any,
     ) -> None:
         fast = compiled_batch()
+        threads = fast.check_threads(threads)  # a bad value fails before anything is built
+        self.metadata = {**self.metadata, "autoreset_mode": _autoreset_mode(autoreset_mode)}
+        self._next_step = self.metadata["autoreset_mode"] is AutoresetMode.NEXT_STEP
         self.rules = make_rules(variant, num_players, **overrides)
         self.illegal_action = check_illegal_action(illegal_action)
         self.variant = variant
@@ -208,10 +225,11 @@ class VectorEnv(LearnerSeatSettings, GymVectorEnv):
         self._rows = np.arange(tables)
         self._draw_tables(self._rows)
         self.batch = fast.TableBatch(
-            self.rules, tables, seed=self._batch_seed(None), seat_policies=self._seat_codes(self._rows)
+            self.rules, tables, seed=self._batch_seed(None), seat_policies=self._seat_codes(self._rows), threads=threads
         )
         self.batch.auto_restart = False
         self._started = False
+        self._ended = np.zeros(tables, dtype=bool)  # NEXT_STEP: sessions ended, their next one starts at the next step
 
     # ------------------------------------------------------------------ the pool
     def _register(self, spec: str | os.PathLike) -> int:
@@ -320,6 +338,7 @@ class VectorEnv(LearnerSeatSettings, GymVectorEnv):
         self.batch.reset(self._batch_seed(seed))
         self._after_start(self._rows)
         self._skipped[:] = 0
+        self._ended[:] = False
         self._settle(np.zeros(0, dtype=np.int64), _Ends(self.num_envs))  # external seats move first
         self._started = True
         return self._observations(), self._infos(np.zeros(self.num_envs, dtype=bool))
@@ -335,24 +354,36 @@ class VectorEnv(LearnerSeatSettings, GymVectorEnv):
                 f"({self.num_envs},)); got {chosen.dtype} of shape {chosen.shape}"
             )
         masks = self.batch.action_masks
+        waiting = self._ended.copy()  # NEXT_STEP: tables whose session ended at the last step start their next
         illegal = (chosen < 0) | (chosen >= NUM_ACTIONS)
         illegal[~illegal] = masks[self._rows[~illegal], chosen[~illegal]] == 0
+        illegal &= ~waiting  # their action is ignored, legal or not
         if illegal.any():
             if self.illegal_action == "raise":
                 raise _illegal_error(chosen, masks, illegal)
             chosen = np.where(illegal, np.argmax(masks, axis=1), chosen)  # the lowest legal, as SingleAgentEnv
         self._decided[:] = True
-        self.batch.step(chosen)
         ends = _Ends(self.num_envs)
-        self._settle(self._finished(self._rows, ends), ends)
+        playing = self._rows[~waiting]
+        if len(playing) == self.num_envs:
+            self.batch.step(chosen)
+        elif len(playing):
+            self.batch.step(chosen[playing], tables=playing)
+        finished = self._finished(playing, ends)
+        if self._next_step:  # the sessions that just ended wait for the next step; those waiting start
+            self._ended[:] = False
+            self._settle(np.union1d(self._rows[waiting], finished[~ends.ended[finished]]), ends)
+        else:
+            self._settle(finished, ends)
         # Finished tables return their session's last reward (taken as it ended); the others what their
-        # learner won since its previous decision. A finished table's chips now are its next session's.
-        rewards, going = ends.reward, ~ends.ended
+        # learner won since its previous decision. A finished table's chips now are its next session's
+        # (SAME_STEP; NEXT_STEP: it is still over). A table that started a session in this step: 0.
+        rewards, going = ends.reward, ~ends.ended & ~waiting
         rewards[going] = self._reward.take(going, self.batch.balances[self._rows[going], self.learner[going]])
         infos = self._infos(illegal)
         if ends.ended.any():
             infos.update(self._final_infos(ends))
-        return self._observations(), rewards, ends.ended, np.zeros(self.num_envs, dtype=bool), infos
+        return self._observations(ends), rewards, ends.ended, np.zeros(self.num_envs, dtype=bool), infos
 
     # ------------------------------------------------------------------ the hot path
     def _finished(self, touched: np.ndarray, ends: _Ends) -> np.ndarray:
@@ -367,15 +398,21 @@ class VectorEnv(LearnerSeatSettings, GymVectorEnv):
         return done
 
     def _settle(self, finished: np.ndarray, ends: _Ends) -> None:
-        """Restart finished tables and play external opponents until every table waits on its learner."""
+        """Restart ``finished`` tables and play external opponents until every table waits on its learner
+        (NEXT_STEP: the sessions that end meanwhile, as those in ``ends`` already, wait for the next step)."""
         while True:
             if len(finished):
                 self._start(finished)
-            waiting = np.flatnonzero(self.specs[self._rows, self.batch.to_act] != LEARNER)
+            to_act = self.batch.to_act
+            waiting = np.flatnonzero((to_act >= 0) & (self.specs[self._rows, to_act] != LEARNER))
             if not len(waiting):
+                if self._next_step:
+                    self._ended[ends.ended] = True
                 return
             self._play_external(waiting)
             finished = self._finished(waiting, ends)
+            if self._next_step:  # a reported session waits for the next step; one the learner never saw starts now
+                finished = finished[~ends.ended[finished]]
 
     def _start(self, tables: np.ndarray) -> None:
         """Draw the next session's seats at ``tables`` and start it (compiled seats play up to a caller's seat)."""
@@ -413,8 +450,12 @@ class VectorEnv(LearnerSeatSettings, GymVectorEnv):
                     )
         batch.step(chosen, tables=waiting)
 
-    def _observations(self) -> np.ndarray:
-        return self.batch.observations.copy() if self.copy else self.batch.observations
+    def _observations(self, ends: _Ends | None = None) -> np.ndarray:
+        observations = self.batch.observations.copy() if self.copy else self.batch.observations
+        if self._next_step and ends is not None:  # an ended table shows its learner's final observation
+            for tables, rows in ends.chunks:
+                observations[tables] = rows
+        return observations
 
     def action_masks(self) -> np.ndarray:
         """``(num_envs, 79)`` bool: the learner's legal actions at each table (sb3-contrib reads it)."""
@@ -447,9 +488,8 @@ class VectorEnv(LearnerSeatSettings, GymVectorEnv):
         """``final_obs`` and ``final_info`` in Gymnasium's SAME_STEP layout (arrays with ``_`` masks)."""
         ended = ends.ended
         final_obs = np.full(self.num_envs, None, dtype=object)
-        for tables, rows in ends.chunks:
-            for table, row in zip(tables, rows, strict=True):
-                final_obs[table] = row
+        for tables, rows in ends.chunks:  # each row an array of its own (an object array, not a 2-d one)
+            final_obs[tables] = np.fromiter(rows, dtype=object, count=len(tables))
         chips = np.where(ended, ends.results[self._rows, ends.seat], 0).astype(np.float64)
         names = np.array([*self._spec_names, None], dtype=object)  # LEARNER (-1) picks the final None
         info = {
@@ -461,6 +501,9 @@ class VectorEnv(LearnerSeatSettings, GymVectorEnv):
         }
         for key in list(info):
             info[f"_{key}"] = ended
+        if self._next_step:  # the final observation is the step's own; the session's end is in infos itself
+            del info["seat"], info["_seat"]  # the step's own "seat" says it (the learner keeps it until the restart)
+            return info
         return {"final_obs": final_obs, "_final_obs": ended, "final_info": info, "_final_info": ended}
 
     def close_extras(self, **kwargs: Any) -> None:
@@ -501,6 +544,15 @@ def _illegal_error(chosen: np.ndarray, masks: np.ndarray, illegal: np.ndarray) -
         f"action {int(chosen[table])} at table {table} ({int(illegal.sum())} table(s) with an illegal action) "
         f"is not legal; legal actions there: {legal}"
     )
+
+
+def _autoreset_mode(mode: AutoresetMode | str) -> AutoresetMode:
+    """``mode`` as Gymnasium's enum (its value, e.g. ``"NextStep"``, also works); a one-line ValueError else."""
+    allowed = (AutoresetMode.SAME_STEP, AutoresetMode.NEXT_STEP)
+    for known in allowed:
+        if mode is known or mode == known.value:
+            return known
+    raise ValueError(f"autoreset_mode={mode!r} is not supported; allowed: {', '.join(m.value for m in allowed)}")
 
 
 def _check_options(num_envs, seed) -> None:

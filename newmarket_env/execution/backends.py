@@ -74,19 +74,7 @@ def map_on_ray(
     """
     import ray  # optional: needs Ray (ray extra)
 
-    started_here = not ray.is_initialized()
-    if started_here:
-        # "local": a new private instance even when a `ray start` cluster runs on this machine
-        # (plain ray.init() would join that one).
-        kwargs = {"address": "local", "num_cpus": num_cpus} if address is None else {"address": address}
-        try:
-            if address is not None:  # Ray itself would retry an address that does not answer for minutes
-                probe_cluster(address)
-            with _loopback_only(ray) if address is None else contextlib.nullcontext():
-                ray.init(**kwargs, include_dashboard=False, log_to_driver=False, configure_logging=False)
-        except Exception as err:  # no cluster there, a refused token...: one line, as for a failed agent
-            where = "start a local Ray" if address is None else f"join the Ray cluster at {address!r}"
-            raise RuntimeError(f"could not {where}: {type(err).__name__}: {_last_line(str(err))}") from None
+    started_here = connect_ray(address, num_cpus)
     try:
         return _run_tasks(ray, function, shared, items, on_result)
     finally:
@@ -118,10 +106,39 @@ def _loopback_only(ray: Any) -> Iterator[None]:
             os.environ[_RAY_SINGLE_MACHINE] = before_env
 
 
+def connect_ray(
+    address: str | None = None,
+    num_cpus: int | None = None,
+    object_store_memory: int | None = None,
+    num_gpus: int | None = None,
+) -> bool:
+    """Connect this driver as the module docstring says; whether it started a Ray it must shut down.
+
+    A one-line ``RuntimeError`` when no Ray can be started or joined."""
+    import ray  # optional: needs Ray (ray extra)
+
+    if ray.is_initialized():
+        return False
+    # "local": a new private instance even when a `ray start` cluster runs on this machine
+    # (plain ray.init() would join that one).
+    kwargs: dict[str, Any] = {"address": address}
+    if address is None:
+        kwargs = {"address": "local", "num_cpus": num_cpus, "num_gpus": num_gpus, "object_store_memory": object_store_memory}
+    try:
+        if address is not None:  # Ray itself would retry an address that does not answer for minutes
+            probe_cluster(address)
+        with _loopback_only(ray) if address is None else contextlib.nullcontext():
+            ray.init(**kwargs, include_dashboard=False, log_to_driver=False, configure_logging=False)
+    except Exception as err:  # no cluster there, a refused token...: one line, as for a failed agent
+        where = "start a local Ray" if address is None else f"join the Ray cluster at {address!r}"
+        raise RuntimeError(f"could not {where}: {type(err).__name__}: {_last_line(str(err))}") from None
+    return True
+
+
 def _run_tasks(ray, function, shared, items, on_result) -> list[Any]:
-    task = ray.remote(num_cpus=1, max_retries=RAY_MAX_RETRIES, retry_exceptions=False)(function)
+    task = ray.remote(num_cpus=1, max_retries=RAY_MAX_RETRIES, retry_exceptions=False)(_on_one_cpu)
     shared_ref = ray.put(shared)  # shipped to each node once, not once per task
-    index_of = {task.remote(shared_ref, item): i for i, item in enumerate(items)}
+    index_of = {task.remote(function, shared_ref, item): i for i, item in enumerate(items)}
     values: list[Any] = [None] * len(items)
     pending = list(index_of)
     try:
@@ -143,9 +160,23 @@ def _run_tasks(ray, function, shared, items, on_result) -> list[Any]:
     return values
 
 
+def _on_one_cpu(function: Callable[[Any, Any], Any], shared: Any, item: Any) -> Any:
+    """``function(shared, item)`` in a Ray task of one CPU: the compiled batches it makes step on one thread."""
+    os.environ["NEWMARKET_THREADS"] = "1"
+    return function(shared, item)
+
+
 def _last_line(text: str) -> str:
     lines = [line for line in text.strip().splitlines() if line.strip()]
     return lines[-1].strip() if lines else text
 
 
-__all__ = ["BACKENDS", "RAY_INSTALL_HINT", "RAY_MAX_RETRIES", "check_backend", "map_on_ray", "ray_available"]
+__all__ = [
+    "BACKENDS",
+    "RAY_INSTALL_HINT",
+    "RAY_MAX_RETRIES",
+    "check_backend",
+    "connect_ray",
+    "map_on_ray",
+    "ray_available",
+]

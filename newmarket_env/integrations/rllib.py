@@ -25,6 +25,19 @@ Install with ``pip install 'newmarket-env[ray]'``. What is here:
     :class:`SelfPlay` copies the learner's weights into the frozen opponent every ``refresh_every``
     iterations and counts, from the recorded episodes, actions that fell outside their masks.
 
+:func:`vector_config` (the ``batch`` sampler of ``method: rllib_ppo``)
+    Single-agent PPO on the compiled vector env (:class:`~newmarket_env.envs.vector.VectorEnv`, one
+    learner seat per table, the other seats played inside the env), ``num_envs`` tables per env runner
+    stepped on ``threads`` threads: RLlib's runners call it through Gymnasium's ``vector_entry_point``
+    (:func:`vector_env_creator`), in Gymnasium's ``NEXT_STEP`` autoreset mode, the one their loop
+    expects. Observations are RLlib's ``{"observations", "action_mask"}`` dict
+    (:class:`MaskedObservations`); the module is :class:`MaskedPPOTorchRLModule`. The opponents are the
+    ``opponents`` baselines (compiled: played in C) and snapshots of the learner, played in the env as
+    saved agents: :class:`SnapshotOpponents` exports the learner's policy every ``refresh_every``
+    iterations and hands it to every env runner (the arrays, not a path: runners on other machines write
+    their own copy), ``snapshot_fraction`` of the opponent seats taking one of the newest ``max_snapshots``;
+    it audits every sampled chunk's actions against their masks, as :class:`SelfPlay` does.
+
 Pitfalls this module avoids (each has bitten RLlib users):
     * RLlib's environment pre-check steps every env with an *unmasked* random action, which a game with
       illegal actions must refuse, so the config sets ``disable_env_checking=True``; the env is checked
@@ -51,14 +64,21 @@ Example (a few iterations; ``examples/rllib_self_play.py`` runs it from the comm
 from __future__ import annotations
 
 import functools
-from collections.abc import Mapping
+import os
+import tempfile
+from collections.abc import Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 import gymnasium as gym
 import numpy as np
+import torch
+from gymnasium.vector import AutoresetMode, VectorObservationWrapper
+from gymnasium.vector.utils import batch_space
 from ray.rllib.algorithms.ppo import PPOConfig
 from ray.rllib.algorithms.ppo.torch.default_ppo_torch_rl_module import DefaultPPOTorchRLModule
 from ray.rllib.callbacks.callbacks import RLlibCallback
+from ray.rllib.core import DEFAULT_MODULE_ID
 from ray.rllib.core.columns import Columns
 from ray.rllib.core.rl_module.default_model_config import DefaultModelConfig
 from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
@@ -68,13 +88,17 @@ from ray.rllib.utils.torch_utils import FLOAT_MIN
 from ray.rllib.utils.typing import AgentID, MultiAgentDict
 from ray.tune.registry import register_env
 
+from newmarket_env.agents.saved import save_policy
 from newmarket_env.engine.types import IllegalActionError
 from newmarket_env.envs.aec import raw_env
 from newmarket_env.envs.learner_options import check_reward_scale
 from newmarket_env.envs.masks import MASK_DTYPE
+from newmarket_env.envs.vector import VectorEnv
 from newmarket_env.game import actions as A
+from newmarket_env.nn.sparse_input import sparse_first_layer
 
 ENV_NAME = "newmarket_multiagent_v0"
+VECTOR_ENV_NAME = "newmarket_vector_v0"  # the batch sampler's env (vector_env_creator)
 OBS_KEY, MASK_KEY = "observations", "action_mask"  # RLlib's keys (its masking example reads these)
 LEARNER, OPPONENT = "learner", "opponent"
 #: Env config keys that are not arguments of ``raw_env``.
@@ -178,6 +202,18 @@ class MaskedPPOTorchRLModule(DefaultPPOTorchRLModule):
         self.space_with_mask = observation_space
         super().__init__(observation_space=observation_space[OBS_KEY], **kwargs)
 
+    #: Whether the encoders' first layers are :class:`~newmarket_env.nn.sparse_input.SparseInputLinear`
+    #: (``network.input: sparse``; the same parameters, outputs and saved policy as the dense ones).
+    sparse_input = False
+
+    def setup(self) -> None:
+        super().setup()
+        if self.sparse_input:  # the first layer of each encoder reads the observation's nonzero entries only
+            for name in ("actor_encoder", "critic_encoder"):
+                encoder = getattr(self.encoder, name, None)
+                if encoder is not None:
+                    sparse_first_layer(encoder.net.mlp)
+
     def _forward(self, batch: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
         """Exploration and inference (RLlib routes both here)."""
         inner, mask = _split(batch)
@@ -192,6 +228,12 @@ class MaskedPPOTorchRLModule(DefaultPPOTorchRLModule):
         return super().compute_values(inner, embeddings)
 
 
+class SparseMaskedPPOTorchRLModule(MaskedPPOTorchRLModule):
+    """:class:`MaskedPPOTorchRLModule` with sparse input layers (``network.input: sparse``)."""
+
+    sparse_input = True
+
+
 def _split(batch: dict[str, Any]) -> tuple[dict[str, Any], Any]:
     """A shallow copy of ``batch`` whose observations are the vectors, and the mask (the input is not changed)."""
     obs = batch[Columns.OBS]
@@ -201,8 +243,6 @@ def _split(batch: dict[str, Any]) -> tuple[dict[str, Any], Any]:
 
 
 def _masked(output: dict[str, Any], mask: Any) -> dict[str, Any]:
-    import torch  # optional: needs torch (train extra)
-
     logits = output[Columns.ACTION_DIST_INPUTS]
     output[Columns.ACTION_DIST_INPUTS] = torch.where(mask > 0, logits, torch.full_like(logits, FLOAT_MIN))
     return output
@@ -291,19 +331,126 @@ class SelfPlay(RLlibCallback):
     def on_episode_end(
         self, *, episode: Any, prev_episode_chunks: list | None = None, metrics_logger: Any = None, **kwargs: Any
     ) -> None:
-        checked = illegal = 0
-        for chunk in [*(prev_episode_chunks or []), episode]:
-            for single in chunk.agent_episodes.values():
-                actions = np.asarray(single.get_actions(), dtype=np.int64).reshape(-1)
-                if not len(actions):  # an agent that never acted in this chunk
-                    continue
-                masks = _masks_of(single.get_observations())[: len(actions)]
-                taken = masks[np.arange(len(actions)), actions]
-                checked += len(actions)
-                illegal += int(np.sum(taken <= 0))
-        if metrics_logger is not None:
-            metrics_logger.log_value(CHECKED_METRIC, checked, reduce="sum")
-            metrics_logger.log_value(ILLEGAL_METRIC, illegal, reduce="sum")
+        _audit([*(prev_episode_chunks or []), episode], metrics_logger)
+
+
+class MaskedObservations(VectorObservationWrapper):
+    """A :class:`~newmarket_env.envs.vector.VectorEnv`'s observations as RLlib's masked dict:
+    ``{"observations": (num_envs, 936), "action_mask": (num_envs, 79) int8}`` (the AEC sampler's mask dtype)."""
+
+    def __init__(self, env: VectorEnv) -> None:
+        super().__init__(env)
+        mask_box = gym.spaces.Box(0, 1, shape=(A.NUM_ACTIONS,), dtype=MASK_DTYPE)
+        self.single_observation_space = gym.spaces.Dict({OBS_KEY: env.single_observation_space, MASK_KEY: mask_box})
+        self.observation_space = batch_space(self.single_observation_space, env.num_envs)
+
+    def observations(self, observations: np.ndarray) -> dict[str, np.ndarray]:
+        return {OBS_KEY: observations, MASK_KEY: self.env.action_masks().astype(MASK_DTYPE)}
+
+
+def vector_env_creator(env_config: Mapping[str, Any] | None = None) -> MaskedObservations:
+    """The batch sampler's env: a :class:`VectorEnv` of ``env_config`` (its keywords; ``num_envs`` given by
+    RLlib) in ``NEXT_STEP`` autoreset, with masked dict observations; for ``register_env``."""
+    options = dict(env_config or {})
+    options.pop("worker_index", None), options.pop("num_workers", None)  # RLlib's EnvContext, not ours
+    return MaskedObservations(VectorEnv(**options, autoreset_mode=AutoresetMode.NEXT_STEP))
+
+
+def policy_layers(module: Any, activation: str) -> list[tuple[np.ndarray, np.ndarray]]:
+    """The (weight, bias) arrays of ``module``'s actor encoder and ``pi`` head, input first: the saved-agent
+    network (RLlib's default PPO module with ``vf_share_layers=False`` is hidden layers, each followed by
+    the activation, then one linear layer of logits).
+
+    ``ValueError`` if the module is not ``Linear``/``activation`` pairs then one ``Linear``.
+    """
+    encoder = list(module.encoder.actor_encoder.net.mlp)
+    head = list(module.pi.net.mlp)
+    kind = {"tanh": torch.nn.Tanh, "relu": torch.nn.ReLU}[activation]
+    hidden = [encoder[i : i + 2] for i in range(0, len(encoder), 2)]
+    shapes_ok = all(
+        len(pair) == 2 and isinstance(pair[0], torch.nn.Linear) and type(pair[1]) is kind for pair in hidden
+    )
+    if not shapes_ok or len(head) != 1 or not isinstance(head[0], torch.nn.Linear):
+        raise ValueError(
+            f"the RLModule's policy is not an MLP of {activation} hidden layers and one linear head "
+            f"(encoder {[type(m).__name__ for m in encoder]}, head {[type(m).__name__ for m in head]})"
+        )
+    linears = [pair[0] for pair in hidden] + head
+    return [
+        (m.weight.detach().cpu().numpy().astype(np.float32), m.bias.detach().cpu().numpy().astype(np.float32))
+        for m in linears
+    ]
+
+
+class SnapshotOpponents(RLlibCallback):
+    """The batch sampler's self-play: the learner's policy, exported every ``refresh_every`` iterations (and
+    once at the start), joins the snapshots every env runner's vector env plays (the newest
+    ``max_snapshots``); audits the masks as :class:`SelfPlay` does."""
+
+    def __init__(self, refresh_every: int = 1, max_snapshots: int = 5, activation: str = "tanh") -> None:
+        super().__init__()
+        self.refresh_every, self.max_snapshots, self.activation = refresh_every, max_snapshots, activation
+
+    def on_algorithm_init(self, *, algorithm: Any, **kwargs: Any) -> None:
+        self._snapshot(algorithm)
+
+    def on_train_result(self, *, algorithm: Any, result: dict, **kwargs: Any) -> None:
+        if self.refresh_every and algorithm.iteration % self.refresh_every == 0:
+            self._snapshot(algorithm)
+            result["opponent_frozen_at"] = algorithm.iteration
+
+    def _snapshot(self, algorithm: Any) -> None:
+        layers = policy_layers(algorithm.get_module(DEFAULT_MODULE_ID), self.activation)
+        install = functools.partial(
+            _add_snapshot,
+            layers=layers,
+            activation=self.activation,
+            iteration=int(algorithm.iteration),
+            keep=self.max_snapshots,
+        )
+        algorithm.env_runner_group.foreach_env_runner(install, local_env_runner=True)
+
+    def on_sample_end(self, *, samples: list, metrics_logger: Any = None, **kwargs: Any) -> None:
+        # Every chunk this sample returns, done or cut, as the learner gets it. (Not at each episode's end
+        # with its earlier chunks: with a vector env, RLlib 2.60's copies of those kept for its metrics
+        # can show the last action of a cut chunk twice, though the chunk the learner got shows it once.)
+        _audit(samples, metrics_logger)
+
+
+def _add_snapshot(env_runner: Any, layers: list, activation: str, iteration: int, keep: int) -> None:
+    """On an env runner: the learner's policy as a saved agent in a folder of this process, played from the
+    next session on (the newest ``keep`` of them)."""
+    env = getattr(env_runner, "env", None)
+    if env is None:  # a runner without an env (RLlib's local runner when remote ones sample)
+        return
+    vector = env.unwrapped
+    folder = getattr(env_runner, "_newmarket_snapshots", None)
+    if folder is None:
+        folder = env_runner._newmarket_snapshots = tempfile.mkdtemp(prefix="newmarket_snapshots_")
+    path = Path(folder) / f"snapshot_{iteration:06d}_{os.getpid()}.npz"
+    save_policy(path, layers, vector.rules, vector.variant, activation, {"iteration": iteration})
+    paths = sorted(str(p) for p in Path(folder).glob("snapshot_*.npz"))
+    for old in paths[:-keep]:
+        Path(old).unlink(missing_ok=True)
+    vector.set_snapshots(paths[-keep:])
+
+
+def _audit(chunks: Sequence[Any], metrics_logger: Any) -> None:
+    """Count every recorded action and those outside the mask of the observation they were taken on."""
+    checked = illegal = 0
+    for chunk in chunks:
+        singles = chunk.agent_episodes.values() if hasattr(chunk, "agent_episodes") else [chunk]
+        for single in singles:
+            actions = np.asarray(single.get_actions(), dtype=np.int64).reshape(-1)
+            if not len(actions):  # an agent that never acted in this chunk
+                continue
+            masks = _masks_of(single.get_observations())[: len(actions)]
+            taken = masks[np.arange(len(actions)), actions]
+            checked += len(actions)
+            illegal += int(np.sum(taken <= 0))
+    if metrics_logger is not None:
+        metrics_logger.log_value(CHECKED_METRIC, checked, reduce="sum")
+        metrics_logger.log_value(ILLEGAL_METRIC, illegal, reduce="sum")
 
 
 def _set_module(env_runner: Any, module_id: str, weights: Mapping[str, Any]) -> None:
@@ -334,17 +481,19 @@ def self_play_config(
     lr: float = 3e-4,
     refresh_every: int = 5,
     seed: int | None = 0,
+    network_input: str = "dense",
 ) -> PPOConfig:
     """PPO self-play: the masked module as learner and frozen opponent; build with ``.build_algo()``.
 
     Sizes are small by default (a few iterations train on a laptop); raise ``num_env_runners`` and
     ``batch_size`` on a cluster. ``seed`` seeds RLlib (torch, env runners). ``activation`` is the
-    hidden layers' (RLlib's ``fcnet_activation``: ``"tanh"`` or ``"relu"``).
+    hidden layers' (RLlib's ``fcnet_activation``: ``"tanh"`` or ``"relu"``); ``network_input``: ``"sparse"``
+    or ``"dense"`` first layers (:func:`module_class`).
     """
     register()
     env_config = {"variant": variant, "num_players": num_players, **dict(rules or {}), "reward_scale": reward_scale}
     players = len(NewmarketMultiAgentEnv(env_config).possible_agents)  # also checks the env config now
-    module = RLModuleSpec(module_class=MaskedPPOTorchRLModule)
+    module = RLModuleSpec(module_class=module_class(network_input))
     config = (
         PPOConfig()
         .environment(ENV_NAME, env_config=env_config, disable_env_checking=True)
@@ -370,6 +519,89 @@ def self_play_config(
         )
         # RLlib calls what it is given with no arguments: a partial works though its hint says a class
         .callbacks(functools.partial(SelfPlay, refresh_every=refresh_every))  # type: ignore[arg-type]
+    )
+    if seed is not None:
+        config = config.debugging(seed=seed)
+    return config
+
+
+def module_class(network_input: str = "dense") -> type[MaskedPPOTorchRLModule]:
+    """The masked module whose encoders read the observation sparsely (``"sparse"``) or densely (``"dense"``)."""
+    if network_input not in ("sparse", "dense"):
+        raise ValueError(f"network_input={network_input!r} is not allowed; allowed: sparse, dense")
+    return SparseMaskedPPOTorchRLModule if network_input == "sparse" else MaskedPPOTorchRLModule
+
+
+def vector_config(
+    variant: str = "newmarket",
+    num_players: int = 4,
+    rules: Mapping[str, Any] | None = None,
+    reward_scale: float = 0.1,
+    opponents: Sequence[str] = ("random",),
+    snapshot_fraction: float = 0.5,
+    max_snapshots: int = 5,
+    seat: str | int = "random",
+    num_envs: int = 64,
+    threads: int | None = None,
+    hidden: tuple[int, ...] = (128, 128),
+    activation: str = "tanh",
+    num_env_runners: int = 0,
+    batch_size: int = 4096,
+    minibatch_size: int = 256,
+    num_epochs: int = 4,
+    lr: float = 3e-4,
+    refresh_every: int = 5,
+    seed: int | None = 0,
+    network_input: str = "dense",
+) -> PPOConfig:
+    """PPO on the compiled vector env (see the module docstring); build with ``.build_algo()``.
+
+    ``opponents`` (compiled baselines or saved-agent paths) fill the seats the learner and the snapshots
+    do not; ``num_envs`` tables per env runner (``num_env_runners`` of them; 0 samples in this process),
+    stepped on ``threads`` threads (None: the machine's cores). ``batch_size`` is in learner decisions
+    (every env step is one). ``network_input``: ``"sparse"`` or ``"dense"`` first layers (:func:`module_class`).
+    """
+    register_env(VECTOR_ENV_NAME, vector_env_creator)
+    env_config = {
+        "variant": variant,
+        "num_players": num_players,
+        **dict(rules or {}),
+        "reward_scale": reward_scale,
+        "opponents": list(opponents),
+        "snapshot_fraction": snapshot_fraction,
+        "seat": seat,
+        "threads": threads,
+    }
+    vector_env_creator({**env_config, "num_envs": 1}).close()  # checks the env config now, in one line
+    config = (
+        PPOConfig()
+        .environment(VECTOR_ENV_NAME, env_config=env_config, disable_env_checking=True)
+        .env_runners(
+            num_env_runners=num_env_runners,
+            num_envs_per_env_runner=num_envs,
+            gym_env_vectorize_mode="vector_entry_point",  # our VectorEnv, not num_envs copies of one table
+            rollout_fragment_length="auto",
+            batch_mode="truncate_episodes",
+        )
+        .learners(num_learners=0)
+        .rl_module(
+            rl_module_spec=RLModuleSpec(module_class=module_class(network_input)),
+            model_config=DefaultModelConfig(
+                fcnet_hiddens=list(hidden), fcnet_activation=activation, vf_share_layers=False
+            ),
+        )
+        .training(
+            train_batch_size_per_learner=batch_size,
+            minibatch_size=minibatch_size,
+            num_epochs=num_epochs,
+            lr=lr,
+            gamma=1.0,
+        )
+        .callbacks(
+            functools.partial(  # type: ignore[arg-type]
+                SnapshotOpponents, refresh_every=refresh_every, max_snapshots=max_snapshots, activation=activation
+            )
+        )
     )
     if seed is not None:
         config = config.debugging(seed=seed)

@@ -370,3 +370,60 @@ def test_without_the_compiled_engine_the_error_names_the_fallback(monkeypatch):
     with pytest.raises(RuntimeError, match=r"vector_env needs the compiled engine .* SingleAgentEnv") as err:
         vector_env(num_envs=2)
     assert "\n" not in str(err.value)
+
+
+def _events(env, steps: int, next_step: bool) -> list[list]:
+    """Each table's story under ``env``: observations, rewards, ends, with each session's final observation
+    and the next session's first one, whatever the autoreset mode (the actions: the lowest legal one)."""
+    obs, _ = env.reset(seed=6)
+    stories: list[list] = [[("first", obs[i].tobytes())] for i in range(env.num_envs)]
+    waiting = np.zeros(env.num_envs, dtype=bool)
+    for _ in range(steps):
+        masks = env.action_masks()
+        actions = np.where(waiting, 0, np.argmax(masks, axis=1))
+        obs, rewards, terminated, _, infos = env.step(actions)
+        for i in range(env.num_envs):
+            if next_step and waiting[i]:
+                assert rewards[i] == 0 and not terminated[i] and not infos["illegal_action"][i]
+                stories[i].append(("first", obs[i].tobytes()))
+            elif terminated[i]:
+                final = obs[i] if next_step else infos["final_obs"][i]
+                chips = infos["chips"][i] if next_step else infos["final_info"]["chips"][i]
+                stories[i].append(("final", final.tobytes(), rewards[i], chips))
+                if not next_step:
+                    stories[i].append(("first", obs[i].tobytes()))
+            else:
+                stories[i].append(("obs", obs[i].tobytes(), rewards[i]))
+        waiting = terminated if next_step else waiting
+    return stories
+
+
+def test_next_step_autoreset_tells_the_same_sessions_one_step_later():
+    """Gymnasium's NEXT_STEP mode (what RLlib's env runners expect): the final observation comes with
+    ``terminated``, the next step ignores its action and starts the next session (reward 0). Table by
+    table, the story is the SAME_STEP env's, the same seed and actions. (One opponent and rotating seats:
+    the tables start their sessions in other groups in the two modes, and the env draws the seats of a
+    group at once, so with several opponents the draws would differ.)"""
+    from gymnasium.vector import AutoresetMode
+
+    from newmarket_env import vector_env
+
+    keywords = dict(variant="newmarket", num_players=4, num_envs=12, opponents=["control"], seat="rotate", seed=3)
+    same = _events(vector_env(**keywords), 160, next_step=False)
+    env = vector_env(**keywords, autoreset_mode="NextStep")
+    assert env.metadata["autoreset_mode"] is AutoresetMode.NEXT_STEP
+    later = _events(env, 160 + 40, next_step=True)  # more steps: each session end costs one
+    ended = 0
+    for i, (a, b) in enumerate(zip(same, later, strict=True)):
+        shortest = min(len(a), len(b))
+        assert shortest > 100
+        assert a[:shortest] == b[:shortest], f"table {i}"
+        ended += sum(event[0] == "final" for event in a[:shortest])
+    assert ended > 12  # sessions ended at every table, or nearly
+
+
+def test_an_unknown_autoreset_mode_is_refused_in_one_line():
+    from newmarket_env import vector_env
+
+    with pytest.raises(ValueError, match=r"autoreset_mode='Disabled' is not supported; allowed: SameStep, NextStep"):
+        vector_env(num_envs=2, autoreset_mode="Disabled")

@@ -142,3 +142,23 @@ def test_the_command_refuses_an_unknown_row(capsys):
 
     assert main(["--rows", "ppo newmarket fast"]) == 2
     assert "unknown row 'ppo newmarket fast'; allowed:" in capsys.readouterr().err
+
+
+def test_the_scaling_targets_are_paired_ratios_of_their_rows():
+    """Each issue-39 figure is the median of per-round ratios of its two rows; the absolute MaskablePPO
+    figure is twice the rate measured before sparse input."""
+    from newmarket_env.eval.bench import scaling
+
+    result = BenchResult(BenchConfig(peers=()))
+    result.rows = [
+        row("vector_env newmarket control, 1 thread", [100.0, 100.0, 100.0]),
+        row("vector_env newmarket control, 2 threads", [150.0, 170.0, 190.0]),  # 1.5, 1.7, 1.9 -> 1.7
+        row("ppo newmarket batch sparse", [9_000.0, 11_000.0, 12_000.0]),
+        row("ppo newmarket batch dense", [5_000.0, 5_000.0, 5_000.0]),  # 1.8, 2.2, 2.4 -> 2.2 (rate: the middle one)
+    ]
+    threads, ppo, rate = scaling.scaling_targets(result)
+    assert threads.value == pytest.approx(1.7) and threads.met and threads.goal == ">= 1.6x"
+    assert ppo.value == pytest.approx(2.2) and ppo.met
+    assert rate.value == 11_000.0 and rate.met and rate.goal == ">= 10,396"  # 2 x 5,198
+    result.rows = result.rows[:1]
+    assert scaling.scaling_targets(result) == []

@@ -20,22 +20,22 @@ TINY = Path(__file__).resolve().parents[2] / "configs" / "tiny_dmc.yaml"
 CONFIGS = TINY.parent
 
 
-def _q_learner(rules, net_arch=(32,), seed=0):
-    """A fresh Q network (torch) and the greedy saved agent that plays it, as a run's tables do."""
+def _actor(rules, net_arch=(32,), seed=0, tables=4, baselines=(), baseline_fraction=0.0, scale=0.1, threads=1):
+    """An actor of a fresh Q network (torch), and that network."""
     import torch
 
-    from newmarket_env.agents.saved import FORMAT, FORMAT_VERSION, SavedAgent
+    from newmarket_env.train.dmc.actor import Actor
     from newmarket_env.train.dmc.fit import q_network
-    from newmarket_env.train.networks import layers_of
 
     torch.manual_seed(seed)
     net = q_network(list(net_arch), "relu")
-    metadata = {"format": FORMAT, "version": FORMAT_VERSION, "activation": "relu", "rules": rules.to_dict()}
-    return net, SavedAgent(rules, 1, metadata, layers_of(net), sample=False)
+    actor = Actor(rules, tables, list(baselines), baseline_fraction, scale, list(net_arch), "relu", "sparse", threads)
+    actor.set_weights(net.state_dict())
+    return actor, net
 
 
 def _greedy(net, obs, masks):
-    """argmax of Q over the legal actions, computed in torch (not by the saved agent the tables use)."""
+    """argmax of Q over the legal actions, computed by the dense torch network (not by the actor's)."""
     import torch
 
     with torch.no_grad():
@@ -44,58 +44,93 @@ def _greedy(net, obs, masks):
 
 
 def test_epsilon_zero_plays_the_greedy_legal_action_and_epsilon_explores():
-    from newmarket_env.train.collect import collect_states
-
     rules = make_rules("newmarket", 4)
-    net, learner = _q_learner(rules)
-    greedy = collect_states(rules, learner, "random", [], 0.0, tables=4, count=200, seed=8, reward_scale=0.1)
+    actor, net = _actor(rules)
+    greedy = actor.collect(200, seed=8, epsilon=0.0)
     assert greedy.masks[np.arange(200), greedy.actions].all()
+    assert (greedy.masks.sum(axis=1) > 1).all()  # forced moves are not recorded
     np.testing.assert_array_equal(greedy.actions, _greedy(net, greedy.obs, greedy.masks))
-    explored = collect_states(
-        rules, learner, "random", [], 0.0, tables=4, count=200, seed=8, reward_scale=0.1, epsilon=1.0
-    )
+    explored = actor.collect(200, seed=8, epsilon=1.0)
     assert explored.masks[np.arange(200), explored.actions].all()  # drawn among the legal actions only
     off = np.mean(explored.actions != _greedy(net, explored.obs, explored.masks))
     assert off > 0.3, off  # uniform over 2+ legal actions: at least half of them differ from the greedy one
 
 
 def test_return_targets_are_the_chips_won_to_the_end_of_the_deal():
-    """Replayed on the reference engine: two-deal sessions, the learner in every seat exploring half the time.
-    Each recorded action is applied again there (its observation checked), and each decision's target is
-    (the seat's balance after the action that ends that deal - its balance before the decision) * scale."""
-    from newmarket_env.envs.aec import raw_env
+    """Replayed on the reference engine: two-deal sessions at one table, the learner in every seat exploring
+    half the time. The table's sessions come one after another from ``random.Random(table_seed(s, 0))``
+    (the batch's stream, s the collection's batch seed); each recorded action is applied again there
+    (its observation checked), and each decision's target is (the seat's balance after the move that ends
+    that deal - its balance before the decision) * scale."""
+    import random
+
+    from newmarket_env.engine import Game
+    from newmarket_env.engine._batch import table_seed
     from newmarket_env.execution.seeds import derive_seed
-    from newmarket_env.train.collect import collect_states
+    from newmarket_env.game.actions import NUM_ACTIONS
+    from newmarket_env.observation.encode import encode_flat, static_part
+    from newmarket_env.train.dmc.actor import BATCH_TAG
 
     rules = make_rules("newmarket", 4, num_deals=2)
-    _, learner = _q_learner(rules)
+    actor, _ = _actor(rules, tables=1, scale=0.5)
     count, seed, scale = 60, 5, 0.5
     # more decisions than compared: the replay needs the recorded actions to the end of the 60th's deal
-    got = collect_states(rules, learner, "random", [], 0.0, 1, 3 * count, seed, scale, epsilon=0.5)
-    aec = raw_env(variant="newmarket", num_players=4, num_deals=2)
+    got = actor.collect(3 * count, seed, epsilon=0.5)
+    stream, static = random.Random(table_seed(derive_seed(seed, BATCH_TAG) % 2**32, 0)), static_part(rules)
     expected: list[float] = []
-    k, session = 0, 0
+    k = 0
     while len(expected) < count:
-        session += 1
-        aec.reset(seed=derive_seed(seed, 1, session))  # collect's seed of the table's session-th game
-        game, pending = aec.game, []
+        game, pending = Game(rules, rng=stream, record_events=False), []
         while not game.over:
             seat, deal = game.to_act, game.deal_index
-            observation = aec.observe(f"player_{seat}")
-            legal = np.flatnonzero(observation["action_mask"])
+            legal = list(game.legal)
             if len(legal) > 1:
-                np.testing.assert_allclose(observation["observation"], got.obs[k])
+                np.testing.assert_allclose(encode_flat(game, seat, static), got.obs[k])
+                mask = np.zeros(NUM_ACTIONS, dtype=bool)
+                mask[legal] = True
+                np.testing.assert_array_equal(got.masks[k], mask)
                 pending.append((seat, game.balances[seat]))
                 action = int(got.actions[k])
                 k += 1
             else:
-                action = int(legal[0])
-            aec.step(action)
+                action = legal[0]
+            game.apply(action)
             if game.over or game.deal_index != deal:
                 expected += [(game.balances[s] - before) * scale for s, before in pending]
                 pending = []
     np.testing.assert_allclose(got.returns[:count], np.asarray(expected[:count], dtype=np.float32))
     assert len(set(np.round(got.returns[:count], 3))) > 3  # the targets vary: a constant would not be checked
+
+
+def test_the_samples_files_hold_the_observations_as_their_nonzero_entries(tmp_path):
+    """What an iteration writes reads back the same (a file a sixth of the dense size); an older run's file,
+    observations whole, reads as it is."""
+    from newmarket_env.train.dmc.samples import load_samples, write_samples
+
+    actor, _ = _actor(make_rules("newmarket", 4))
+    got = actor.collect(100, seed=1, epsilon=0.5)
+    samples = {"obs": got.obs, "masks": got.masks, "actions": got.actions, "returns": got.returns}
+    write_samples(tmp_path / "new.npz", samples, "run-1")
+    np.savez(tmp_path / "old.npz", **samples, run_id=np.array("run-0"))
+    for name, owner in (("new.npz", "run-1"), ("old.npz", "run-0")):
+        back, found = load_samples(tmp_path / name)
+        assert found == owner
+        for key, value in samples.items():
+            np.testing.assert_array_equal(back[key], value, err_msg=key)
+    assert (tmp_path / "new.npz").stat().st_size < (tmp_path / "old.npz").stat().st_size / 3
+
+
+def test_baseline_seats_are_played_inside_the_batch_and_never_recorded():
+    """A quarter of the seats control: the recorded decisions are the learner's (the same for any thread
+    count), and the decisions of one actor are those of another built alike."""
+    rules = make_rules("newmarket", 4)
+    one, _ = _actor(rules, tables=48, baselines=("control",), baseline_fraction=0.25, threads=1)
+    two, _ = _actor(rules, tables=48, baselines=("control",), baseline_fraction=0.25, threads=2)
+    a, b = one.collect(500, seed=3, epsilon=0.1), two.collect(500, seed=3, epsilon=0.1)
+    for name in ("obs", "masks", "returns", "actions"):
+        np.testing.assert_array_equal(getattr(a, name), getattr(b, name), err_msg=name)
+    seats = one.batch.seat_policies
+    assert (seats == -1).any() and (seats >= 0).any() and ((seats == -1).sum(axis=1) >= 1).all()
 
 
 @pytest.fixture(scope="module")
@@ -110,6 +145,7 @@ def test_a_tiny_run_saves_an_agent_that_loads_with_no_pickle_and_plays_a_tournam
 
     from newmarket_env.eval.tournament import TournamentConfig, run_tournament
     from newmarket_env.train.dmc.fit import q_network
+    from newmarket_env.train.dmc.samples import load_samples
 
     for name in (
         "run.json",
@@ -140,8 +176,7 @@ def test_a_tiny_run_saves_an_agent_that_loads_with_no_pickle_and_plays_a_tournam
     # the saved outputs are the Q network of the last checkpoint
     net = q_network([16], "relu")
     net.load_state_dict(torch.load(tiny_run / "checkpoints" / "dmc_128_steps.pt", weights_only=True)["net"])
-    with np.load(tiny_run / "samples" / "iter_0001.npz", allow_pickle=False) as data:
-        obs = data["obs"]
+    obs = load_samples(tiny_run / "samples" / "iter_0001.npz")[0]["obs"]
     with torch.no_grad():
         np.testing.assert_allclose(agent.logits(obs), net(torch.as_tensor(obs)).numpy(), rtol=1e-5, atol=1e-6)
     config = TournamentConfig(
@@ -289,13 +324,14 @@ def test_a_q_network_explains_the_chips_it_expects_after_each_legal_action(tiny_
     import torch
 
     from newmarket_env.train.dmc.fit import q_network
+    from newmarket_env.train.dmc.samples import load_samples
 
     rules_env = env(variant="newmarket", num_players=4, num_deals=1)
     agent = load_agent(str(tiny_run / "final.npz"), env=rules_env)
     net = q_network([16], "relu")
     net.load_state_dict(torch.load(tiny_run / "checkpoints" / "dmc_128_steps.pt", weights_only=True)["net"])
-    with np.load(tiny_run / "samples" / "iter_0001.npz", allow_pickle=False) as data:
-        obs, masks = data["obs"][:30], data["masks"][:30]
+    samples = load_samples(tiny_run / "samples" / "iter_0001.npz")[0]
+    obs, masks = samples["obs"][:30], samples["masks"][:30]
     for row, mask in zip(obs, masks, strict=True):
         observation = {"observation": row, "action_mask": mask.astype(np.int8)}
         thoughts = agent.explain(observation)
@@ -319,6 +355,9 @@ def test_a_q_network_explains_the_chips_it_expects_after_each_legal_action(tiny_
         ("pretrain.teacher=control", "pretrain.teacher is for method ppo; method dmc reads its own sections (dmc)"),
         ("expert.states=8", "expert.states is for method expert_iteration; method dmc reads its own sections (dmc)"),
         ("opponents.baselines=[search]", "opponents.baselines has 'search', which dmc cannot seat at its tables"),
+        ("dmc.actors=0", "dmc.actors = 0 is not allowed; allowed: int in 1..4096"),
+        ("dmc.address=auto", "dmc: address='auto' needs backend='ray'; allowed with backend='local': None"),
+        ("network.input=csr", "network.input = 'csr' is not allowed; allowed: sparse, dense"),
     ],
 )
 def test_config_errors_are_one_line_and_write_nothing(tmp_path, capsys, setting, message):
@@ -345,6 +384,9 @@ def test_describe_lists_the_dmc_keys_with_their_ranges(capsys):
         "learning_rate",
         "net_arch",
         "activation",
+        "actors",
+        "backend",
+        "address",
     ]
     assert any(line.startswith("  epsilon: 0.1  #") and "(allowed: float in 0.0..1.0)" in line for line in lines)
 

@@ -119,7 +119,8 @@ class _OtherActions(gym.Env):
         (
             lambda: sb3.DQN("MlpPolicy", _OtherActions()),
             "its policy is 'DQNPolicy' of 'stable_baselines3.dqn."
-            "policies'; allowed: MaskableActorCriticPolicy (MaskablePPO), ActorCriticPolicy (PPO) (MlpPolicy)",
+            "policies'; allowed: MaskableActorCriticPolicy (MaskablePPO), ActorCriticPolicy (PPO), "
+            "SparseInputPolicy (MaskablePPO) (MlpPolicy)",
         ),
     ],
 )

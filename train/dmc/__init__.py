@@ -2,8 +2,9 @@
 
 Each iteration of the run loop (:mod:`.learner`; the section and checkpoints: :mod:`.method`):
 
-1. the current Q network plays every learner seat of ``dmc.tables`` compiled tables at once
-   (:func:`newmarket_env.train.collect.collect_states`; a share of seats are baselines),
+1. ``dmc.actors`` actors (:mod:`.actors`: in this process, or Ray actors on a cluster) each play their
+   share of the iteration's decisions: the current Q network plays every learner seat of ``dmc.tables``
+   tables of a compiled batch (:mod:`.actor`; a share of seats are baselines, played inside the batch),
    epsilon-greedy over the legal actions, and each learner decision with more than one legal action
    is recorded with the action taken and the chips its seat then won to the end of the deal (the
    Monte-Carlo return, times ``env.reward_scale``);

@@ -17,9 +17,10 @@ from newmarket_env.observation.layout import FLAT_SIZE
 from newmarket_env.train.networks import mlp
 
 
-def q_network(net_arch: Sequence[int], activation: str) -> torch.nn.Sequential:
-    """``net(obs)`` -> ``(B, 79)`` action values in reward-scaled chips (the saved-agent layout)."""
-    return mlp([FLAT_SIZE, *net_arch, NUM_ACTIONS], activation)
+def q_network(net_arch: Sequence[int], activation: str, network_input: str = "dense") -> torch.nn.Sequential:
+    """``net(obs)`` -> ``(B, 79)`` action values in reward-scaled chips (the saved-agent layout); ``network_input``: how
+    the first layer reads the observation (``network.input``)."""
+    return mlp([FLAT_SIZE, *net_arch, NUM_ACTIONS], activation, network_input)
 
 
 def taken_values(net: torch.nn.Module, obs: torch.Tensor, actions: torch.Tensor) -> torch.Tensor:

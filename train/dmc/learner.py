@@ -5,8 +5,12 @@ actions and returns: those the ``dmc.window`` replay still needs after the newes
 older ones removed). Its checkpoints are ``checkpoints/dmc_<steps>_steps.pt``; ``final.npz`` is the Q
 network as a saved agent (its 79 outputs are the Q-values: a greedy ``SavedAgent`` plays argmax Q).
 
-Every random draw of iteration ``i`` is seeded from ``(run.seed, i)``, and a checkpoint holds the network
-and the optimiser, so a run resumed from any checkpoint computes exactly what an uninterrupted one does.
+Each iteration's decisions are played by ``dmc.actors`` actors (:mod:`.actors`: here, or Ray actors on a
+cluster with ``dmc.backend: ray``), each its share on a compiled batch of its own, with the learner's
+weights of that moment; the learner fits on what they return. Every random draw of iteration ``i`` is
+seeded from ``(run.seed, i)`` (and the actor's index), and a checkpoint holds the network and the
+optimiser, so a run resumed from any checkpoint computes exactly what an uninterrupted one does, on
+whichever backend.
 ``run.total_steps`` counts recorded learner decisions: ``ceil(total_steps / dmc.states)`` iterations.
 """
 
@@ -20,18 +24,14 @@ import torch
 
 from newmarket_env.agents.saved import Q_VALUE_OUTPUTS
 from newmarket_env.execution.seeds import derive_seed
-from newmarket_env.train.collect import collect_states
 from newmarket_env.train.config import TrainConfig
+from newmarket_env.train.dmc.actors import actor_pool, numpy_weights
 from newmarket_env.train.dmc.fit import fit_q, q_loss, q_network
-from newmarket_env.train.dmc.samples import ARRAYS, read_samples, samples_path
+from newmarket_env.train.dmc.samples import ARRAYS, read_samples, samples_path, write_samples
 from newmarket_env.train.methods import RunContext
-from newmarket_env.train.rundir import write_arrays_atomic
 from newmarket_env.train.torch_state import TorchLearner
 
-_INIT_TAG, _COLLECT_TAG, _FIT_TAG, _LEARNER_TAG = 21, 22, 24, 25
-#: Who would play the learner's seats before a network exists; DMC's network plays from the first
-#: iteration, so this baseline is only named to ``collect_states``, never seated.
-_UNSEATED = "random"
+_INIT_TAG, _FIT_TAG = 21, 24  # (22 is the actors' COLLECT_TAG, train/dmc/actors.py)
 
 
 class DMCLearner(TorchLearner):
@@ -42,33 +42,24 @@ class DMCLearner(TorchLearner):
         dmc = config.dmc
         self.activation = dmc.activation
         torch.manual_seed(derive_seed(config.run.seed, _INIT_TAG))
-        self.net = q_network(dmc.net_arch, dmc.activation).to(self.device)
+        self.net = q_network(dmc.net_arch, dmc.activation, config.network.input).to(self.device)
         self.optimizer = torch.optim.Adam(self.net.parameters(), lr=dmc.learning_rate)
+        self.actors: Any = None  # made when an iteration first plays (a curve's point only reads a checkpoint)
         self.began = time.time()
 
     def _samples(self, iteration: int) -> tuple[dict[str, np.ndarray], float]:
         """Play iteration ``iteration``'s decisions (or read them back: a resumed run); the seconds it took."""
-        config, out_dir, run_id = self.config, self.context.out_dir, self.context.run_id
-        dmc, seed = config.dmc, config.run.seed
+        out_dir, run_id, states = self.context.out_dir, self.context.run_id, self.config.dmc.states
         path = samples_path(out_dir, iteration)
-        saved = read_samples(path, run_id, dmc.states) if path.exists() else None
+        saved = read_samples(path, run_id, states) if path.exists() else None
         if saved is not None:
             return saved, 0.0
         began = time.time()
-        states = collect_states(
-            self.context.rules,
-            self.agent(derive_seed(seed, _LEARNER_TAG, iteration)),
-            _UNSEATED,
-            list(config.opponents.baselines) if dmc.baseline_fraction > 0 else [],
-            dmc.baseline_fraction,
-            dmc.tables,
-            dmc.states,
-            derive_seed(seed, _COLLECT_TAG, iteration),
-            config.env.reward_scale,
-            epsilon=dmc.epsilon,
-        )
-        samples = {"obs": states.obs, "masks": states.masks, "actions": states.actions, "returns": states.returns}
-        write_arrays_atomic(path, **samples, run_id=np.array(run_id))
+        if self.actors is None:
+            self.actors = actor_pool(self.config, self.context.rules)
+        played = self.actors.collect(numpy_weights(self.net), iteration)
+        samples = {"obs": played.obs, "masks": played.masks, "actions": played.actions, "returns": played.returns}
+        write_samples(path, samples, run_id)
         return samples, time.time() - began
 
     def _window(self, samples: dict[str, np.ndarray], iteration: int) -> dict[str, np.ndarray]:
@@ -132,3 +123,7 @@ class DMCLearner(TorchLearner):
     def training_info(self) -> dict[str, Any]:
         # the 79 outputs are Q(s, a): chips to the end of the deal x reward_scale
         return {"outputs": Q_VALUE_OUTPUTS, "reward_scale": self.config.env.reward_scale, **super().training_info()}
+
+    def close(self) -> None:
+        if self.actors is not None:
+            self.actors.close()

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import ClassVar
 
+from newmarket_env.execution.backends import BACKENDS, check_backend
 from newmarket_env.game.actions import NUM_ACTIONS
 from newmarket_env.observation.layout import FLAT_SIZE
 from newmarket_env.train.config import ACTIVATIONS, TrainConfig, read_yaml, spec
@@ -42,6 +43,22 @@ class DMCSection:
         [256, 256], "hidden layer sizes of the Q network", list, items=int, item_range=(1, 4096), max_items=16
     )
     activation: str = spec("relu", "hidden activation", str, choices=ACTIVATIONS)
+    actors: int = spec(
+        1,
+        "actors playing each iteration's decisions, each its share on a batch of its own (DouZero's layout); "
+        "the decisions depend on this count, not on the backend",
+        int,
+        low=1,
+        high=4096,
+    )
+    backend: str = spec(
+        "local",
+        "where the actors play: local (one after another in this process) or ray (Ray actors spread over "
+        "the cluster's nodes; needs the ray extra)",
+        str,
+        choices=BACKENDS,
+    )
+    address: str = spec("", "with backend ray: '' starts a local Ray, 'auto' or HOST:PORT joins a cluster", str)
 
 
 class DMC(Method):
@@ -63,11 +80,16 @@ class DMC(Method):
     )
     shown = ("mean_return", "loss")
     outputs: ClassVar[dict[str, tuple[str, ...]]] = {"samples": ("iter_*.npz", ".iter_*")}
+    resumable_keys = ("dmc.backend", "dmc.address")  # where the actors play, not what
 
     def check(self, config: TrainConfig) -> None:
         from newmarket_env.train.collect import check_seatable  # the compiled tables (the engine may be absent)
 
         check_seatable(config.opponents.baselines, config.dmc.baseline_fraction, "dmc", "dmc.baseline_fraction")
+        try:
+            check_backend(config.dmc.backend, config.dmc.address or None)
+        except ValueError as err:
+            raise ValueError(f"dmc: {err}") from None
 
     def learner(self, config: TrainConfig, context: RunContext) -> Learner:
         from newmarket_env.train.dmc.learner import DMCLearner  # optional: needs torch (train extra)

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import concurrent.futures
 import multiprocessing
+import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -137,10 +138,18 @@ def label_chunk(teacher: Teacher, chunk: tuple[np.ndarray, np.ndarray, np.ndarra
     return actions, means
 
 
+def one_thread_each() -> None:
+    """In a label process: its compiled batches (a guided teacher's rollouts) step on one thread, the processes
+    already sharing the cores between them."""
+    os.environ["NEWMARKET_THREADS"] = "1"
+
+
 def _map_processes(function: Callable, shared: Any, items: Sequence[Any], workers: int) -> list[Any]:
     # spawn, not fork: the parent holds torch's thread pools, which a forked child can deadlock on
     context = multiprocessing.get_context("spawn")
-    with concurrent.futures.ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
+    with concurrent.futures.ProcessPoolExecutor(
+        max_workers=workers, mp_context=context, initializer=one_thread_each
+    ) as pool:
         return list(pool.map(function, [shared] * len(items), items))
 
 

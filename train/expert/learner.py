@@ -101,7 +101,7 @@ class ExpertLearner(TorchLearner):
         exp = config.expert
         self.activation = exp.activation
         torch.manual_seed(derive_seed(config.run.seed, _INIT_TAG))
-        self.net = PolicyValueNet(exp.net_arch, exp.activation)
+        self.net = PolicyValueNet(exp.net_arch, exp.activation, config.network.input)
         if exp.init:  # the starting network (a resumed run's checkpoint replaces it)
             load_layers(self.net.policy, read_saved(exp.init)[1])
         self.net.to(self.device)

@@ -16,13 +16,14 @@ from newmarket_env.train.networks import mlp
 
 
 class PolicyValueNet(torch.nn.Module):
-    """``policy(obs)`` -> logits ``(B, 79)``; ``value(obs)`` -> ``(B,)`` reward-scaled chips."""
+    """``policy(obs)`` -> logits ``(B, 79)``; ``value(obs)`` -> ``(B,)`` reward-scaled chips; ``network_input``: how the
+    first layers read the observation (``network.input``)."""
 
-    def __init__(self, net_arch: Sequence[int], activation: str) -> None:
+    def __init__(self, net_arch: Sequence[int], activation: str, network_input: str = "dense") -> None:
         super().__init__()
         self.activation = activation
-        self.policy = mlp([FLAT_SIZE, *net_arch, NUM_ACTIONS], activation)
-        self.value_net = mlp([FLAT_SIZE, *net_arch, 1], activation)
+        self.policy = mlp([FLAT_SIZE, *net_arch, NUM_ACTIONS], activation, network_input)
+        self.value_net = mlp([FLAT_SIZE, *net_arch, 1], activation, network_input)
 
     def value(self, obs: torch.Tensor) -> torch.Tensor:
         return self.value_net(obs).squeeze(-1)

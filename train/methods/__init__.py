@@ -32,7 +32,7 @@ BUILT_IN = {
     "rllib_ppo": "newmarket_env.train.rllib_ppo.method:METHOD",
 }
 #: Config sections every method shares: a method's own sections take other names.
-SHARED_SECTIONS = ("env", "opponents", "run", "eval")
+SHARED_SECTIONS = ("env", "opponents", "network", "run", "eval")
 
 _loaded: dict[str, Method] = {}
 _warned: set[str] = set()

@@ -43,6 +43,7 @@ from newmarket_env.train.ppo.callbacks import EpisodeChips
 from newmarket_env.train.ppo.checkpoints import PREFIX, SUFFIX, load_weights
 from newmarket_env.train.ppo.imitate import collect, pretrain, teacher_agreement
 from newmarket_env.train.ppo.logs import configure_logger
+from newmarket_env.train.ppo.sparse_policy import SparseInputPolicy
 from newmarket_env.train.stamped import stamped_path
 from newmarket_env.train.vec import SB3VecEnv
 
@@ -80,21 +81,26 @@ def _batch_vec_env(config: TrainConfig):
     except RuntimeError as err:
         warnings.warn(f"run.vec_env = batch: {err}; training on vec_env = dummy instead", stacklevel=3)
         return None
-    vector = vectors.VectorEnv(num_envs=config.run.n_envs, seed=config.run.seed, **config.table_keywords())
+    vector = vectors.VectorEnv(
+        num_envs=config.run.n_envs, seed=config.run.seed, threads=config.run.threads or None, **config.table_keywords()
+    )
     vec = SB3VecEnv(vector)
     vec.seed(config.run.seed)
     return vec
 
 
 def build_model(config: TrainConfig, vec_env: Any, device: str = "cpu"):
-    """A fresh MaskablePPO from the config's hyperparameters, on ``device``."""
+    """A fresh MaskablePPO from the config's hyperparameters, on ``device``; on the flat vector its first
+    layers read the observation sparsely or densely (``network.input``: :class:`SparseInputPolicy` or
+    ``"MlpPolicy"``, the same weights and outputs). The planes' convolution reads them densely."""
     ppo = config.ppo
     activation = {"tanh": torch.nn.Tanh, "relu": torch.nn.ReLU}[ppo.activation]
     policy_kwargs = {"net_arch": {"pi": list(ppo.net_arch), "vf": list(ppo.net_arch)}, "activation_fn": activation}
+    policy: Any = SparseInputPolicy if config.network.input == "sparse" else "MlpPolicy"
     if ppo.features == "planes":
-        policy_kwargs = planes_policy_kwargs(list(ppo.net_arch))
+        policy, policy_kwargs = "MlpPolicy", planes_policy_kwargs(list(ppo.net_arch))
     return sb3_contrib.MaskablePPO(
-        "MlpPolicy",
+        policy,
         vec_env,
         learning_rate=ppo.learning_rate,
         n_steps=ppo.n_steps,

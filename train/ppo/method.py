@@ -56,7 +56,8 @@ class PPOSection:
     features: str = spec(
         "flat",
         "what the networks read: flat = the vector, planes = card planes through a convolution along the ranks "
-        "(newmarket_env.train.features.PlanesExtractor; needs activation: relu)",
+        "(newmarket_env.train.features.PlanesExtractor; needs activation: relu; reads the planes densely, whatever "
+        "network.input)",
         str,
         choices=FEATURES,
     )

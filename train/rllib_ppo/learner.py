@@ -1,7 +1,10 @@
 """The RLlib PPO self-play learner: one ``algo.train()`` an iteration (the run loop does the rest).
 
-``run.total_steps`` counts the learner module's decisions (RLlib's ``num_module_steps_sampled`` of
-``"learner"``): one seat per session is the learner, the others the frozen opponent. Iterations run until
+``run.total_steps`` counts the learner module's decisions (RLlib's ``num_module_steps_sampled`` of the
+learner's module): one seat per session is the learner. With ``rllib.sampler: batch`` (the default) the
+env runners step the compiled vector env (``rllib.num_envs`` tables each, on ``run.threads`` threads),
+the other seats played inside it by ``opponents.baselines`` and snapshots of the learner; with ``aec``
+they step the AEC env one decision at a time, the other seats a frozen copy of the learner. Iterations run until
 that count reaches ``run.total_steps`` or ``run.max_minutes`` passes (after an iteration; at least one
 runs). Its checkpoints are RLlib's folders with the policy as a saved agent inside
 (:mod:`newmarket_env.train.rllib_ppo.method`); ``final.npz`` is the learner's policy as a plain saved agent.
@@ -25,13 +28,16 @@ import torch
 from ray.rllib.utils.debug import update_global_seed_if_necessary
 
 from newmarket_env.agents.saved import save_policy
+from newmarket_env.execution.backends import connect_ray
 from newmarket_env.execution.seeds import derive_seed
 from newmarket_env.integrations.rllib import (
     CHECKED_METRIC,
+    DEFAULT_MODULE_ID,
     ILLEGAL_METRIC,
     LEARNER,
     SelfPlayMapping,
     self_play_config,
+    vector_config,
 )
 from newmarket_env.train.config import TrainConfig
 from newmarket_env.train.methods import Layers, Learner, RunContext
@@ -44,10 +50,10 @@ _OBJECT_STORE_BYTES = 200 * 1024 * 1024
 
 
 def algorithm_config(config: TrainConfig, device: str = "cpu") -> Any:
-    """The ``PPOConfig`` of the run: :func:`self_play_config` with the config's ``rllib`` section (and one GPU
-    for the learner when ``device`` is ``cuda``)."""
+    """The ``PPOConfig`` of the run: :func:`vector_config` (``rllib.sampler: batch``) or :func:`self_play_config`
+    (``aec``) with the config's ``rllib`` section (and one GPU for the learner when ``device`` is ``cuda``)."""
     r, env = config.rllib, config.env
-    algo_config = self_play_config(
+    shared = dict(
         variant=env.variant,
         num_players=env.num_players,
         rules=env.rules,
@@ -61,7 +67,20 @@ def algorithm_config(config: TrainConfig, device: str = "cpu") -> Any:
         lr=r.lr,
         refresh_every=r.refresh_every,
         seed=config.run.seed,
+        network_input=config.network.input,
     )
+    if r.sampler == "batch":
+        algo_config = vector_config(
+            **shared,
+            opponents=list(config.opponents.baselines),
+            snapshot_fraction=config.opponents.snapshot_fraction,
+            max_snapshots=config.opponents.max_snapshots,
+            seat=env.seat,
+            num_envs=r.num_envs,
+            threads=config.run.threads or None,
+        )
+    else:
+        algo_config = self_play_config(**shared)
     if device == "cuda":  # the learner (in this process: num_learners 0) updates on the GPU
         algo_config = algo_config.learners(num_gpus_per_learner=1)
     return algo_config
@@ -83,6 +102,15 @@ def _seed_runner(runner: Any, base: int) -> None:
     update_global_seed_if_necessary("torch", seed)  # the actions it samples
 
 
+def _module_return(runners: dict[str, Any], module: str) -> Any:
+    """The learner module's mean episode return of the iteration ('' when no episode ended). RLlib 2.60 names it
+    ``module_episode_return_mean``; earlier releases ``module_episode_returns_mean``."""
+    for key in ("module_episode_return_mean", "module_episode_returns_mean"):
+        if module in runners.get(key, {}):
+            return float(runners[key][module])
+    return ""
+
+
 class RLlibLearner(Learner):
     """RLlib PPO's loop body. Joins the Ray of this process if one is running, else starts a local one
     (and stops it in :meth:`close`)."""
@@ -90,14 +118,15 @@ class RLlibLearner(Learner):
     def __init__(self, config: TrainConfig, context: RunContext) -> None:
         super().__init__(config, context)
         self.activation = config.rllib.activation
-        self.started_ray = not ray.is_initialized()
-        if self.started_ray:
-            ray.init(
-                num_cpus=max(1, config.rllib.num_env_runners),
-                num_gpus=1 if context.device == "cuda" else 0,
-                include_dashboard=False,
-                object_store_memory=_OBJECT_STORE_BYTES,
-            )
+        # the learner's module: "learner" of the self-play pair (sampler aec), RLlib's single-agent default (batch)
+        self.module = DEFAULT_MODULE_ID if config.rllib.sampler == "batch" else LEARNER
+        # a private local Ray (not one another process of this machine started) unless this process joined one
+        self.started_ray = connect_ray(
+            None,
+            num_cpus=max(1, config.rllib.num_env_runners),
+            num_gpus=1 if context.device == "cuda" else 0,
+            object_store_memory=_OBJECT_STORE_BYTES,
+        )
         try:
             self.algo = algorithm_config(config, context.device).build_algo()
         except BaseException:
@@ -116,13 +145,13 @@ class RLlibLearner(Learner):
         ran = time.time()
         result = algo.train()
         runners = result["env_runners"]
-        self.steps += int(runners.get("num_module_steps_sampled", {}).get(LEARNER, 0))
-        learner = result.get("learners", {}).get(LEARNER, {})
+        self.steps += int(runners.get("num_module_steps_sampled", {}).get(self.module, 0))
+        learner = result.get("learners", {}).get(self.module, {})
         row = {
             "iteration": iteration + 1,
             "steps": self.steps,
             "env_steps": int(runners.get("num_env_steps_sampled", 0)),
-            "learner_return": runners.get("module_episode_returns_mean", {}).get(LEARNER, ""),
+            "learner_return": _module_return(runners, self.module),
             "policy_loss": learner.get("policy_loss", ""),
             "vf_loss": learner.get("vf_loss", ""),
             "entropy": learner.get("entropy", ""),
@@ -155,7 +184,7 @@ class RLlibLearner(Learner):
         )
 
     def policy_layers(self) -> Layers:
-        return policy_layers(self.algo.get_module(LEARNER), self.activation)
+        return policy_layers(self.algo.get_module(self.module), self.activation)
 
     def training_info(self) -> dict[str, Any]:
         return {"iterations": self.algo.iteration, "ray": ray.__version__, "torch": torch.__version__}

@@ -30,10 +30,13 @@ from newmarket_env.train.memory import ROLLOUT_STEP_BYTES, TRAINED_WEIGHT_BYTES,
 from newmarket_env.train.methods import Learner, Method, RunContext
 from newmarket_env.train.rllib_ppo import POLICY_FILE
 
+#: How RLlib's env runners sample (``rllib.sampler``): the compiled vector env, or the AEC env.
+RLLIB_SAMPLERS = ("batch", "aec")
+
 
 @dataclass
 class RLlibSection:
-    """Ray RLlib's PPO in self-play (method: rllib_ppo): run.total_steps counts the learner's decisions."""
+    """Ray RLlib's PPO (method: rllib_ppo): run.total_steps counts the learner's decisions."""
 
     hidden: list = spec(
         [128, 128],
@@ -46,7 +49,8 @@ class RLlibSection:
     activation: str = spec("tanh", "hidden activation (RLlib's fcnet_activation)", str, choices=ACTIVATIONS)
     batch_size: int = spec(
         4000,
-        "env steps (every seat's decisions) sampled per iteration, in whole sessions",
+        "env steps sampled per iteration (sampler aec: every seat's decisions, in whole sessions; batch: the "
+        "learner's)",
         int,
         low=16,
         high=MAX_ROLLOUT,
@@ -55,7 +59,12 @@ class RLlibSection:
     num_epochs: int = spec(4, "passes over each iteration's batch", int, low=1, high=1000)
     lr: float = spec(3e-4, "Adam step size", float, low=1e-8, high=1.0)
     refresh_every: int = spec(
-        5, "iterations between copies of the learner into the frozen opponent; 0 = never", int, low=0, high=1_000_000
+        5,
+        "iterations between copies of the learner into the frozen opponent (sampler batch: into the snapshots, "
+        "opponents.max_snapshots kept); 0 = never",
+        int,
+        low=0,
+        high=1_000_000,
     )
     num_env_runners: int = spec(
         0,
@@ -64,11 +73,23 @@ class RLlibSection:
         low=0,
         high=256,
     )
+    sampler: str = spec(
+        "batch",
+        "batch: single-agent PPO on the compiled vector env (rllib.num_envs tables per env runner, the "
+        "opponents.baselines and snapshots of the learner played inside it); aec: the AEC env as RLlib's "
+        "MultiAgentEnv, one step per decision, the learner against a frozen copy of itself",
+        str,
+        choices=RLLIB_SAMPLERS,
+    )
+    num_envs: int = spec(64, "sampler batch: tables per env runner", int, low=1, high=4096)
 
 
 class RLlibPPO(Method):
     name = "rllib_ppo"
-    summary = "Ray RLlib's PPO in self-play: the learner in one seat against a frozen copy of itself"
+    summary = (
+        "Ray RLlib's PPO: the learner in one seat, sampled through the compiled vector env against baselines "
+        "and snapshots of itself (or the AEC env against a frozen copy)"
+    )
     sections: ClassVar[dict[str, type]] = {"rllib": RLlibSection}
     checkpoint_prefix = "rllib"
     checkpoint_suffix = ""
