@@ -95,14 +95,22 @@ def write_atomic(path: Path, text: str) -> None:
         raise
 
 
-def write_arrays_atomic(path: Path, compress: bool = True, **arrays: Any) -> None:
-    """``np.savez_compressed`` (``np.savez`` without ``compress``) of ``arrays`` to ``path`` through a temporary
-    file in the same folder and a rename."""
+def write_arrays_atomic(path: Path, **arrays: Any) -> None:
+    """``np.savez_compressed`` of ``arrays`` to ``path`` through a temporary file in the same folder and a rename."""
+    _write_npz_atomic(path, np.savez_compressed, arrays)
+
+
+def write_arrays_uncompressed_atomic(path: Path, **arrays: Any) -> None:
+    """:func:`write_arrays_atomic` without the compression (``np.savez``)."""
+    _write_npz_atomic(path, np.savez, arrays)
+
+
+def _write_npz_atomic(path: Path, save: Any, arrays: dict[str, Any]) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(handle, "wb") as out:
-            (np.savez_compressed if compress else np.savez)(out, **arrays)
+            save(out, **arrays)
         os.replace(temporary, path)
     except BaseException:
         Path(temporary).unlink(missing_ok=True)

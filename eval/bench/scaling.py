@@ -64,11 +64,10 @@ def _ppo(network_input: str):
         config = shipped_config()
         if why or config is None:
             return None, why or f"skipped: {CONFIG} not found (run from the repository root)"
-        from newmarket_env.train.run import build_vec_env  # optional: needs threadpoolctl (train extra)
+        from newmarket_env.train.ppo.learner import build_vec_env  # optional: needs SB3 (train extra)
 
         run = dataclasses.replace(config.run, n_envs=PPO_TABLES, vec_env="batch", threads=1)
-        config = dataclasses.replace(
-            config,
+        config = config.replaced(
             run=run,
             ppo=dataclasses.replace(config.ppo, n_steps=PPO_STEPS),
             network=dataclasses.replace(config.network, input=network_input),
@@ -88,8 +87,7 @@ def _dmc_config(network_input: str, **dmc: Any):
         return None
     config = load_config(path)
     run = dataclasses.replace(config.run, threads=1)
-    return dataclasses.replace(
-        config,
+    return config.replaced(
         run=run,
         dmc=dataclasses.replace(config.dmc, states=DMC_STATES, **dmc),
         network=dataclasses.replace(config.network, input=network_input),
@@ -120,8 +118,10 @@ def _dmc(network_input: str):
             states = actors.collect(numpy_weights(net), seed)
             q_loss(net, states.obs, states.actions, states.returns)
             window = [states, *previous[-1:]]  # dmc.window 2: this iteration's decisions and the last one's
-            data = [np.concatenate([getattr(s, name) for s in window]) for name in ("obs", "actions", "returns")]
-            fit_q(net, optimizer, *data, config.dmc.epochs, config.dmc.batch_size, seed)
+            obs, actions, returns = (
+                np.concatenate([getattr(s, name) for s in window]) for name in ("obs", "actions", "returns")
+            )
+            fit_q(net, optimizer, obs, actions, returns, config.dmc.epochs, config.dmc.batch_size, seed)
             previous[:] = [states]
             return DMC_STATES, 1
 
@@ -144,10 +144,10 @@ def _rllib(sampler: str):
             return None, "skipped: Ray is not installed (pip install 'newmarket-env[ray]')"
         import torch  # optional: needs torch (train extra)
 
-        from newmarket_env.train.rllib_ppo.loop import algorithm_config, learner_module  # optional: needs Ray
+        from newmarket_env.train.rllib_ppo.learner import algorithm_config, learner_module  # optional: needs Ray
 
         config = load_config(path)
-        config = dataclasses.replace(config, rllib=dataclasses.replace(config.rllib, sampler=sampler))
+        config = config.replaced(rllib=dataclasses.replace(config.rllib, sampler=sampler))
         connect_ray(None, num_cpus=1)
         torch.set_num_threads(config.run.torch_threads)
         algo = algorithm_config(config).build_algo()

@@ -123,7 +123,8 @@ def connect_ray(
     # (plain ray.init() would join that one).
     kwargs: dict[str, Any] = {"address": address}
     if address is None:
-        kwargs = {"address": "local", "num_cpus": num_cpus, "num_gpus": num_gpus, "object_store_memory": object_store_memory}
+        kwargs = {"address": "local", "num_cpus": num_cpus, "num_gpus": num_gpus}
+        kwargs["object_store_memory"] = object_store_memory
     try:
         if address is not None:  # Ray itself would retry an address that does not answer for minutes
             probe_cluster(address)

@@ -344,8 +344,9 @@ class MaskedObservations(VectorObservationWrapper):
         self.single_observation_space = gym.spaces.Dict({OBS_KEY: env.single_observation_space, MASK_KEY: mask_box})
         self.observation_space = batch_space(self.single_observation_space, env.num_envs)
 
-    def observations(self, observations: np.ndarray) -> dict[str, np.ndarray]:
-        return {OBS_KEY: observations, MASK_KEY: self.env.action_masks().astype(MASK_DTYPE)}
+    def observations(self, observations: np.ndarray) -> dict[str, np.ndarray]:  # type: ignore[override]
+        masks = self.env.action_masks()  # type: ignore[attr-defined]  # the VectorEnv's, under Gymnasium's type
+        return {OBS_KEY: observations, MASK_KEY: masks.astype(MASK_DTYPE)}
 
 
 def vector_env_creator(env_config: Mapping[str, Any] | None = None) -> MaskedObservations:
@@ -410,7 +411,7 @@ class SnapshotOpponents(RLlibCallback):
         )
         algorithm.env_runner_group.foreach_env_runner(install, local_env_runner=True)
 
-    def on_sample_end(self, *, samples: list, metrics_logger: Any = None, **kwargs: Any) -> None:
+    def on_sample_end(self, *, samples: list, metrics_logger: Any = None, **kwargs: Any) -> None:  # type: ignore[override]
         # Every chunk this sample returns, done or cut, as the learner gets it. (Not at each episode's end
         # with its earlier chunks: with a vector env, RLlib 2.60's copies of those kept for its metrics
         # can show the last action of a cut chunk twice, though the chunk the learner got shows it once.)

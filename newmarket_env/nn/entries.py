@@ -10,7 +10,7 @@ import numpy as np
 try:  # the compiled loops: absent where the package was built without a C compiler
     from newmarket_env.nn import _sparse as kernels
 except ImportError:
-    kernels = None
+    kernels = None  # type: ignore[assignment]
 
 
 def nonzero_entries(x: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

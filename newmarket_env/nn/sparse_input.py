@@ -30,7 +30,7 @@ import torch.nn.functional as F
 try:  # the compiled loops: absent where the package was built without a C compiler
     from newmarket_env.nn import _sparse as kernels
 except ImportError:
-    kernels = None
+    kernels = None  # type: ignore[assignment]
 
 #: Values of the config key ``network.input``.
 INPUTS = ("sparse", "dense")
@@ -87,7 +87,7 @@ class _CompiledIndexSum(torch.autograd.Function):
     ``table`` is ``weight`` as ``(in, out)`` (the loops' layout), given by the layer, which keeps it."""
 
     @staticmethod
-    def forward(ctx, x, weight, table, bias):  # type: ignore[override]
+    def forward(ctx, x, weight, table, bias):
         entries = _SHARED_INPUT.entries_of(x)
         shift = np.zeros(weight.shape[0], np.float32) if bias is None else bias.detach().numpy()
         out = torch.empty(x.shape[0], weight.shape[0], dtype=torch.float32)
@@ -96,11 +96,12 @@ class _CompiledIndexSum(torch.autograd.Function):
         return out
 
     @staticmethod
-    def backward(ctx, grad_out):  # type: ignore[override]
+    def backward(ctx, grad_out):
         grad_weight = grad_bias = None
         if ctx.needs_input_grad[1]:
             grad_table = np.empty((ctx.inputs, grad_out.shape[1]), dtype=np.float32)
-            kernels.index_sum_grad(grad_out.detach().contiguous().numpy(), *ctx.entries, grad_table)
+            columns, values, offsets = ctx.entries
+            kernels.index_sum_grad(grad_out.detach().contiguous().numpy(), columns, values, offsets, grad_table)
             grad_weight = torch.from_numpy(grad_table).t()
         if ctx.needs_input_grad[3]:
             grad_bias = grad_out.sum(0)

@@ -73,8 +73,8 @@ def test_a_tiny_batch_run_on_two_env_runners_saves_the_rlmodules_policy(ray_clus
     from newmarket_env.agents.saved import load_saved_agent
     from newmarket_env.game.rules import make_rules
     from newmarket_env.train.config import load_config
-    from newmarket_env.train.rllib_ppo.checkpoint import find_checkpoint
-    from newmarket_env.train.rllib_ppo.loop import algorithm_config
+    from newmarket_env.train.rllib_ppo.learner import algorithm_config
+    from newmarket_env.train.rllib_ppo.method import METHOD
 
     out = tmp_path / "run"
     assert main([str(TINY), "--out-dir", str(out), "--set", "rllib.num_env_runners=2"]) == 0
@@ -94,7 +94,7 @@ def test_a_tiny_batch_run_on_two_env_runners_saves_the_rlmodules_policy(ray_clus
     algo = algorithm_config(config).build_algo()
     try:
         run_id = json.loads((out / "run.json").read_text())["run_id"]
-        algo.restore_from_path(str(find_checkpoint(out / "checkpoints", run_id).path))
+        algo.restore_from_path(str(METHOD.find_checkpoint(out / "checkpoints", run_id).path))
         module = algo.get_module(DEFAULT_MODULE_ID)
         rules = make_rules("newmarket", 4, num_deals=1)
         agent = load_saved_agent(out / "final.npz", rules)

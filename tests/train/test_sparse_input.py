@@ -187,7 +187,7 @@ def test_maskable_ppo_is_the_same_sparse_or_dense_and_exports_the_same_file(tmp_
     from newmarket_env.agents.sb3_zip import read_sb3_zip
     from newmarket_env.train.config import config_from_dict
     from newmarket_env.train.export import export_agent
-    from newmarket_env.train.run import build_model, build_vec_env
+    from newmarket_env.train.ppo.learner import build_model, build_vec_env
     from newmarket_env.train.ppo.sparse_policy import SparseInputPolicy
 
     models = {}
@@ -201,7 +201,7 @@ def test_maskable_ppo_is_the_same_sparse_or_dense_and_exports_the_same_file(tmp_
                 "network": {"input": mode},
             }
         )
-        models[mode] = build_model(config, build_vec_env(config), tmp_path)
+        models[mode] = build_model(config, build_vec_env(config))
     dense, sparse = models["dense"], models["sparse"]
     assert isinstance(sparse.policy, SparseInputPolicy) and type(dense.policy) is not SparseInputPolicy
     for (name, p), (_, r) in zip(dense.policy.state_dict().items(), sparse.policy.state_dict().items(), strict=True):

@@ -101,11 +101,11 @@ class RayActors:
         self.config = config
         self.started_here = connect_ray(config.dmc.address or None, num_cpus=config.dmc.actors)
         threads = config.run.threads or 1  # an actor takes run.threads CPUs of its node (0: one)
-        remote = ray.remote(Actor).options(
+        remote: Any = ray.remote(Actor).options(
             num_cpus=threads, scheduling_strategy="SPREAD", max_restarts=ACTOR_RESTARTS, max_task_retries=ACTOR_RESTARTS
         )
         keywords = {**actor_keywords(config, rules), "threads": threads}
-        self.actors = [remote.remote(**keywords) for _ in range(config.dmc.actors)]
+        self.actors: list[Any] = [remote.remote(**keywords) for _ in range(config.dmc.actors)]
 
     def collect(self, weights: Mapping[str, np.ndarray], iteration: int) -> States:
         import ray  # optional: needs Ray (ray extra)

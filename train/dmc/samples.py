@@ -16,7 +16,7 @@ import numpy as np
 
 from newmarket_env.nn.entries import dense_rows, nonzero_entries
 from newmarket_env.observation.layout import FLAT_SIZE
-from newmarket_env.train.rundir import write_arrays_atomic
+from newmarket_env.train.rundir import write_arrays_uncompressed_atomic
 
 ARRAYS = ("obs", "masks", "actions", "returns")
 
@@ -30,7 +30,7 @@ def write_samples(path: Path, samples: dict[str, np.ndarray], run_id: str) -> No
     columns, values, offsets = nonzero_entries(samples["obs"])
     rest = {key: samples[key] for key in ARRAYS if key != "obs"}
     obs = {"obs_columns": columns.astype(np.uint16), "obs_values": values, "obs_offsets": offsets}
-    write_arrays_atomic(path, compress=False, **obs, **rest, run_id=np.array(run_id))
+    write_arrays_uncompressed_atomic(path, **obs, **rest, run_id=np.array(run_id))
 
 
 def load_samples(path: Path) -> tuple[dict[str, np.ndarray], str]:

@@ -86,6 +86,12 @@ def algorithm_config(config: TrainConfig, device: str = "cpu") -> Any:
     return algo_config
 
 
+def learner_module(config: TrainConfig) -> str:
+    """The RLModule the run trains: ``"learner"`` of the self-play pair (sampler aec), RLlib's single-agent
+    default module (sampler batch)."""
+    return DEFAULT_MODULE_ID if config.rllib.sampler == "batch" else LEARNER
+
+
 def seed_iteration(algo: Any, seed: int, iteration: int) -> None:
     """Seed everything iteration ``iteration`` draws from ``(seed, iteration)`` (see the module's notes)."""
     base = derive_seed(seed, _ITERATION_TAG, iteration)
@@ -118,8 +124,7 @@ class RLlibLearner(Learner):
     def __init__(self, config: TrainConfig, context: RunContext) -> None:
         super().__init__(config, context)
         self.activation = config.rllib.activation
-        # the learner's module: "learner" of the self-play pair (sampler aec), RLlib's single-agent default (batch)
-        self.module = DEFAULT_MODULE_ID if config.rllib.sampler == "batch" else LEARNER
+        self.module = learner_module(config)
         # a private local Ray (not one another process of this machine started) unless this process joined one
         self.started_ray = connect_ray(
             None,
