@@ -59,13 +59,15 @@ def test_a_section_of_another_method_is_refused_unless_it_holds_only_defaults():
         "env",
         "opponents",
         "dmc",
+        "network",
         "run",
         "eval",
     ]
     with pytest.raises(ValueError) as caught:
         config_from_dict({"method": "dmc", "ppo": {"n_steps": 64}})
     assert str(caught.value) == (
-        "ppo.n_steps is for method ppo; method dmc reads its own sections (dmc) besides env, opponents, run, eval"
+        "ppo.n_steps is for method ppo; method dmc reads its own sections (dmc) besides env, opponents, network, run, "
+        "eval"
     )
     with pytest.raises(AttributeError, match="a config of method 'dmc' has no section 'expert'"):
         _ = config.expert
