@@ -225,8 +225,8 @@ def test_bad_rllib_settings_end_in_one_line_before_anything_is_written(tmp_path,
 def test_describe_lists_the_rllib_keys_with_their_ranges(capsys):
     assert main(["--describe"]) == 0
     lines = capsys.readouterr().out.splitlines()
-    start = next(i for i, line in enumerate(lines) if line.startswith("rllib:  # Ray RLlib's PPO in self-play"))
-    section = lines[start + 1 : start + 9]
+    start = next(i for i, line in enumerate(lines) if line.startswith("rllib:  # Ray RLlib's PPO (method"))
+    section = lines[start + 1 : start + 11]
     assert [line.split(":")[0].strip() for line in section] == [
         "hidden",
         "activation",
@@ -236,9 +236,11 @@ def test_describe_lists_the_rllib_keys_with_their_ranges(capsys):
         "lr",
         "refresh_every",
         "num_env_runners",
+        "sampler",
+        "num_envs",
     ]
     assert all("(allowed: " in line for line in section)
-    assert "(allowed: int in 0..256)" in section[-1]
+    assert "(allowed: int in 0..256)" in section[-3] and "(allowed: batch, aec)" in section[-2]
 
 
 def test_overwrite_removes_rllib_checkpoint_folders_and_leaves_other_files(tmp_path):

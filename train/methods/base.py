@@ -143,7 +143,7 @@ class Method:
     name: str = ""
     #: One line: what it learns (``--describe``, the docs).
     summary: str = ""
-    #: Config sections it reads besides the shared ones (env, opponents, run, eval): name -> dataclass of
+    #: Config sections it reads besides the shared ones (env, opponents, network, run, eval): name -> dataclass of
     #: :func:`newmarket_env.train.config.spec` fields. A section belongs to one method.
     sections: ClassVar[Mapping[str, type]] = {}
     #: What ``run.total_steps`` counts, and the short word for it in printed lines.
