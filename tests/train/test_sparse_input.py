@@ -235,3 +235,31 @@ def test_maskable_ppo_is_the_same_sparse_or_dense_and_exports_the_same_file(tmp_
     for (w1, b1), (w2, b2) in zip(layers_d, layers, strict=True):
         np.testing.assert_array_equal(w1, w2)
         np.testing.assert_array_equal(b1, b2)
+
+
+@compiled
+@pytest.mark.parametrize("mode", ["sparse", "dense"])
+def test_every_torch_methods_networks_read_the_configs_network_input(tmp_path, mode):
+    """A run's config reaches each network: expert iteration's policy and value nets, DMC's learner and its
+    actor's copy (what plays the tables) have a sparse first layer exactly when ``network.input`` says so."""
+    from newmarket_env.train.config import config_from_dict
+    from newmarket_env.train.dmc.actors import actor_pool
+    from newmarket_env.train.methods import RunContext, get_method
+
+    rules = make_rules("newmarket", 4)
+    firsts = {}
+    for name in ("expert_iteration", "dmc"):
+        config = config_from_dict({"method": name, "network": {"input": mode}, "run": {"out_dir": str(tmp_path)}})
+        learner = get_method(name).learner(config, RunContext(tmp_path, "", rules))
+        try:
+            nets = [learner.net.policy, learner.net.value_net] if name == "expert_iteration" else [learner.net]
+            firsts[name] = [net[0] for net in nets]
+            if name == "dmc":
+                actors = actor_pool(config, rules)
+                firsts["dmc actor"] = [actors.actor.net[0]]
+                actors.close()
+        finally:
+            learner.close()
+    for name, layers in firsts.items():
+        assert all(isinstance(layer, torch.nn.Linear) for layer in layers), name
+        assert [isinstance(layer, SparseInputLinear) for layer in layers] == [mode == "sparse"] * len(layers), name
