@@ -46,7 +46,7 @@ def config(tmp_path, vec_env="batch", **ppo):
             },
             "opponents": {"baselines": ["control", "greedy"], "snapshot_fraction": 0.6},
             "ppo": {**PPO, **ppo},
-            "run": {"n_envs": 2, "seed": 31, "vec_env": vec_env, "out_dir": str(tmp_path / "run")},
+            "run": {"n_envs": 2, "seed": 31, "vec_env": vec_env, "out_dir": str(tmp_path / "run"), "threads": 3},
             "eval": {"every": 0, "opponents": ["random"]},
         }
     )
@@ -118,6 +118,7 @@ def test_the_batch_env_plays_the_configured_table(tmp_path):
     assert vector.reward_scale == 0.25
     assert vector.snapshot_fraction == 0.6
     assert vector.opponents == ["control", "greedy"]
+    assert vector.batch.threads == 3  # run.threads (not the machine's cores, the default)
     obs = vec.reset()  # seeded with run.seed, as a vector env reset with it
     twin = vector_env(
         variant="michigan",
