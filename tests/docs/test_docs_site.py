@@ -54,14 +54,14 @@ def test_docstrings_cite_the_pages_as_links_relative_to_the_page_they_are_on():
     conf = _conf()
     app = SimpleNamespace(env=SimpleNamespace(docname="api/envs"), srcdir=str(DOCS))
     lines = [
-        "rules of docs/rules.md; the ids of ``docs/contract.md#actions`` and docs/training/README.md.",
+        "rules of docs/rules.md; the ids of ``docs/contract.md#actions`` and docs/training/results.md.",
         "not a page: docs/nothing.md, nor mydocs/rules.md",
     ]
     conf._link_doc_paths(app, "function", "x", None, {}, lines)
     assert lines[0] == (
         "rules of `docs/rules.md <../rules.html>`__; the ids of "
         "`docs/contract.md#actions <../contract.html#actions>`__ and "
-        "`docs/training/README.md <../training/README.html>`__."
+        "`docs/training/results.md <../training/results.html>`__."
     )
     assert lines[1] == "not a page: docs/nothing.md, nor mydocs/rules.md"
 
