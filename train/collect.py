@@ -9,7 +9,8 @@ rollouts (the balance after the action that ends the deal, minus the balance bef
 times ``reward_scale``. Before the network exists (iteration 0) the learner's seats are played by
 the ``first`` baseline. With ``epsilon`` > 0 each learner decision is, with that chance, a legal action
 drawn uniformly instead of the network's (epsilon-greedy exploration, from a stream of its own).
-Deterministic for a seed.
+Each recorded decision also keeps where the cards hidden from its seat are (:mod:`newmarket_env.train.hidden`,
+read from the privileged state): the target of a training-time head, never an input. Deterministic for a seed.
 """
 
 from __future__ import annotations
@@ -27,8 +28,12 @@ from newmarket_env.execution.seeds import derive_seed
 from newmarket_env.game.actions import NUM_ACTIONS
 from newmarket_env.game.rules import Rules
 from newmarket_env.observation._encode import encode_game  # the compiled encoder fills our arrays
+from newmarket_env.observation._state import encode_state_game
 from newmarket_env.observation.encode import static_part
 from newmarket_env.observation.layout import FLAT_SIZE
+from newmarket_env.observation.state import state_static_part
+from newmarket_env.observation.state_layout import STATE_SIZE
+from newmarket_env.train.hidden import hidden_owners
 
 _GAME_TAG, _SEATS_TAG, _POLICY_TAG, _EXPLORE_TAG = 1, 2, 3, 4
 
@@ -41,12 +46,14 @@ def seatable_baselines() -> list[str]:
 @dataclass
 class States:
     """Recorded learner decisions: flat observations, legal masks, reward-scaled chips to the end of the deal,
-    and the action taken."""
+    the action taken, and the owners of the cards hidden from the deciding seat (``(K, 52)`` int8, training
+    targets only)."""
 
     obs: np.ndarray
     masks: np.ndarray
     returns: np.ndarray
     actions: np.ndarray
+    owners: np.ndarray
 
 
 class _Table:
@@ -57,7 +64,8 @@ class _Table:
         self.seats = seats  # None: the learner; else a baseline name
         self.policies = policies  # baseline name -> its CompiledPolicy for this table
         self.deal = self.game.deal_index
-        self.pending: list[tuple[int, int, np.ndarray, np.ndarray, int]] = []  # (seat, balance, obs, mask, action)
+        # (seat, balance, obs, mask, action, owners of the hidden cards)
+        self.pending: list[tuple[int, int, np.ndarray, np.ndarray, int, np.ndarray]] = []
 
 
 def collect_states(
@@ -74,6 +82,8 @@ def collect_states(
 ) -> States:
     """Play until ``count`` learner decisions are recorded (those of sessions still running are dropped)."""
     static = static_part(rules)
+    state_static = state_static_part(rules)
+    state = np.empty(STATE_SIZE, dtype=np.float32)
     rng = np.random.default_rng(derive_seed(seed, _SEATS_TAG))
     explore = np.random.default_rng(derive_seed(seed, _EXPLORE_TAG))
     sessions = 0
@@ -101,6 +111,7 @@ def collect_states(
     mask_out: list[np.ndarray] = []
     ret_out: list[float] = []
     act_out: list[int] = []
+    owner_out: list[np.ndarray] = []
     while len(ret_out) < count:
         views = []  # (table, seat, obs, mask) of every table's decision this round
         for table in running:
@@ -130,15 +141,18 @@ def collect_states(
                 chosen[k] = int(code_policy.act(obs, mask.astype(np.int8)))
             game = table.game
             if name is None and mask.sum() > 1:
-                table.pending.append((seat, game.balances[seat], obs, mask, chosen[k]))
+                encode_state_game(game, seat, state, state_static)
+                owners = hidden_owners(state[None])[0]
+                table.pending.append((seat, game.balances[seat], obs, mask, chosen[k], owners))
             game.apply(chosen[k])
             if game.over or game.deal_index != table.deal:
                 balances = game.balances
-                for s, before, o, m, a in table.pending:
+                for s, before, o, m, a, w in table.pending:
                     obs_out.append(o)
                     mask_out.append(m)
                     ret_out.append((balances[s] - before) * reward_scale)
                     act_out.append(a)
+                    owner_out.append(w)
                 table.pending = []
                 table.deal = game.deal_index
         running = [t if not t.game.over else new_table() for t in running]
@@ -147,6 +161,7 @@ def collect_states(
         np.stack(mask_out[:count]),
         np.asarray(ret_out[:count], dtype=np.float32),
         np.asarray(act_out[:count], dtype=np.int64),
+        np.stack(owner_out[:count]),
     )
 
 

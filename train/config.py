@@ -280,8 +280,15 @@ class TrainConfig:
 def comparable(before: Mapping[str, Any], after: Mapping[str, Any]) -> dict[str, Any]:
     """A run's ``config.yaml`` (``before``) as :meth:`TrainConfig.to_dict` writes it now (``after``): ``method``
     filled in (older PPO runs wrote none) and the sections ``after`` does not hold left out (older runs wrote
-    pretrain and ppo for every method), so ``--resume`` compares like with like."""
-    return {"method": "ppo", **{key: value for key, value in before.items() if key in after}}
+    pretrain and ppo for every method), so ``--resume`` compares like with like. A section of the method that
+    ``before`` lacks (added to the method after the run began) counts as written at its defaults."""
+    method = get_method(str(after.get("method", "ppo")))
+    added = {
+        key: dataclasses.asdict(cls())
+        for key, cls in method.sections.items()
+        if key in after and key not in before and after[key] == dataclasses.asdict(cls())
+    }
+    return {"method": "ppo", **added, **{key: value for key, value in before.items() if key in after}}
 
 
 def _allowed(meta: Mapping[str, Any]) -> str:

@@ -13,11 +13,15 @@ import numpy as np
 from newmarket_env.agents.saved import FORMAT, FORMAT_VERSION, SavedAgent, save_policy
 from newmarket_env.agents.sb3_rules import write_rules_record
 from newmarket_env.game.rules import Rules
+from newmarket_env.observation.layout import FLAT_SIZE
+from newmarket_env.observation.state_layout import STATE_SIZE
 
 
 def policy_layers(model: Any) -> list[tuple[np.ndarray, np.ndarray]]:
     """The actor's linear layers, input to logits: the policy MLP then the action head (on a
-    :class:`~newmarket_env.train.features.PlanesExtractor`, the whole actor as one ReLU MLP)."""
+    :class:`~newmarket_env.train.features.PlanesExtractor`, the whole actor as one ReLU MLP); a first layer
+    that also reads the privileged state (oracle guiding, train/ppo/privileged.py) keeps only the observation's
+    columns."""
     import torch  # optional: needs torch (train extra)
 
     from newmarket_env.train.features import PlanesExtractor, actor_layers  # optional: needs SB3 (train extra)
@@ -27,7 +31,27 @@ def policy_layers(model: Any) -> list[tuple[np.ndarray, np.ndarray]]:
         return actor_layers(policy)
     linears = [m for m in policy.mlp_extractor.policy_net if isinstance(m, torch.nn.Linear)]
     linears.append(policy.action_net)
-    return [(m.weight.detach().cpu().numpy().copy(), m.bias.detach().cpu().numpy().copy()) for m in linears]
+    layers = [(m.weight.detach().cpu().numpy().copy(), m.bias.detach().cpu().numpy().copy()) for m in linears]
+    return observation_only(layers)
+
+
+def observation_only(layers: list[tuple[np.ndarray, np.ndarray]]) -> list[tuple[np.ndarray, np.ndarray]]:
+    """``layers`` with the first layer cut to the observation's columns: a saved agent reads the observation
+    only. A first layer that reads the observation followed by the privileged state loses the state's
+    columns (after oracle guiding's fade their weight in the policy is 0); any other width is refused.
+
+    >>> w = np.ones((2, FLAT_SIZE + STATE_SIZE)); observation_only([(w, np.zeros(2))])[0][0].shape == (2, FLAT_SIZE)
+    True
+    """
+    (weight, bias), rest = layers[0], layers[1:]
+    if weight.shape[1] == FLAT_SIZE:
+        return layers
+    if weight.shape[1] != FLAT_SIZE + STATE_SIZE:
+        raise ValueError(
+            f"the policy's first layer reads {weight.shape[1]} inputs; allowed: the observation's {FLAT_SIZE}, "
+            f"or those and the privileged state's {STATE_SIZE}"
+        )
+    return [(np.ascontiguousarray(weight[:, :FLAT_SIZE]), bias), *rest]
 
 
 def model_activation(model: Any) -> str:

@@ -382,6 +382,7 @@ def test_describe_lists_the_dmc_keys_with_their_ranges(capsys):
         "epochs",
         "batch_size",
         "learning_rate",
+        "aux_weight",
         "net_arch",
         "activation",
         "actors",

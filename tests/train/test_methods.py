@@ -28,7 +28,14 @@ BUILT_IN = ["ppo", "expert_iteration", "dmc", "rllib_ppo"]
 def test_the_built_in_methods_are_available_each_with_its_own_sections():
     assert methods.available_methods() == BUILT_IN
     owners = methods.section_owners()
-    assert owners == {"pretrain": "ppo", "ppo": "ppo", "expert": "expert_iteration", "dmc": "dmc", "rllib": "rllib_ppo"}
+    assert owners == {
+        "pretrain": "ppo",
+        "ppo": "ppo",
+        "privileged": "ppo",
+        "expert": "expert_iteration",
+        "dmc": "dmc",
+        "rllib": "rllib_ppo",
+    }
     for name in BUILT_IN:
         method = methods.get_method(name)
         assert isinstance(method, methods.Method) and method.name == name

@@ -30,6 +30,7 @@ from newmarket_env.engine.choice import table_batch
 from newmarket_env.execution.seeds import derive_seed
 from newmarket_env.game.rules import Rules
 from newmarket_env.train.dmc.fit import q_network
+from newmarket_env.train.hidden import hidden_owners
 
 BATCH_TAG, SEATS_TAG, EXPLORE_TAG = 1, 2, 4
 LEARNER = -1  # seat_policies code: the caller (the Q network) decides
@@ -38,12 +39,14 @@ LEARNER = -1  # seat_policies code: the caller (the Q network) decides
 @dataclass
 class States:
     """Recorded learner decisions: flat observations, legal masks, reward-scaled chips to the end of the deal,
-    and the action taken."""
+    the action taken, and (when asked) the owners of the cards hidden from the deciding seat (``(K, 52)`` int8,
+    :mod:`newmarket_env.train.hidden`: a training target, never an input)."""
 
     obs: np.ndarray
     masks: np.ndarray
     returns: np.ndarray
     actions: np.ndarray
+    owners: np.ndarray | None = None
 
 
 class _Records:
@@ -54,10 +57,13 @@ class _Records:
         self.waiting = np.zeros(tables, dtype=np.int64)  # decisions of each table's current deal
         self.resolved = 0
         self.chunks: list[tuple[np.ndarray, ...]] = []  # (obs, masks, actions, tables, seats, before, serial)
+        self.owners: list[np.ndarray] = []  # each chunk's owners of the hidden cards, when kept
         self.ends: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []  # (tables, serial, balances)
 
-    def add(self, obs, masks, actions, tables, seats, before) -> None:
+    def add(self, obs, masks, actions, tables, seats, before, owners=None) -> None:
         self.chunks.append((obs, masks, actions, tables, seats, before, self.serial[tables]))
+        if owners is not None:
+            self.owners.append(owners)
         np.add.at(self.waiting, tables, 1)
 
     def deals_ended(self, tables: np.ndarray, balances: np.ndarray) -> None:
@@ -76,7 +82,8 @@ class _Records:
         row = ended[tables * width + serial]
         keep = np.flatnonzero(row >= 0)[:count]
         returns = (end_balances[row[keep], seats[keep]] - before[keep]) * reward_scale
-        return States(obs[keep], masks[keep], returns.astype(np.float32), actions[keep])
+        owners = np.concatenate(self.owners)[keep] if self.owners else None
+        return States(obs[keep], masks[keep], returns.astype(np.float32), actions[keep], owners)
 
 
 class Actor:
@@ -95,6 +102,7 @@ class Actor:
         activation: str,
         network_input: str,
         threads: int | None = None,
+        with_owners: bool = False,
     ) -> None:
         self.batch = table_batch(rules, tables, seed=0, threads=threads)
         self.batch.auto_restart = False  # a finished table draws its next session's seats before it starts
@@ -103,6 +111,7 @@ class Actor:
         self.codes = np.array([POLICY_CODES[name] for name in baselines], dtype=np.int8)
         self.baseline_fraction = baseline_fraction if len(self.codes) else 0.0
         self.reward_scale = reward_scale
+        self.with_owners = with_owners  # also record where the hidden cards are (dmc.aux_weight > 0)
         self.net = q_network(net_arch, activation, network_input)
         self.net.requires_grad_(False)
 
@@ -148,6 +157,7 @@ class Actor:
             records.add(
                 batch.observations[chosen], masks[chosen], actions[chosen], chosen, seats,
                 batch.balances[chosen, seats],
+                hidden_owners(batch.states(tables=chosen)) if self.with_owners else None,
             )  # fmt: skip
             batch.step(actions)
             ended = np.flatnonzero(batch.deal_ended)

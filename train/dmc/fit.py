@@ -1,7 +1,9 @@
 """The Q network (an MLP from the flat observation to 79 action values) and its Monte-Carlo regression.
 
 The loss is the mean squared error between Q(s, a) at the action taken and the return that followed
-it; the other 78 outputs get no gradient from that decision. Deterministic for a seed: the minibatch
+it; the other 78 outputs get no gradient from that decision. With an owners head (``dmc.aux_weight``),
+``aux_weight`` times its cross-entropy against where the hidden cards were is added: the head reads the Q
+network's last hidden layer and is not part of the saved network. Deterministic for a seed: the minibatch
 order comes from a numpy generator of that seed and torch's generator is seeded too.
 """
 
@@ -14,6 +16,7 @@ import torch
 
 from newmarket_env.game.actions import NUM_ACTIONS
 from newmarket_env.observation.layout import FLAT_SIZE
+from newmarket_env.train.expert.network import hidden_and_heads, owners_loss
 from newmarket_env.train.networks import mlp
 
 
@@ -49,25 +52,40 @@ def fit_q(
     batch_size: int,
     seed: int,
     device: str = "cpu",
+    owners: np.ndarray | None = None,
+    owners_head: torch.nn.Module | None = None,
+    aux_weight: float = 0.0,
 ) -> float:
-    """Train in place (the data moved to ``device``, the network's); return the last epoch's mean minibatch loss."""
+    """Train in place (the data moved to ``device``, the network's); return the last epoch's mean minibatch Q
+    loss (the auxiliary loss not counted)."""
     torch.manual_seed(seed)
     rng = np.random.default_rng(seed)
+    with_owners = aux_weight > 0 and owners_head is not None
+    if with_owners and owners is None:
+        raise ValueError("dmc.aux_weight > 0 needs the decisions' owners of the hidden cards")
     data = [
         torch.as_tensor(obs, device=device),
         torch.as_tensor(actions, dtype=torch.int64, device=device),
         torch.as_tensor(returns, dtype=torch.float32, device=device),
     ]
+    if with_owners:
+        data.append(torch.as_tensor(owners, device=device))
     losses: list[float] = []
     for _ in range(epochs):
         losses = []
         order = rng.permutation(len(returns))
         for start in range(0, len(order), batch_size):
             idx = torch.as_tensor(order[start : start + batch_size], device=device)
-            o, a, r = (d[idx] for d in data)
-            loss = torch.nn.functional.mse_loss(taken_values(net, o, a), r)
+            o, a, r = (d[idx] for d in data[:3])
+            if with_owners:
+                assert owners_head is not None
+                q, owner_logits = hidden_and_heads(net, owners_head, o)  # type: ignore[arg-type]
+                loss = torch.nn.functional.mse_loss(q.gather(1, a[:, None]).squeeze(1), r)
+                total = loss + aux_weight * owners_loss(owner_logits, data[3][idx])
+            else:
+                loss = total = torch.nn.functional.mse_loss(taken_values(net, o, a), r)
             optimizer.zero_grad()
-            loss.backward()
+            total.backward()
             optimizer.step()
             losses.append(loss.item())
     return float(np.mean(losses))

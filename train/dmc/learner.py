@@ -17,6 +17,7 @@ whichever backend.
 from __future__ import annotations
 
 import time
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -28,8 +29,9 @@ from newmarket_env.train.config import TrainConfig
 from newmarket_env.train.dmc.actors import actor_pool, numpy_weights
 from newmarket_env.train.dmc.fit import fit_q, q_loss, q_network
 from newmarket_env.train.dmc.samples import ARRAYS, read_samples, samples_path, write_samples
+from newmarket_env.train.expert.network import owners_head_of
 from newmarket_env.train.methods import RunContext
-from newmarket_env.train.torch_state import TorchLearner
+from newmarket_env.train.torch_state import TorchLearner, load_state, save_state
 
 _INIT_TAG, _FIT_TAG = 21, 24  # (22 is the actors' COLLECT_TAG, train/dmc/actors.py)
 
@@ -43,7 +45,10 @@ class DMCLearner(TorchLearner):
         self.activation = dmc.activation
         torch.manual_seed(derive_seed(config.run.seed, _INIT_TAG))
         self.net = q_network(dmc.net_arch, dmc.activation, config.network.input).to(self.device)
-        self.optimizer = torch.optim.Adam(self.net.parameters(), lr=dmc.learning_rate)
+        # the auxiliary head (dmc.aux_weight): trained with the network, checkpointed beside it, never exported
+        self.owners_head = owners_head_of(dmc.net_arch[-1]).to(self.device) if dmc.aux_weight > 0 else None
+        heads = [] if self.owners_head is None else list(self.owners_head.parameters())
+        self.optimizer = torch.optim.Adam([*self.net.parameters(), *heads], lr=dmc.learning_rate)
         self.actors: Any = None  # made when an iteration first plays (a curve's point only reads a checkpoint)
         self.began = time.time()
 
@@ -59,6 +64,8 @@ class DMCLearner(TorchLearner):
             self.actors = actor_pool(self.config, self.context.rules)
         played = self.actors.collect(numpy_weights(self.net), iteration)
         samples = {"obs": played.obs, "masks": played.masks, "actions": played.actions, "returns": played.returns}
+        if played.owners is not None:  # where the hidden cards were: the auxiliary head's target, never an input
+            samples["owners"] = played.owners
         write_samples(path, samples, run_id)
         return samples, time.time() - began
 
@@ -74,7 +81,13 @@ class DMCLearner(TorchLearner):
                     f"(dmc.window = {dmc.window}); restore it or start a new run"
                 )
             window.append(read)
-        return {key: np.concatenate([w[key] for w in window]) for key in ARRAYS}
+        keys = (*ARRAYS, "owners") if dmc.aux_weight > 0 else ARRAYS
+        if any(key not in w for w in window for key in keys):
+            raise RuntimeError(
+                "dmc.aux_weight > 0 needs where the hidden cards were, and a sample file of the window does not hold "
+                "it (written before they were kept); start a new run"
+            )
+        return {key: np.concatenate([w[key] for w in window]) for key in keys}
 
     def iterate(self) -> dict[str, Any]:
         dmc, seed = self.config.dmc, self.config.run.seed
@@ -94,6 +107,9 @@ class DMCLearner(TorchLearner):
             dmc.batch_size,
             derive_seed(seed, _FIT_TAG, iteration),
             self.device,
+            owners=data.get("owners"),
+            owners_head=self.owners_head,
+            aux_weight=dmc.aux_weight,
         )
         self.steps += dmc.states
         row = {
@@ -112,6 +128,22 @@ class DMCLearner(TorchLearner):
             f"Q loss before fit {before:.4f} after {loss:.4f} (collect {collect_s:.0f} s)"
         )
         return row
+
+    def save(self, path: Path) -> None:
+        if self.owners_head is None:
+            super().save(path)
+            return
+        # the head beside the network, so a resumed run goes on with it (final.npz is the Q network alone)
+        state = {"net": self.net.state_dict(), "owners": self.owners_head.state_dict()}
+        save_state(path, {**state, "optimizer": self.optimizer.state_dict(), "steps": self.steps})
+
+    def resume(self, checkpoint: Path, steps: int) -> None:
+        super().resume(checkpoint, steps)
+        if self.owners_head is not None:
+            state = load_state(checkpoint, self.device)
+            if "owners" not in state:
+                raise ValueError(f"{checkpoint.name} holds no owners head, and dmc.aux_weight > 0 trains one")
+            self.owners_head.load_state_dict(state["owners"])
 
     def on_checkpoint(self) -> None:
         """Remove the sample files no resume from this checkpoint reads (it starts at the next iteration)."""

@@ -39,6 +39,14 @@ class DMCSection:
     epochs: int = spec(1, "passes over the window per iteration", int, low=1, high=1000)
     batch_size: int = spec(256, "minibatch size", int, low=1, high=1_000_000)
     learning_rate: float = spec(1e-3, "Adam step size", float, low=1e-8, high=1.0)
+    aux_weight: float = spec(
+        0.0,
+        "weight of an auxiliary loss: a head on the Q network's last hidden layer predicts where the cards hidden "
+        "from the deciding seat are (from the privileged state; training only, the head is not saved); 0 = none",
+        float,
+        low=0.0,
+        high=100.0,
+    )
     net_arch: list = spec(
         [256, 256], "hidden layer sizes of the Q network", list, items=int, item_range=(1, 4096), max_items=16
     )

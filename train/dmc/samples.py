@@ -2,10 +2,11 @@
 
 Each holds the iteration's observations as their nonzero entries (``obs_columns``, ``obs_values``,
 ``obs_offsets``: about 62 of 936 a row, a file a sixth the size, written without compression, which cost
-more than the iteration's play), legal masks, actions and returns, and the run id. The learner writes
-them and fits on a window of them; a resumed run reads back the window's earlier ones, so ``--resume``
-takes only a checkpoint whose window is on disk (:func:`window_problem`). Older runs' files, which hold
-``obs`` whole, read as they are. numpy only.
+more than the iteration's play), legal masks, actions and returns, where the cards hidden from each
+deciding seat were (``owners``, :mod:`newmarket_env.train.hidden`: the auxiliary head's target, never an
+input), and the run id. The learner writes them and fits on a window of them; a resumed run reads back
+the window's earlier ones, so ``--resume`` takes only a checkpoint whose window is on disk
+(:func:`window_problem`). Older runs' files, which hold ``obs`` whole, read as they are. numpy only.
 """
 
 from __future__ import annotations
@@ -26,18 +27,20 @@ def samples_path(out_dir: Path, iteration: int) -> Path:
 
 
 def write_samples(path: Path, samples: dict[str, np.ndarray], run_id: str) -> None:
-    """An iteration's decisions (``ARRAYS``) at ``path``, atomically, the observations as their nonzero entries."""
+    """An iteration's decisions (``ARRAYS``, and ``owners`` when given) at ``path``, atomically, the observations
+    as their nonzero entries."""
     columns, values, offsets = nonzero_entries(samples["obs"])
-    rest = {key: samples[key] for key in ARRAYS if key != "obs"}
+    rest = {key: samples[key] for key in (*ARRAYS, "owners") if key != "obs" and key in samples}
     obs = {"obs_columns": columns.astype(np.uint16), "obs_values": values, "obs_offsets": offsets}
     write_arrays_uncompressed_atomic(path, **obs, **rest, run_id=np.array(run_id))
 
 
 def load_samples(path: Path) -> tuple[dict[str, np.ndarray], str]:
-    """An iteration's decisions (``obs``, ``masks``, ``actions``, ``returns``) and the run they belong to, as
+    """An iteration's decisions (``obs``, ``masks``, ``actions``, ``returns``, and ``owners`` where kept) and the run
+    they belong to, as
     :func:`write_samples` wrote them (or whole, as older runs did)."""
     with np.load(path, allow_pickle=False) as data:
-        samples = {key: data[key] for key in ARRAYS if key != "obs"}
+        samples = {key: data[key] for key in (*ARRAYS, "owners") if key != "obs" and key in data.files}
         if "obs" in data:
             samples["obs"] = data["obs"]
         else:

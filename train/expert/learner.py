@@ -101,7 +101,7 @@ class ExpertLearner(TorchLearner):
         exp = config.expert
         self.activation = exp.activation
         torch.manual_seed(derive_seed(config.run.seed, _INIT_TAG))
-        self.net = PolicyValueNet(exp.net_arch, exp.activation, config.network.input)
+        self.net = PolicyValueNet(exp.net_arch, exp.activation, config.network.input, owners_head=exp.aux_weight > 0)
         if exp.init:  # the starting network (a resumed run's checkpoint replaces it)
             load_layers(self.net.policy, read_saved(exp.init)[1])
         self.net.to(self.device)
@@ -159,6 +159,7 @@ class ExpertLearner(TorchLearner):
             "returns": states.returns,
             "actions": actions,
             "means": means,
+            "owners": states.owners,  # where the hidden cards were: a training-time target, never an input
             "run_id": np.array(run_id),
         }
         write_arrays_atomic(path, **labels)
@@ -187,9 +188,14 @@ class ExpertLearner(TorchLearner):
                     f"(expert.window = {exp.window}); restore it or start a new run"
                 )
             window.append(read)
-        data = {
-            key: np.concatenate([w[key] for w in window]) for key in ("obs", "masks", "returns", "actions", "means")
-        }
+        keys = ("obs", "masks", "returns", "actions", "means") + (("owners",) if exp.aux_weight > 0 else ())
+        missing = [i for i, w in enumerate(window) if any(key not in w for key in keys)]
+        if missing:
+            raise RuntimeError(
+                f"expert.aux_weight > 0 needs where the hidden cards were, and the labels of {len(missing)} "
+                "iteration(s) of the window do not hold it (written before they were kept); start a new run"
+            )
+        data = {key: np.concatenate([w[key] for w in window]) for key in keys}
         targets = policy_targets(data["actions"], data["means"], exp.target, exp.temperature)
         losses = fit(
             self.net,
@@ -203,6 +209,8 @@ class ExpertLearner(TorchLearner):
             exp.value_weight,
             derive_seed(config.run.seed, _FIT_TAG, iteration),
             self.device,
+            owners=data.get("owners"),
+            aux_weight=exp.aux_weight,
         )
         self.steps += exp.states
         self.context.say(
@@ -216,6 +224,7 @@ class ExpertLearner(TorchLearner):
             "labels": len(data["actions"]),
             "mean_return": float(labels["returns"].mean()),
             "prior_agreement": prior,
+            "aux_loss": float("nan"),  # without an owners head (expert.aux_weight = 0)
             **losses,
             "collect_s": round(collect_s, 1),
             "label_s": round(label_s, 1),

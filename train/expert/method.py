@@ -83,6 +83,14 @@ class ExpertSection:
     value_weight: float = spec(
         0.5, "weight of the value regression next to the policy loss", float, low=0.0, high=100.0
     )
+    aux_weight: float = spec(
+        0.0,
+        "weight of an auxiliary loss: a head on the policy's last hidden layer predicts where the cards hidden "
+        "from the deciding seat are (from the privileged state; training only, the head is not saved); 0 = none",
+        float,
+        low=0.0,
+        high=100.0,
+    )
     net_arch: list = spec(
         [128, 128],
         "hidden layer sizes (policy and value nets alike)",
@@ -120,6 +128,7 @@ class ExpertIteration(Method):
         "prior_agreement",
         "policy_loss",
         "value_loss",
+        "aux_loss",
         "agreement",
         "collect_s",
         "label_s",

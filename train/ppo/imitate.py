@@ -22,7 +22,8 @@ from newmarket_env.envs.learner_options import LearnerSeat
 
 @dataclass
 class Demonstrations:
-    """Teacher decisions: observations, masks, actions and chips-to-go (reward-scaled)."""
+    """Teacher decisions: observations, masks, actions and chips-to-go (reward-scaled); ``obs`` is each
+    observation followed by the privileged state of the teacher's seat when collected ``with_states``."""
 
     obs: np.ndarray
     masks: np.ndarray
@@ -45,6 +46,7 @@ def collect(
     variant: str = "newmarket",
     num_players: int | None = None,
     seed: int = 0,
+    with_states: bool = False,
     **rules: Any,
 ) -> Demonstrations:
     """Play sessions until ``samples`` teacher decisions are recorded, at tables of the game a training
@@ -52,7 +54,8 @@ def collect(
 
     From ``learner_seat`` (the training tables' spec): the pool that fills the seats the teacher does
     not (``opponents``), the scale of the chips-to-go (``reward_scale``) and the factory that builds
-    every agent, the teacher's too.
+    every agent, the teacher's too. ``with_states``: each observation is followed by the privileged state
+    counted from the teacher's seat (the inputs of a PPO model that trains with it, train/ppo/privileged.py).
     """
     aec = raw_env(variant=variant, num_players=num_players, **rules)
     rng = np.random.default_rng(seed)
@@ -78,7 +81,8 @@ def collect(
             view = aec.observe(f"player_{seat}")
             action = int(agents[(table[seat], seat)].act(view))
             if table[seat] == teacher:
-                obs.append(view["observation"].copy())
+                seen = view["observation"]
+                obs.append(np.concatenate([seen, aec.state_for(f"player_{seat}")]) if with_states else seen.copy())
                 masks.append(view["action_mask"].astype(bool))
                 actions.append(action)
                 taken.append((seat, game.balances[seat]))

@@ -26,6 +26,7 @@ import gymnasium as gym
 import numpy as np
 import sb3_contrib
 import torch
+from stable_baselines3.common.callbacks import CallbackList
 from stable_baselines3.common.utils import set_random_seed
 from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecMonitor
 
@@ -43,6 +44,7 @@ from newmarket_env.train.ppo.callbacks import EpisodeChips
 from newmarket_env.train.ppo.checkpoints import PREFIX, SUFFIX, load_weights
 from newmarket_env.train.ppo.imitate import collect, pretrain, teacher_agreement
 from newmarket_env.train.ppo.logs import configure_logger
+from newmarket_env.train.ppo.privileged import OracleFade, PrivilegedPolicy, PrivilegedVecEnv
 from newmarket_env.train.ppo.sparse_policy import SparseInputPolicy
 from newmarket_env.train.stamped import stamped_path
 from newmarket_env.train.vec import SB3VecEnv
@@ -67,6 +69,8 @@ def build_vec_env(config: TrainConfig):
         vec = _batch_vec_env(config)
         if vec is not None:
             return VecMonitor(vec)
+        if config.privileged.used:
+            raise RuntimeError("privileged.critic and privileged.oracle need the compiled tables, which are not built")
     makers: list[Callable[[], gym.Env]] = [
         functools.partial(make_env, config, rank) for rank in range(config.run.n_envs)
     ]
@@ -86,6 +90,8 @@ def _batch_vec_env(config: TrainConfig):
     )
     vec = SB3VecEnv(vector)
     vec.seed(config.run.seed)
+    if config.privileged.used:  # each observation followed by its table's privileged state
+        return PrivilegedVecEnv(vec)
     return vec
 
 
@@ -95,10 +101,16 @@ def build_model(config: TrainConfig, vec_env: Any, device: str = "cpu"):
     ``"MlpPolicy"``, the same weights and outputs). The planes' convolution reads them densely."""
     ppo = config.ppo
     activation = {"tanh": torch.nn.Tanh, "relu": torch.nn.ReLU}[ppo.activation]
-    policy_kwargs = {"net_arch": {"pi": list(ppo.net_arch), "vf": list(ppo.net_arch)}, "activation_fn": activation}
+    policy_kwargs: dict[str, Any] = {
+        "net_arch": {"pi": list(ppo.net_arch), "vf": list(ppo.net_arch)},
+        "activation_fn": activation,
+    }
     policy: Any = SparseInputPolicy if config.network.input == "sparse" else "MlpPolicy"
     if ppo.features == "planes":
         policy, policy_kwargs = "MlpPolicy", planes_policy_kwargs(list(ppo.net_arch))
+    if config.privileged.used:  # a critic or a policy that also reads the privileged state (its layers dense)
+        policy = PrivilegedPolicy
+        policy_kwargs.update(critic_state=config.privileged.critic, oracle=config.privileged.oracle)
     return sb3_contrib.MaskablePPO(
         policy,
         vec_env,
@@ -123,7 +135,13 @@ def warm_start(config: TrainConfig, model: Any, out_dir: Path) -> None:
     """Imitate ``pretrain.teacher`` before PPO; the figures go to pretrain.json."""
     pre = config.pretrain
     began = time.time()
-    demos = collect(pre.teacher, pre.samples, seed=config.run.seed, **config.table_keywords())
+    demos = collect(
+        pre.teacher,
+        pre.samples,
+        seed=config.run.seed,
+        with_states=config.privileged.used,  # the privileged model's inputs are [observation, state]
+        **config.table_keywords(),
+    )
     losses = pretrain(model, demos, pre.epochs, pre.learning_rate, pre.value_weight, seed=config.run.seed)
     report = {
         "teacher": pre.teacher,
@@ -176,6 +194,15 @@ class SelfPlaySnapshots:
             self.learner.model.logger.record("selfplay/snapshots", len(self.files()[-self.max :]))
 
 
+def oracle_fade(config: TrainConfig) -> list[Any]:
+    """The callback that fades the oracle inputs (privileged.oracle), first in the list: the weight of a
+    rollout is set before it is collected, from the steps done."""
+    section = config.privileged
+    if not section.oracle:
+        return []
+    return [OracleFade(config.run.total_steps, section.oracle_fade_start, section.oracle_fade_end)]
+
+
 class PPOLearner(Learner):
     """MaskablePPO's loop body (see the module's text)."""
 
@@ -185,6 +212,7 @@ class PPOLearner(Learner):
         self.vec_env = build_vec_env(config)
         self.model = build_model(config, self.vec_env, context.device)
         self.chips = EpisodeChips()
+        self.callbacks = CallbackList([*oracle_fade(config), self.chips])
         self.snapshots = SelfPlaySnapshots(self)
 
     def begin(self) -> None:
@@ -215,7 +243,7 @@ class PPOLearner(Learner):
     def iterate(self) -> dict[str, Any]:
         model = self.model
         rollout = model.n_steps * self.vec_env.num_envs
-        model.learn(total_timesteps=rollout, callback=self.chips, reset_num_timesteps=False, progress_bar=False)
+        model.learn(total_timesteps=rollout, callback=self.callbacks, reset_num_timesteps=False, progress_bar=False)
         self.steps = int(model.num_timesteps)
         self.snapshots.after(self.steps)
         return {"steps": self.steps, "chips_per_deal": self.chips.latest}

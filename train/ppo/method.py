@@ -63,10 +63,39 @@ class PPOSection:
     )
 
 
+@dataclass
+class PrivilegedSection:
+    """Training with the privileged state, playing without it (``newmarket_env.train.ppo.privileged``): a critic
+    that reads it (PerfectDou), oracle guiding (Suphx: the policy reads it, its weight faded to 0)."""
+
+    critic: bool = spec(False, "the value network also reads the privileged state (every hand, the dead hand)", bool)
+    oracle: bool = spec(
+        False,
+        "the policy also reads the privileged state, its weight 1 until oracle_fade_start and 0 from "
+        "oracle_fade_end (the saved policy never reads it)",
+        bool,
+    )
+    oracle_fade_start: float = spec(
+        0.2, "fraction of run.total_steps where the oracle inputs' weight starts to fall", float, low=0.0, high=1.0
+    )
+    oracle_fade_end: float = spec(
+        0.6, "fraction of run.total_steps from which the oracle inputs' weight is 0", float, low=0.0, high=1.0
+    )
+
+    @property
+    def used(self) -> bool:
+        """The critic or the policy reads the privileged state."""
+        return self.critic or self.oracle
+
+
 class PPO(Method):
     name = "ppo"
     summary = "MaskablePPO (sb3-contrib) against baselines and snapshots of itself, after an optional warm start"
-    sections: ClassVar[dict[str, type]] = {"pretrain": PretrainSection, "ppo": PPOSection}
+    sections: ClassVar[dict[str, type]] = {
+        "pretrain": PretrainSection,
+        "ppo": PPOSection,
+        "privileged": PrivilegedSection,
+    }
     checkpoint_prefix, checkpoint_suffix = PREFIX, SUFFIX
     steps_column = "time/total_timesteps"  # progress.csv is SB3's logger's
     shown = ("chips_per_deal",)
@@ -104,6 +133,8 @@ class PPO(Method):
                 "relu (the extractor's own activation: the trained network is then saved exactly as an agent file)"
             )
 
+        check_privileged(config)
+
     def learner(self, config: TrainConfig, context: RunContext) -> Learner:
         from newmarket_env.train.ppo.learner import PPOLearner  # optional: needs SB3 and torch (train extra)
 
@@ -132,6 +163,29 @@ class PPO(Method):
     def network_at(self, config: TrainConfig, run_dir: Path, steps: int) -> SavedAgent:
         rules = make_rules(config.env.variant, config.env.num_players, **config.env.rules)
         return load_saved_agent(self.curve_file(run_dir, steps), rules, 0, name=config.name)
+
+
+def check_privileged(config: TrainConfig) -> None:
+    """The privileged state reaches PPO through the compiled tables, on the flat features; the fade is two
+    fractions in order."""
+    section = config.privileged
+    if section.oracle_fade_end < section.oracle_fade_start:
+        raise ValueError(
+            f"privileged.oracle_fade_end = {section.oracle_fade_end} is not allowed; allowed: at least "
+            f"privileged.oracle_fade_start = {section.oracle_fade_start}"
+        )
+    if not section.used:
+        return
+    if config.run.vec_env != "batch":
+        raise ValueError(
+            f"privileged.critic or privileged.oracle with run.vec_env = {config.run.vec_env} is not allowed; "
+            "allowed: run.vec_env: batch (the compiled tables give the state)"
+        )
+    if config.ppo.features != "flat":
+        raise ValueError(
+            f"privileged.critic or privileged.oracle with ppo.features = {config.ppo.features!r} is not allowed; "
+            "allowed: ppo.features: flat"
+        )
 
 
 METHOD = PPO()
