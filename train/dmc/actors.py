@@ -48,10 +48,10 @@ def shares(count: int, actors: int) -> list[int]:
 def join(parts: list[States]) -> States:
     """The actors' decisions as one set, in actor order."""
     owners = np.concatenate([p.owners for p in parts]) if all(p.owners is not None for p in parts) else None
-    return States(
-        *(np.concatenate([getattr(p, name) for p in parts]) for name in ("obs", "masks", "returns", "actions")),
-        owners,
+    obs, masks, returns, actions = (
+        np.concatenate([getattr(p, name) for p in parts]) for name in ("obs", "masks", "returns", "actions")
     )
+    return States(obs, masks, returns, actions, owners)
 
 
 def actor_keywords(config: TrainConfig, rules: Rules) -> dict[str, Any]:
