@@ -71,12 +71,24 @@ def test_the_hidden_cards_owners_are_where_the_engine_holds_them(variant):
     assert checked > 200 and hidden_seen > 1000
 
 
-def test_collected_decisions_keep_their_owners_and_only_unseen_cards_are_targets():
-    from newmarket_env.observation.layout import offsets
-    from newmarket_env.train.collect import collect_states
-
+def _collected(by: str):
+    """120 michigan decisions with their owners, recorded by expert iteration's tables or DMC's actor."""
     rules = make_rules("michigan", 4)
-    got = collect_states(rules, None, "control", [], 0.0, tables=4, count=120, seed=5, reward_scale=0.1)
+    if by == "expert":
+        from newmarket_env.train.collect import collect_states
+
+        return collect_states(rules, None, "control", [], 0.0, tables=4, count=120, seed=5, reward_scale=0.1)
+    from newmarket_env.train.dmc.actor import Actor
+
+    actor = Actor(rules, 4, ["control"], 0.5, 0.1, [16], "relu", "dense", with_owners=True)
+    return actor.collect(120, seed=5, epsilon=0.5)
+
+
+@pytest.mark.parametrize("by", ["expert", "dmc"])
+def test_collected_decisions_keep_their_owners_and_only_unseen_cards_are_targets(by):
+    from newmarket_env.observation.layout import offsets
+
+    got = _collected(by)
     assert got.owners.shape == (120, 52) and got.owners.dtype == np.int8
     at = offsets()
     seen = got.obs[:, at["hand"]] + got.obs[:, at["played_by"]].reshape(-1, 8, 52).sum(axis=1)
