@@ -277,18 +277,36 @@ class TrainConfig:
         return data
 
 
+#: The sections every config has, by name (the method's own come from ``Method.sections``).
+_SHARED_SECTION_CLASSES: dict[str, type] = {
+    "env": EnvSection,
+    "opponents": OpponentSection,
+    "network": NetworkSection,
+    "run": RunSection,
+    "eval": EvalSection,
+}
+
+
 def comparable(before: Mapping[str, Any], after: Mapping[str, Any]) -> dict[str, Any]:
     """A run's ``config.yaml`` (``before``) as :meth:`TrainConfig.to_dict` writes it now (``after``): ``method``
     filled in (older PPO runs wrote none) and the sections ``after`` does not hold left out (older runs wrote
-    pretrain and ppo for every method), so ``--resume`` compares like with like. A section of the method that
-    ``before`` lacks (added to the method after the run began) counts as written at its defaults."""
+    pretrain and ppo for every method), so ``--resume`` compares like with like. A section, or a key of a
+    section, that ``before`` lacks (added after the run began, with a default that keeps the old behaviour)
+    counts as written at its default: the run resumes where the config keeps it there, and is refused, naming
+    the key, where the config sets it otherwise."""
     method = get_method(str(after.get("method", "ppo")))
-    added = {
-        key: dataclasses.asdict(cls())
-        for key, cls in method.sections.items()
-        if key in after and key not in before and after[key] == dataclasses.asdict(cls())
-    }
-    return {"method": "ppo", **added, **{key: value for key, value in before.items() if key in after}}
+    classes = {**_SHARED_SECTION_CLASSES, **method.sections}
+    filled: dict[str, Any] = {"method": "ppo"}
+    for key, now in after.items():
+        cls = classes.get(key)
+        if key not in before and cls is None:
+            continue
+        then = before.get(key, {} if cls is not None else None)
+        if cls is not None and isinstance(then, Mapping) and isinstance(now, Mapping):
+            defaults = dataclasses.asdict(cls())
+            then = {**{k: v for k, v in defaults.items() if k not in then and k in now}, **then}
+        filled[key] = then
+    return filled
 
 
 def _allowed(meta: Mapping[str, Any]) -> str:

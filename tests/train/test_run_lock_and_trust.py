@@ -183,3 +183,22 @@ def test_a_checkpoint_file_of_another_user_is_passed_over(run, capsys):
 def test_previous_outputs_include_a_killed_run_s_temporaries(tmp_path):
     (tmp_path / ".config.yaml.abc.tmp").write_text("half")
     assert rundir.previous_outputs(tmp_path) == [".config.yaml.abc.tmp"]
+
+
+def test_a_run_whose_config_lacks_keys_added_since_resumes_at_their_defaults_only(run, capsys):
+    """A run begun before a key existed (its config.yaml lacks ``ppo.features``, the ``network`` section and
+    PPO's ``privileged`` section) resumes while the config keeps them at their defaults, and is refused in one
+    line naming the key when the config sets one otherwise."""
+    import yaml
+
+    config_file = run / "config.yaml"
+    written = yaml.safe_load(config_file.read_text())
+    del written["ppo"]["features"], written["network"], written["privileged"]
+    config_file.write_text(yaml.safe_dump(written))
+    assert train_tiny(run, "--resume", "--total-steps", "384") == 0
+    capsys.readouterr()
+    config_file.write_text(yaml.safe_dump(written))
+    planes = ("--set", "ppo.features=planes", "--set", "ppo.activation=relu")
+    assert train_tiny(run, "--resume", "--total-steps", "512", *planes) == 2
+    err = capsys.readouterr().err
+    assert "ppo.features (run 'flat', now 'planes')" in err and len(err.strip().splitlines()) == 1
