@@ -97,7 +97,7 @@ def test_the_installed_method_is_available_and_its_section_is_validated(site):
     ]
     assert found["errors"] == [
         "reinforce.tables = 0 is not allowed; allowed: int in 1..4096",
-        "reinforce.steps is for method reinforce; method ppo reads its own sections (pretrain, ppo) "
+        "reinforce.steps is for method reinforce; method ppo reads its own sections (pretrain, ppo, privileged) "
         "besides env, opponents, network, run, eval",
     ]
     assert absent["errors"][0].startswith("method = 'reinforce' is not allowed; allowed: ppo, expert_iteration")
