@@ -31,6 +31,11 @@ WHO = (
     r"seating (?P<seating>\d+); its decision (?P<decision>\d+) of the session\)"
 )
 AFTER = 30  # decisions played properly first: a few sessions finish before the agent misbehaves
+# Three blocks (12 sessions): ``after`` counts a worker process's decisions, and with two workers the sessions
+# split between them as they finish; with 8 sessions (about 60 of the agent's decisions) a 4-4 split could
+# leave both under AFTER and the run would end without the agent misbehaving. With 12, one side has at least 6.
+BLOCKS = 3
+SESSIONS = 4 * BLOCKS
 
 
 def _config(answer: str, after: int = AFTER, **options) -> TournamentConfig:
@@ -112,7 +117,7 @@ def _assert_kept_the_sessions_before(stopped: TournamentStopped, found: re.Match
 
 
 def _tournament(tmp_path, answer: str, *options: str, after: int = AFTER):
-    command = [str(NEWMARKET), "tournament", "--agents", f"{HOSTILE},random,random,random", "--blocks", "2"]
+    command = [str(NEWMARKET), "tournament", "--agents", f"{HOSTILE},random,random,random", "--blocks", str(BLOCKS)]
     command += ["--agent-option", f"{HOSTILE}:answer={answer}", "--agent-option", f"{HOSTILE}:after={after}"]
     command += ["--resamples", "20", "--quiet", "--out", str(tmp_path / "out"), *options]
     return subprocess.run(command, capture_output=True, text=True, timeout=HANG_GUARD_S, cwd=REPOSITORY)
@@ -121,15 +126,15 @@ def _tournament(tmp_path, answer: str, *options: str, after: int = AFTER):
 def _kept(done, tmp_path, why: str) -> int:
     """The one error line is ``why``, then what was kept; games.csv holds exactly those sessions. Their number."""
     out = tmp_path / "out"
-    lines = [line for line in done.stderr.splitlines() if ": note: only 2 deal block(s)" not in line]
+    lines = [line for line in done.stderr.splitlines() if f": note: only {BLOCKS} deal block(s)" not in line]
     assert done.returncode == 1 and len(lines) == 1, done.stderr
-    kept_line = rf"; kept games\.csv with (?P<kept>\d+) of 8 sessions in {re.escape(str(out))}"
+    kept_line = rf"; kept games\.csv with (?P<kept>\d+) of {SESSIONS} sessions in {re.escape(str(out))}"
     found = re.fullmatch(rf"newmarket tournament: error: {why}{kept_line}", lines[0])
     assert found, lines[0]
     with open(out / "games.csv", newline="", encoding="utf-8") as handle:
         rows = list(csv.DictReader(handle))
     kept = int(found["kept"])
-    assert 1 <= kept < 8 and len(rows) == 4 * kept  # whole sessions: one row per seat
+    assert 1 <= kept < SESSIONS and len(rows) == 4 * kept  # whole sessions: one row per seat
     assert len({(r["block"], r["lineup"], r["seating"]) for r in rows}) == kept
     assert sorted(os.listdir(out)) == ["games.csv"] and not [p for p in tmp_path.iterdir() if p.name.startswith(".")]
     return kept
