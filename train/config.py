@@ -30,6 +30,8 @@ VEC_ENVS = ("batch", "dummy", "subproc")
 #: Most envs of the per-object kinds (dummy, subproc); batch tables are far cheaper.
 MAX_SINGLE_ENVS = 256
 ACTIVATIONS = ("tanh", "relu")
+#: The widest hidden layer and the most hidden layers a config may ask for.
+MAX_LAYER_WIDTH, MAX_LAYERS = 4096, 16
 #: What the PPO networks read (``ppo.features``): the flat vector, or the card planes (train/features.py).
 FEATURES = ("flat", "planes")
 #: Where torch methods compute: auto = CUDA when torch finds a device, else the CPU.
@@ -79,6 +81,12 @@ def spec(
     if isinstance(default, (list, dict)):
         return field(default_factory=default.copy, metadata=meta)  # each config gets its own list or dict
     return field(default=default, metadata=meta)
+
+
+def layer_sizes(default: list[int], doc: str) -> Any:
+    """A field of hidden layer sizes: ints in 1..MAX_LAYER_WIDTH, at most MAX_LAYERS of them (every method's
+    network takes the same bounds; what fits in memory is train/memory.py's check)."""
+    return spec(default, doc, list, items=int, item_range=(1, MAX_LAYER_WIDTH), max_items=MAX_LAYERS)
 
 
 @dataclass

@@ -10,7 +10,7 @@ from typing import ClassVar
 from newmarket_env.execution.backends import BACKENDS, check_backend
 from newmarket_env.game.actions import NUM_ACTIONS
 from newmarket_env.observation.layout import FLAT_SIZE
-from newmarket_env.train.config import ACTIVATIONS, TrainConfig, read_yaml, spec
+from newmarket_env.train.config import ACTIVATIONS, TrainConfig, layer_sizes, read_yaml, spec
 from newmarket_env.train.dmc.samples import window_problem
 from newmarket_env.train.memory import DECISION_BYTES, TRAINED_WEIGHT_BYTES, weights
 from newmarket_env.train.methods import Learner, Method, RunContext
@@ -47,9 +47,7 @@ class DMCSection:
         low=0.0,
         high=100.0,
     )
-    net_arch: list = spec(
-        [256, 256], "hidden layer sizes of the Q network", list, items=int, item_range=(1, 4096), max_items=16
-    )
+    net_arch: list = layer_sizes([256, 256], "hidden layer sizes of the Q network")
     activation: str = spec("relu", "hidden activation", str, choices=ACTIVATIONS)
     actors: int = spec(
         1,

@@ -9,7 +9,7 @@ from typing import ClassVar
 from newmarket_env.agents.saved import read_saved
 from newmarket_env.execution.backends import BACKENDS, check_backend
 from newmarket_env.game.rules import make_rules
-from newmarket_env.train.config import ACTIVATIONS, TrainConfig, spec
+from newmarket_env.train.config import ACTIVATIONS, TrainConfig, layer_sizes, spec
 from newmarket_env.train.memory import EXPERT_LABEL_BYTES, TRAINED_WEIGHT_BYTES, actor_critic
 from newmarket_env.train.methods import Learner, Method, RunContext
 
@@ -91,14 +91,7 @@ class ExpertSection:
         low=0.0,
         high=100.0,
     )
-    net_arch: list = spec(
-        [128, 128],
-        "hidden layer sizes (policy and value nets alike)",
-        list,
-        items=int,
-        item_range=(1, 4096),
-        max_items=16,
-    )
+    net_arch: list = layer_sizes([128, 128], "hidden layer sizes (policy and value nets alike)")
     activation: str = spec("tanh", "hidden activation", str, choices=ACTIVATIONS)
     workers: int = spec(
         2, "label processes (1 = in this process); the labels do not depend on it", int, low=1, high=256

@@ -11,7 +11,7 @@ from newmarket_env.agents.saved import SavedAgent, load_saved_agent
 from newmarket_env.game.actions import NUM_ACTIONS
 from newmarket_env.game.rules import make_rules
 from newmarket_env.observation.layout import FLAT_SIZE
-from newmarket_env.train.config import ACTIVATIONS, FEATURES, MAX_ROLLOUT, TrainConfig, check_agents, spec
+from newmarket_env.train.config import ACTIVATIONS, FEATURES, MAX_ROLLOUT, TrainConfig, check_agents, layer_sizes, spec
 from newmarket_env.train.memory import FLOAT32, ROLLOUT_STEP_BYTES, TRAINED_WEIGHT_BYTES, actor_critic, weights
 from newmarket_env.train.methods import Learner, Method, RunContext
 from newmarket_env.train.ppo.checkpoints import PREFIX, SUFFIX
@@ -44,14 +44,7 @@ class PPOSection:
     ent_coef: float = spec(0.01, "entropy bonus", float, low=0.0, high=1.0)
     vf_coef: float = spec(0.5, "value loss weight", float, low=0.0, high=10.0)
     max_grad_norm: float = spec(0.5, "gradient clipping", float, low=0.0, high=1000.0)
-    net_arch: list = spec(
-        [128, 128],
-        "hidden layer sizes (policy and value nets alike)",
-        list,
-        items=int,
-        item_range=(1, 4096),
-        max_items=16,
-    )
+    net_arch: list = layer_sizes([128, 128], "hidden layer sizes (policy and value nets alike)")
     activation: str = spec("tanh", "hidden activation", str, choices=ACTIVATIONS)
     features: str = spec(
         "flat",

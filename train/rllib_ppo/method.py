@@ -25,7 +25,7 @@ from typing import ClassVar
 
 from newmarket_env.agents.saved import SavedAgent, load_saved_agent
 from newmarket_env.game.rules import make_rules
-from newmarket_env.train.config import ACTIVATIONS, MAX_ROLLOUT, TrainConfig, spec
+from newmarket_env.train.config import ACTIVATIONS, MAX_ROLLOUT, TrainConfig, layer_sizes, spec
 from newmarket_env.train.memory import ROLLOUT_STEP_BYTES, TRAINED_WEIGHT_BYTES, actor_critic
 from newmarket_env.train.methods import Learner, Method, RunContext
 from newmarket_env.train.rllib_ppo import POLICY_FILE
@@ -38,13 +38,8 @@ RLLIB_SAMPLERS = ("batch", "aec")
 class RLlibSection:
     """Ray RLlib's PPO (method: rllib_ppo): run.total_steps counts the learner's decisions."""
 
-    hidden: list = spec(
-        [128, 128],
-        "hidden layer sizes (RLlib's fcnet_hiddens; policy and value nets alike, not shared)",
-        list,
-        items=int,
-        item_range=(1, 4096),
-        max_items=16,
+    hidden: list = layer_sizes(
+        [128, 128], "hidden layer sizes (RLlib's fcnet_hiddens; policy and value nets alike, not shared)"
     )
     activation: str = spec("tanh", "hidden activation (RLlib's fcnet_activation)", str, choices=ACTIVATIONS)
     batch_size: int = spec(
