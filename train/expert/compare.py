@@ -13,7 +13,9 @@ agreement with the teacher and its regret (chips a decision below the teacher's 
         --shapes mlp,cards,suits,attention --epochs 4 --out results/michigan_shapes.json
 
 Each row is one shape and weight: the held-out scores after the last epoch (every epoch's are in the
-JSON), the hidden cards' accuracy when predicted, the parameters and the seconds an epoch took.
+JSON), the hidden cards' accuracy when predicted, the parameters and the seconds an epoch took. With
+``--save DIR`` each fitted network is written to ``DIR/<shape>_aux<weight>.npz``, to play it alone
+(:mod:`newmarket_env.train.expert.shaped`).
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ import torch
 
 from newmarket_env.train.expert.fit import ILLEGAL_LOGIT
 from newmarket_env.train.expert.label import policy_targets
+from newmarket_env.train.expert.shaped import save_shaped
 from newmarket_env.train.expert.shapes import SHAPES, Shape, make_shape
 from newmarket_env.train.expert.student import breakdown, decision_kinds, regrets, score
 from newmarket_env.train.hidden import NOT_HIDDEN
@@ -213,6 +216,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--threads", type=int, default=2, help="torch threads (default 2)")
     parser.add_argument("--out", help="write every epoch's scores here (JSON)")
+    parser.add_argument(
+        "--save",
+        help="write each fitted network to this folder as <shape>_aux<weight>.npz, to play it alone "
+        "(newmarket_env.train.expert.shaped:ShapedAgent)",
+    )
     args = parser.parse_args(argv)
     shapes = [s.strip() for s in args.shapes.split(",") if s.strip()]
     bad = [s for s in shapes if s not in SHAPES]
@@ -256,7 +264,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                 aux_weight=weight,
                 seed=args.seed,
             )
-            row.pop("net")
+            net = row.pop("net")
+            if args.save:
+                save_shaped(net, shape, Path(args.save) / f"{shape}_aux{weight:g}.npz")
             rows.append(row)
             if args.out:
                 Path(args.out).parent.mkdir(parents=True, exist_ok=True)
