@@ -118,7 +118,12 @@ class Actor:
     def set_weights(self, weights: Mapping[str, np.ndarray | torch.Tensor]) -> None:
         """The learner's Q network's ``state_dict`` (tensors or arrays: what a Ray actor is sent)."""
         # a copy: what Ray hands an actor is read-only, and torch wants arrays it may write
-        self.net.load_state_dict({key: torch.as_tensor(np.array(value)) for key, value in weights.items()})
+        self.net.load_state_dict(
+            {
+                key: value.detach().clone() if isinstance(value, torch.Tensor) else torch.from_numpy(np.array(value))
+                for key, value in weights.items()
+            }
+        )
 
     def play(self, weights: Mapping[str, np.ndarray | torch.Tensor], count: int, seed: int, epsilon: float) -> States:
         """:meth:`collect` with the network's weights given first (one call: a restarted Ray actor gets them too)."""
