@@ -162,3 +162,16 @@ def test_the_scaling_targets_are_paired_ratios_of_their_rows():
     assert rate.value == 11_000.0 and rate.met and rate.goal == ">= 10,396"  # 2 x 5,198
     result.rows = result.rows[:1]
     assert scaling.scaling_targets(result) == []
+
+
+@compiled
+def test_the_cores_ceiling_runs_the_vector_workload_in_each_process_at_once(capsys):
+    from newmarket_env.eval.bench import cores
+
+    rates = cores.together(2, 0.3)
+    assert len(rates) == 2 and all(rate > 0 for rate in rates)
+    assert cores.main(["--seconds", "0.3", "--rounds", "1", "--processes", "2"]) == 0
+    printed = capsys.readouterr().out
+    assert "round 1: one process" in printed and "median: 2 processes at once =" in printed
+    with pytest.raises(SystemExit):
+        cores.main(["--processes", "1"])
