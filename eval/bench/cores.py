@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import argparse
 import multiprocessing
-import os
 import statistics
 import time
 from collections.abc import Sequence
@@ -23,10 +22,12 @@ from collections.abc import Sequence
 from newmarket_env.eval.bench.training import vector_control
 
 
-def _rate(seconds: float, start, results) -> None:
-    """Learner decisions per second of one thread-1 vector env stepped for ``seconds`` after ``start`` is set."""
+def _rate(seconds: float, ready, start, results) -> None:
+    """Learner decisions per second of one thread-1 vector env stepped for ``seconds`` after ``start`` is set
+    (``ready`` is told once the env is built and warm)."""
     play, _note = vector_control(threads=1)
     play(0)  # warm up outside the timed span
+    ready.put(True)
     start.wait()
     began, decisions = time.perf_counter(), 0
     while time.perf_counter() - began < seconds:
@@ -37,11 +38,12 @@ def _rate(seconds: float, start, results) -> None:
 def together(processes: int, seconds: float) -> list[float]:
     """Each process's rate when ``processes`` of them run the workload at the same time."""
     context = multiprocessing.get_context("spawn")
-    start, results = context.Event(), context.Queue()
-    workers = [context.Process(target=_rate, args=(seconds, start, results)) for _ in range(processes)]
+    ready, start, results = context.Queue(), context.Event(), context.Queue()
+    workers = [context.Process(target=_rate, args=(seconds, ready, start, results)) for _ in range(processes)]
     for worker in workers:
         worker.start()
-    time.sleep(2.0)  # every process built its env and warmed up (a build takes well under a second)
+    for _ in workers:  # every process built its env and warmed up: they start timing together
+        ready.get()
     start.set()
     rates = [results.get() for _ in workers]
     for worker in workers:
@@ -57,8 +59,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     parser.add_argument("--seconds", type=float, default=8.0, help="timed seconds a round (default 8)")
     parser.add_argument("--rounds", type=int, default=3, help="rounds (default 3)")
-    parser.add_argument("--processes", type=int, default=len(os.sched_getaffinity(0)), help="default: the cores")
+    parser.add_argument("--processes", type=int, default=None, help="default: the machine's cores")
     args = parser.parse_args(argv)
+    if args.processes is None:
+        from newmarket_env.engine._batch import machine_cores  # compiled, as the workload itself
+
+        args.processes = machine_cores()
     if args.seconds <= 0 or args.rounds < 1 or args.processes < 2:
         parser.error("--seconds must be > 0, --rounds >= 1 and --processes >= 2")
     ratios = []

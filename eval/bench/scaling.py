@@ -84,8 +84,8 @@ def _ppo(network_input: str):
     return make
 
 
-def _dmc_config(network_input: str, **dmc: Any):
-    """The DMC config of the rows: ``DMC_STATES`` decisions an iteration unless ``dmc`` gives ``states``."""
+def _dmc_config(network_input: str, states: int | None = DMC_STATES, **dmc: Any):
+    """The DMC config of the rows: ``states`` decisions an iteration (None: the config's own ``dmc.states``)."""
     path = Path(DMC_CONFIG)
     if not path.is_file():
         return None
@@ -93,7 +93,7 @@ def _dmc_config(network_input: str, **dmc: Any):
     run = dataclasses.replace(config.run, threads=1)
     return config.replaced(
         run=run,
-        dmc=dataclasses.replace(config.dmc, **{"states": DMC_STATES, **dmc}),
+        dmc=dataclasses.replace(config.dmc, states=states or config.dmc.states, **dmc),
         network=dataclasses.replace(config.network, input=network_input),
     )
 
@@ -197,9 +197,7 @@ def _ray_actors(actors: int):
         why = compiled_or_why()
         # the config's own iteration: the per-iteration costs (the weights sent, the batches gathered) weigh
         # on the actors' share as they do in a run (with 8,192 decisions a call, two actors gave 1.54x)
-        path = Path(DMC_CONFIG)
-        states = load_config(path).dmc.states if path.is_file() else DMC_STATES
-        config = _dmc_config("sparse", actors=actors, backend="ray", states=states)
+        config = _dmc_config("sparse", states=None, actors=actors, backend="ray")
         if why or config is None:
             return None, why or f"skipped: {DMC_CONFIG} not found (run from the repository root)"
         try:
