@@ -99,9 +99,11 @@ def vector_control(threads: int = 1):
             sessions += int(env.step(env.batch.random_actions())[2].sum())
         return TABLES * STEPS_PER_CALL, max(sessions, 1)
 
+    from newmarket_env.engine._batch import parallel_backend  # compiled, as the env itself
+
     return play, (
-        f"{PLAYERS} players, {TABLES} tables, 3 compiled control opponents, {threads} thread(s); "
-        "decisions = learner steps"
+        f"{PLAYERS} players, {TABLES} tables, 3 compiled control opponents, {threads} thread(s) "
+        f"({parallel_backend()} when more than one); decisions = learner steps"
     )
 
 

@@ -35,9 +35,12 @@ cdef class TableBatch:
     cdef long long[:, ::1] _rewards, _results, _deal_end
     cdef unsigned char[::1] _done, _deal_ended
 
-    cdef int _workers(self, int count) noexcept
+    cdef int _workers(self, int count) noexcept nogil
     cdef void _start_all(self, long[::1] which, int count) except *
-    cdef long _run(self, share, int count) except -1
+    cdef long _run(self, int count, bint starting) except -1
+    cdef int _one(self, int k, bint starting) noexcept nogil
+    cdef long _tables_in_order(self, int start, int stop, bint starting) noexcept nogil
+    cdef long _tables_on_openmp(self, int count, int workers, bint starting) noexcept nogil
     cdef int _start(self, int i) noexcept nogil
     cdef void _raise_failed(self) except *
     cdef void _apply(self, int i, int action) noexcept nogil

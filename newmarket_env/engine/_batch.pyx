@@ -4,6 +4,7 @@
 from libc.stdint cimport uint32_t, uint64_t
 from libc.stdlib cimport calloc, free, malloc
 from libc.string cimport memcpy, memset
+from cython.parallel cimport prange
 
 import numbers
 import os
@@ -56,6 +57,47 @@ def check_threads(threads):
     if isinstance(threads, bool) or not isinstance(threads, numbers.Integral) or threads < 1:
         raise ValueError(f"threads={threads!r} is out of range; allowed: None (the machine's cores) or an int >= 1")
     return int(threads)
+
+
+cdef extern from *:
+    """
+    #ifdef _OPENMP
+    #define NEWMARKET_BUILT_WITH_OPENMP 1
+    #else
+    #define NEWMARKET_BUILT_WITH_OPENMP 0
+    #endif
+    """
+    const int NEWMARKET_BUILT_WITH_OPENMP
+
+# Whether this process steps tables on OpenMP's threads. OpenMP starts a parallel region in microseconds where
+# a pool of Python threads takes tens (a future, a wake-up, the GIL twice), which is what a vector env's step of
+# a thousand tables spends beside its work. GNU OpenMP does not survive a fork: a child forked after its parent
+# ran a parallel region hangs in its own first one, so a forked child (``os.register_at_fork``) steps on helper
+# threads instead, as a build without OpenMP does (no ``-fopenmp``: setup.py builds without it where the compiler
+# lacks it).
+cdef bint _openmp_usable = NEWMARKET_BUILT_WITH_OPENMP
+
+
+def _forked():
+    global _openmp_usable
+    _openmp_usable = False
+
+
+os.register_at_fork(after_in_child=_forked)
+
+
+def parallel_backend():
+    """How this process steps a call's tables on several threads: ``"openmp"`` (the module was built with
+    OpenMP and the process was not forked from one that may have used it) or ``"helper threads"`` (a pool of
+    Python threads, each stepping its share with the GIL released). The sessions are the same either way."""
+    return "openmp" if _openmp_usable else "helper threads"
+
+
+def _use_openmp(bint allowed):
+    """Tests: step on OpenMP (when built with it) or on the helper threads; returns the backend in use."""
+    global _openmp_usable
+    _openmp_usable = allowed and NEWMARKET_BUILT_WITH_OPENMP
+    return parallel_backend()
 
 
 class _Helpers:
@@ -135,7 +177,8 @@ cdef class TableBatch:
     contiguous share of them with the GIL released; every table has its own state and streams, so the
     sessions, observations and rewards are the same whatever the thread count. A call stepping fewer
     than ``TABLES_PER_THREAD`` tables per thread uses fewer threads (the search's rollouts step a few
-    tables at a time).
+    tables at a time). The threads are OpenMP's where the module was built with it (``parallel_backend()``
+    says which), else a pool of Python threads.
 
     ``deal_ended`` ``(N,)`` bool and ``deal_end_balances`` ``(N, players)`` int64 tell the end of a deal
     inside a call: the first deal that ended at the table in that call (after the caller's action) and
@@ -212,7 +255,7 @@ cdef class TableBatch:
     def threads(self, value):
         self._threads = check_threads(value)
 
-    cdef int _workers(self, int count) noexcept:
+    cdef int _workers(self, int count) noexcept nogil:
         """Threads for a call stepping ``count`` tables: at most one per ``TABLES_PER_THREAD`` tables."""
         cdef int most = count // PER_THREAD
         return 1 if most < 2 else (self._threads if self._threads < most else most)
@@ -264,26 +307,54 @@ cdef class TableBatch:
         if which is not None:
             self._which = which
         memset(self.failed, 0, self.num_tables)
-        self.sessions_started += self._run(self._start_share, count)
+        self.sessions_started += self._run(count, True)
         self._raise_failed()
 
-    cdef long _run(self, share, int count) except -1:
-        """``share(start, stop)`` over the call's ``count`` tables on the batch's threads; the sessions started."""
+    cdef long _run(self, int count, bint starting) except -1:
+        """The call's work (``_one``) at each of its ``count`` tables, on the batch's threads; the sessions
+        started. OpenMP's threads where the module was built with it and this process may use them (see
+        ``_openmp_usable``), else helper threads, each calling a share method on its contiguous share."""
         cdef int workers = self._workers(count)
-        return share(0, count) if workers == 1 else _in_parallel(share, count, workers)
+        cdef long started
+        if workers == 1 or _openmp_usable:
+            with nogil:
+                if workers == 1:
+                    started = self._tables_in_order(0, count, starting)
+                else:
+                    started = self._tables_on_openmp(count, workers, starting)
+            return started
+        return _in_parallel(self._start_share if starting else self._advance_share, count, workers)
+
+    cdef int _one(self, int k, bint starting) noexcept nogil:
+        """The call's work at its ``k``-th table: the next session (``starting``) or the caller's action."""
+        cdef int i = k if self._every else self._which[k]
+        return self._start(i) if starting else self._advance(i, self._chosen[k])
+
+    cdef long _tables_in_order(self, int start, int stop, bint starting) noexcept nogil:
+        cdef int k
+        cdef long started = 0
+        for k in range(start, stop):
+            started += self._one(k, starting)
+        return started
+
+    cdef long _tables_on_openmp(self, int count, int workers, bint starting) noexcept nogil:
+        # contiguous shares (static schedule), as the helper threads take them: neighbouring tables share cache lines
+        cdef int k
+        cdef long started = 0
+        for k in prange(count, num_threads=workers, schedule="static"):
+            started += self._one(k, starting)
+        return started
 
     def _start_share(self, int start, int stop):
-        cdef int k, started = 0
+        cdef long started
         with nogil:
-            for k in range(start, stop):
-                started += self._start(k if self._every else self._which[k])
+            started = self._tables_in_order(start, stop, True)
         return started
 
     def _advance_share(self, int start, int stop):
-        cdef int k, started = 0
+        cdef long started
         with nogil:
-            for k in range(start, stop):
-                started += self._advance(k if self._every else self._which[k], self._chosen[k])
+            started = self._tables_in_order(start, stop, False)
         return started
 
     cdef int _start(self, int i) noexcept nogil:
@@ -369,7 +440,7 @@ cdef class TableBatch:
         self.done[:] = False
         self.deal_ended[:] = False
         memset(self.failed, 0, self.num_tables)
-        self.sessions_started += self._run(self._advance_share, count)
+        self.sessions_started += self._run(count, False)
         self._raise_failed()
         return self.to_act, self.observations, self.action_masks, self.rewards, self.done
 

@@ -4,7 +4,9 @@
 state and streams, so a batch of one thread is the reference here: a batch of two or three threads must
 write the same observations, masks, rewards, results, deal ends and session counts at every step, and
 the vector env on top of it the same learner observations, rewards and session records. The tables are
-many (``TABLES_PER_THREAD`` each at least), so the calls do run on several threads.
+many (``TABLES_PER_THREAD`` each at least), so the calls do run on several threads. Both ways of running
+them are checked: OpenMP's threads (where the module was built with OpenMP) and the helper threads (a
+build without it, or a process forked from one that used it).
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from newmarket_env.game.rules import make_rules
 pytestmark = pytest.mark.skipif(FastGame is None, reason="the compiled engine is not built (needs a C compiler)")
 
 if FastGame is not None:
+    from newmarket_env.engine import _batch
     from newmarket_env.engine._batch import POLICY_CODES, TABLES_PER_THREAD, TableBatch
 
 TABLES = 4 * TABLES_PER_THREAD if FastGame is not None else 0
@@ -45,8 +48,19 @@ def _same(batches, where: str) -> None:
         assert first.sessions_started == other.sessions_started, where
 
 
+@pytest.fixture(params=["openmp", "helper threads"])
+def backend(request):
+    """Step the batches of the test on OpenMP's threads or on the helper threads (then back as it was)."""
+    before = _batch.parallel_backend()
+    if _batch._use_openmp(request.param == "openmp") != request.param:
+        _batch._use_openmp(before == "openmp")
+        pytest.skip("the batch was built without OpenMP (no -fopenmp in this compiler)")
+    yield request.param
+    _batch._use_openmp(before == "openmp")
+
+
 @pytest.mark.parametrize("auto_restart", [True, False])
-def test_the_batch_plays_the_same_sessions_on_one_two_and_three_threads(auto_restart):
+def test_the_batch_plays_the_same_sessions_on_one_two_and_three_threads(auto_restart, backend):
     rules = make_rules("michigan", num_players=5)
     codes = _lineups(TABLES, 5, seed=1)
     batches = [TableBatch(rules, TABLES, seed=7, seat_policies=codes, threads=k) for k in (1, 2, 3)]
@@ -76,7 +90,7 @@ def test_the_batch_plays_the_same_sessions_on_one_two_and_three_threads(auto_res
     _same(batches, "after reset(3)")
 
 
-def test_a_subset_of_tables_steps_the_same_on_any_thread_count():
+def test_a_subset_of_tables_steps_the_same_on_any_thread_count(backend):
     """The search's calls: some tables, in any order."""
     rules = make_rules("newmarket", num_players=4)
     batches = [TableBatch(rules, TABLES, seed=2, threads=k) for k in (1, 2)]
@@ -89,7 +103,7 @@ def test_a_subset_of_tables_steps_the_same_on_any_thread_count():
         _same(batches, f"at step {step}")
 
 
-def test_a_table_without_decisions_fails_after_every_table_moved():
+def test_a_table_without_decisions_fails_after_every_table_moved(backend):
     """Every seat compiled at one table: its error comes once the call is over, naming it, on any thread count."""
     rules = make_rules("newmarket", num_players=4)
     codes = np.full((TABLES, 4), -1, dtype=np.int8)
@@ -98,6 +112,39 @@ def test_a_table_without_decisions_fails_after_every_table_moved():
         batch.seat_policies[TABLES - 3] = POLICY_CODES["random"]
         with pytest.raises(RuntimeError, match=rf"table {TABLES - 3}: 100 sessions in a row without a decision"):
             batch.reset(0)
+
+
+def _sessions_in_child(results) -> None:
+    """A forked child: its backend, then the sessions of a two-thread batch (it hangs here if it used OpenMP
+    after a parent that did)."""
+    results.put(_batch.parallel_backend())
+    results.put(_play_two_threads())
+
+
+def _play_two_threads() -> list:
+    batch = TableBatch(make_rules("newmarket", num_players=4), TABLES, seed=4, threads=2)
+    for _ in range(40):
+        batch.step(batch.random_actions())
+    return [batch.sessions_started, batch.observations.sum(), batch.balances.tolist()]
+
+
+def test_a_child_forked_after_threads_ran_steps_on_helper_threads():
+    """GNU OpenMP hangs in a forked child's first parallel region once its parent ran one: the child must step
+    on the helper threads, and play the same sessions."""
+    import multiprocessing
+
+    expected = _play_two_threads()  # the parent's threads have run (OpenMP's where built with it)
+    context = multiprocessing.get_context("fork")
+    results = context.Queue()
+    child = context.Process(target=_sessions_in_child, args=(results,))
+    child.start()
+    child.join(60)
+    if child.is_alive():
+        child.kill()
+        pytest.fail("the forked child did not finish two-thread steps in 60 s (OpenMP after a fork)")
+    assert child.exitcode == 0
+    assert results.get(timeout=5) == "helper threads"
+    assert results.get(timeout=5) == expected
 
 
 @pytest.mark.parametrize("threads", [0, -1, 1.5, True, "2"])
