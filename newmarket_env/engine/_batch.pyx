@@ -78,14 +78,6 @@ cdef extern from *:
 cdef bint _openmp_usable = NEWMARKET_BUILT_WITH_OPENMP
 
 
-def _forked():
-    global _openmp_usable
-    _openmp_usable = False
-
-
-os.register_at_fork(after_in_child=_forked)
-
-
 def parallel_backend():
     """How this process steps a call's tables on several threads: ``"openmp"`` (the module was built with
     OpenMP and the process was not forked from one that may have used it) or ``"helper threads"`` (a pool of
@@ -94,10 +86,14 @@ def parallel_backend():
 
 
 def _use_openmp(bint allowed):
-    """Tests: step on OpenMP (when built with it) or on the helper threads; returns the backend in use."""
+    """Step on OpenMP (when built with it) or on the helper threads (a forked child; tests); returns the backend
+    in use."""
     global _openmp_usable
     _openmp_usable = allowed and NEWMARKET_BUILT_WITH_OPENMP
     return parallel_backend()
+
+
+os.register_at_fork(after_in_child=lambda: _use_openmp(False))
 
 
 class _Helpers:
@@ -316,14 +312,14 @@ cdef class TableBatch:
         ``_openmp_usable``), else helper threads, each calling a share method on its contiguous share."""
         cdef int workers = self._workers(count)
         cdef long started
-        if workers == 1 or _openmp_usable:
-            with nogil:
-                if workers == 1:
-                    started = self._tables_in_order(0, count, starting)
-                else:
-                    started = self._tables_on_openmp(count, workers, starting)
-            return started
-        return _in_parallel(self._start_share if starting else self._advance_share, count, workers)
+        if workers > 1 and not _openmp_usable:
+            return _in_parallel(self._start_share if starting else self._advance_share, count, workers)
+        with nogil:
+            if workers > 1:
+                started = self._tables_on_openmp(count, workers, starting)
+            else:
+                started = self._tables_in_order(0, count, starting)
+        return started
 
     cdef int _one(self, int k, bint starting) noexcept nogil:
         """The call's work at its ``k``-th table: the next session (``starting``) or the caller's action."""
